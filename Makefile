@@ -1,0 +1,58 @@
+# Developer entry points for opgen. `make help` lists them.
+#
+# The two that matter on a fresh machine, with only Go installed:
+#   make demo   runs hello-operator on a local control plane and shows its work
+#   make test   runs every test, unit and integration
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+OPGEN := $(GO) run ./cmd/opgen
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: test
+test: controlplane ## Run every test, unit and integration (builds the control plane first when missing)
+	$(GO) test -timeout 30m ./...
+
+.PHONY: controlplane
+controlplane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl when missing
+	$(OPGEN) controlplane
+
+.PHONY: dev
+dev: ## Run a local control plane in the foreground (Ctrl-C stops it)
+	$(OPGEN) dev
+
+.PHONY: generate
+generate: ## Regenerate all generated code and manifests
+	$(GO) generate ./...
+
+.PHONY: verify
+verify: generate ## Regenerate and fail when anything committed differs
+	@if ! git diff --quiet; then git --no-pager diff --stat; echo "generated code is stale: run 'make generate' and commit the result"; exit 1; fi
+	@untracked=$$(git ls-files --others --exclude-standard); \
+	if [ -n "$$untracked" ]; then echo "$$untracked"; echo "generation wrote files that are not committed: commit them"; exit 1; fi
+
+.PHONY: lint
+lint: ## go vet, a gofmt check and staticcheck
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt'd:"; echo "$$unformatted"; exit 1; fi
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+.PHONY: manifests
+manifests: ## Write the examples' operator manifests
+	@echo "make manifests: 'opgen manifests' does not exist yet; it comes with the hello-operator and todo-operator examples" >&2; exit 1
+
+.PHONY: demo
+demo: ## Run hello-operator on a local control plane and show what it does
+	@echo "make demo: hello-operator does not exist yet" >&2; exit 1
+
+.PHONY: bench
+bench: ## Run the benchmark suite against controller-runtime
+	@echo "make bench: the benchmark suite does not exist yet" >&2; exit 1

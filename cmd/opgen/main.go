@@ -1,0 +1,39 @@
+// Command opgen generates the code of a typed Kubernetes operator from
+// annotated Go API types, scaffolds operator projects and runs a local
+// control plane to try them on. Run `opgen help` for the commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// commands maps each subcommand's constructor; main only wires them up.
+var commands = []func() *cobra.Command{
+	newControlplaneCommand,
+	newDevCommand,
+}
+
+func main() {
+	root := &cobra.Command{
+		Use:           "opgen",
+		Short:         "Code generation and tooling for typed Kubernetes operators",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := root.ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "opgen:", err)
+		os.Exit(1)
+	}
+}
