@@ -17,6 +17,8 @@ import (
 var commands = []func() *cobra.Command{
 	newControlplaneCommand,
 	newDevCommand,
+	newDockerfileCommand,
+	newManifestsCommand,
 }
 
 func main() {

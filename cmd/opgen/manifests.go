@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opgen-sdk/opgen/gen/manifest"
+)
+
+func newManifestsCommand() *cobra.Command {
+	var (
+		opts   manifest.Options
+		out    string
+		labels string
+	)
+	cmd := &cobra.Command{
+		Use:   "manifests",
+		Short: "Write the operator's whole manifest: CRDs, RBAC, ServiceAccount and Deployment",
+		Long: `Reads config/crd and config/rbac (written by opgen generate) and writes one
+multi-document YAML file: the Namespace, the CRDs, a ServiceAccount, the
+ClusterRole and binding, the leader-election Role and binding and, with
+--image, a hardened Deployment of the operator. Without --image the
+Deployment is left out, for running the operator outside the cluster.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.Labels, err = manifest.ParseLabels(labels); err != nil {
+				return err
+			}
+			if opts.Name == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return err
+				}
+				opts.Name = filepath.Base(wd)
+			}
+			if opts.Namespace == "" {
+				opts.Namespace = opts.Name + "-system"
+			}
+			data, err := manifest.Build(opts)
+			if err != nil {
+				return err
+			}
+			if out == "-" {
+				_, err = cmd.OutOrStdout().Write(data)
+				return err
+			}
+			if err := writeFileAtomic(out, data); err != nil {
+				return fmt.Errorf("write %s: %w", out, err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Name, "name", "", "operator name (default: the current directory's name)")
+	f.StringVar(&opts.Namespace, "namespace", "", "namespace the operator runs in (default: <name>-system)")
+	f.StringVar(&opts.Image, "image", "", "operator image; without it the Deployment is left out")
+	f.StringVar(&opts.WatchNamespace, "watch-namespace", "all", `namespaces to watch: "all" or a comma-separated list`)
+	f.Int32Var(&opts.Replicas, "replicas", 1, "Deployment replicas (more than one stand by for leader election)")
+	f.StringVar(&labels, "labels", "", "labels for every object, as k=v,k2=v2")
+	f.StringVar(&opts.ConfigDir, "config-dir", "config", "directory with crd/ and rbac/ from opgen generate")
+	f.StringVarP(&out, "out", "o", "-", `output file, or "-" for standard output`)
+	return cmd
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames
+// it into place, so a failure leaves the old file whole.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
