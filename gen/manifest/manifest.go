@@ -44,7 +44,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
-
 )
 
 // Environment variables and ports of the operator container. They match the
