@@ -24,6 +24,9 @@ type Action[T apis.Object] struct {
 	Object T
 	// Log is a logger with the controller, object and verb as values.
 	Log logr.Logger
+	// Memory is the object's step memory (see Memory). The runtime sets
+	// it; when nil, steps that remember nothing across actions still work.
+	Memory Memory
 
 	observed     T
 	descendants  []Descendant
@@ -41,6 +44,13 @@ func NewAction[T apis.Object](verb Verb, observed T, log logr.Logger) *Action[T]
 		Log:      log,
 		observed: observed,
 	}
+}
+
+func (a *Action[T]) memory() Memory {
+	if a.Memory == nil {
+		a.Memory = Memory{}
+	}
+	return a.Memory
 }
 
 // Observed returns the object as it was read from the cache, before the
