@@ -133,7 +133,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	a.Memory = st.memory
 	start := time.Now()
 	err := c.pipeline.Run(ctx, a)
-	c.record(verb, start, err)
+	defer c.record(verb, start, err) // after the queue knows what comes next
 	switch {
 	case err == nil:
 		if verb != plug.Delete {

@@ -151,11 +151,15 @@ func (o *Operator) Leading() bool { return o.leading.Load() }
 
 // MetricsAddr returns the address /metrics is served on once Run listens
 // (useful with ":0"), or "" when disabled or not listening yet.
-func (o *Operator) MetricsAddr() string { return o.addr(func(s *servers) string { return s.metricsAddr }) }
+func (o *Operator) MetricsAddr() string {
+	return o.addr(func(s *servers) string { return s.metricsAddr })
+}
 
 // HealthAddr returns the address /healthz and /readyz are served on once
 // Run listens, or "" when disabled or not listening yet.
-func (o *Operator) HealthAddr() string { return o.addr(func(s *servers) string { return s.healthAddr }) }
+func (o *Operator) HealthAddr() string {
+	return o.addr(func(s *servers) string { return s.healthAddr })
+}
 
 func (o *Operator) addr(f func(*servers) string) string {
 	o.mu.Lock()
