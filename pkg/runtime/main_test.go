@@ -213,8 +213,12 @@ func (h *handler) run(ctx context.Context, a *plug.Action[*testapi.Gadget]) erro
 	return nil
 }
 
-func (h *handler) Add(ctx context.Context, a *plug.Action[*testapi.Gadget]) error    { return h.run(ctx, a) }
-func (h *handler) Modify(ctx context.Context, a *plug.Action[*testapi.Gadget]) error { return h.run(ctx, a) }
+func (h *handler) Add(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	return h.run(ctx, a)
+}
+func (h *handler) Modify(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	return h.run(ctx, a)
+}
 func (h *handler) Reconcile(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 	return h.run(ctx, a)
 }
