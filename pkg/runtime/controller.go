@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -132,7 +134,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		"reconcileID", strconv.FormatUint(c.reconID.Add(1), 36)))
 	a.Memory = st.memory
 	start := time.Now()
-	err := c.pipeline.Run(ctx, a)
+	err := c.run(ctx, a)
 	defer c.record(verb, start, err) // after the queue knows what comes next
 	switch {
 	case err == nil:
@@ -148,6 +150,17 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	default:
 		c.queue.AddRateLimited(key)
 	}
+}
+
+// run runs the pipeline, turning a panic into an error that is retried.
+func (c *Controller[T]) run(ctx context.Context, a *plug.Action[T]) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+			a.Log.Error(err, "recovered a panic", "stack", string(debug.Stack()))
+		}
+	}()
+	return c.pipeline.Run(ctx, a)
 }
 
 // next is the delay before the next action on a handled object: the
