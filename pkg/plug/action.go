@@ -30,6 +30,7 @@ type Action[T apis.Object] struct {
 
 	observed     T
 	descendants  []Descendant
+	labels       map[string]string
 	events       []Event
 	requeueAfter time.Duration
 	halted       bool
@@ -75,6 +76,21 @@ type Descendant interface {
 func (a *Action[T]) Own(descendants ...Descendant) {
 	a.descendants = append(a.descendants, descendants...)
 }
+
+// LabelDescendants asks for labels on every descendant that does not set
+// them itself; ApplyDescendants adds them (the ManagedByLabel step uses
+// it).
+func (a *Action[T]) LabelDescendants(labels map[string]string) {
+	if a.labels == nil {
+		a.labels = make(map[string]string, len(labels))
+	}
+	for k, v := range labels {
+		a.labels[k] = v
+	}
+}
+
+// DescendantLabels returns the labels asked for with LabelDescendants.
+func (a *Action[T]) DescendantLabels() map[string]string { return a.labels }
 
 // Descendants returns what Own declared, in order.
 func (a *Action[T]) Descendants() []Descendant { return a.descendants }

@@ -34,18 +34,21 @@ type ObjectKey struct {
 }
 
 // DescendantStore is what ApplyDescendants needs from the runtime: the
-// scope of owned kinds, a server-side apply that is skipped when the cache
-// shows it would change nothing, and pruning of owned objects from the
-// cache. The runtime implements it on its owned-object caches.
+// scope of owned kinds, whether the cache shows an apply would change
+// nothing, server-side apply, and pruning of owned objects from the cache.
+// The runtime implements it on its owned-object caches.
 type DescendantStore interface {
 	// Namespaced reports whether objects of gvk live in namespaces. It
 	// fails for a kind the controller does not own, saying which marker
 	// to add.
 	Namespaced(gvk schema.GroupVersionKind) (bool, error)
-	// Apply applies obj with server-side apply unless the object already
-	// carries hash (the AppliedHashAnnotation of obj) and nothing changed
-	// its spec since; it reports whether it wrote.
-	Apply(ctx context.Context, obj *unstructured.Unstructured, hash string) (bool, error)
+	// Applied reports whether the object key already carries hash (its
+	// AppliedHashAnnotation) and nothing changed its spec since the
+	// operator applied it: applying that body again would change nothing.
+	Applied(key ObjectKey, hash string) bool
+	// Apply applies obj with server-side apply; its AppliedHashAnnotation
+	// holds the hash of its body.
+	Apply(ctx context.Context, obj *unstructured.Unstructured) error
 	// Prune deletes the objects of the owned kinds whose controller is
 	// owner and that are not in keep; it reports how many it deleted.
 	Prune(ctx context.Context, owner types.UID, keep map[ObjectKey]bool) (int, error)

@@ -6,9 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/opgen-sdk/opgen/apis"
 )
@@ -26,18 +30,19 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // After the rest of the pipeline, when it succeeded, was not halted and the
 // verb is not Delete:
 //
-//  1. Each descendant is converted to unstructured form; its kind must be
-//     one the controller owns (ControllerOptions.Owns, from the
-//     +opgen:controller:owns marker), else the action fails naming the
-//     marker to add. A namespaced descendant without a namespace gets the
-//     owner's.
-//  2. It gets a controller owner reference to a.Object (blockOwnerDeletion
-//     set) and the annotation AppliedHashAnnotation with a hash of the
-//     body.
-//  3. env.Descendants applies it with server-side apply by
-//     env.FieldManager, force on, unless the cached object carries the
-//     same hash and its generation did not move since the operator's last
-//     apply.
+//  1. Each descendant's kind must be one the controller owns
+//     (ControllerOptions.Owns, from the +opgen:controller:owns marker),
+//     else the action fails naming the marker to add. A namespaced
+//     descendant without a namespace gets the owner's.
+//  2. Its body is hashed: the JSON of the declaration, the owner's UID,
+//     the namespace and the labels asked for with a.LabelDescendants
+//     (ManagedByLabel). When env.Descendants reports that the cached
+//     object carries that hash and its generation did not move since the
+//     operator's last apply, it is skipped: no decoding, no write.
+//  3. Otherwise it is decoded, given a controller owner reference to
+//     a.Object (blockOwnerDeletion set), the asked-for labels it does not
+//     set itself and the annotation AppliedHashAnnotation, and applied
+//     with server-side apply by env.FieldManager, force on.
 //  4. Owned objects of the owned kinds whose controller is a.Object and
 //     that were not declared are deleted, with a UID precondition.
 //
@@ -77,24 +82,18 @@ func ApplyDescendants[T apis.Object](env Env[T]) Step[T] {
 }
 
 func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
-	owner := ownerReference(env, a.Object)
 	keep := make(map[ObjectKey]bool, len(a.descendants))
 	for _, d := range a.descendants {
-		u, err := prepareDescendant(env, a.Object, owner, d)
+		k, err := declaredKey(env, a.Object, d)
 		if err != nil {
 			return err
 		}
-		k := ObjectKey{GVK: u.GroupVersionKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 		if keep[k] {
 			return fmt.Errorf("plug: %s declared %s %s twice: declare each descendant once", env.Controller, k.GVK.Kind, k.Name)
 		}
 		keep[k] = true
-		written, err := env.Descendants.Apply(ctx, u, u.GetAnnotations()[AppliedHashAnnotation])
-		if err != nil {
-			return fmt.Errorf("apply %s %s: %w", k.GVK.Kind, key(u), err)
-		}
-		if written {
-			env.wrote("descendant")
+		if err := applyDescendant(ctx, env, a, k, d); err != nil {
+			return fmt.Errorf("apply %s %s/%s: %w", k.GVK.Kind, k.Namespace, k.Name, err)
 		}
 	}
 	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
@@ -102,6 +101,69 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 		env.wrote("prune")
 	}
 	return err
+}
+
+// declaredKey names d, with the owner's namespace when d is namespaced
+// and has none.
+func declaredKey[T apis.Object](env Env[T], owner T, d Descendant) (ObjectKey, error) {
+	apiVersion, kind, name := deref(d.GetAPIVersion()), deref(d.GetKind()), deref(d.GetName())
+	if apiVersion == "" || kind == "" || name == "" {
+		return ObjectKey{}, fmt.Errorf("plug: %s declared a descendant (%T) without apiVersion, kind or name: build it with its apply configuration constructor, such as corev1ac.ConfigMap(name, namespace)", env.Controller, d)
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return ObjectKey{}, fmt.Errorf("plug: %s declared a %s with apiVersion %q: %w", env.Controller, kind, apiVersion, err)
+	}
+	k := ObjectKey{GVK: gv.WithKind(kind), Namespace: deref(d.GetNamespace()), Name: name}
+	namespaced, err := env.Descendants.Namespaced(k.GVK)
+	if err != nil {
+		return k, err
+	}
+	if namespaced && k.Namespace == "" {
+		k.Namespace = owner.GetNamespace()
+	}
+	return k, nil
+}
+
+// applyDescendant applies d as k unless the store says its hash is there.
+func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T], k ObjectKey, d Descendant) error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	hash := hashOf(data, a.Object.GetUID(), k.Namespace, a.labels)
+	if env.Descendants.Applied(k, hash) {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	u.SetNamespace(k.Namespace)
+	u.SetOwnerReferences([]metav1.OwnerReference{ownerReference(env, a.Object)})
+	u.SetLabels(withDefaults(u.GetLabels(), a.labels))
+	u.SetAnnotations(withDefaults(map[string]string{AppliedHashAnnotation: hash}, u.GetAnnotations()))
+	if err := env.Descendants.Apply(ctx, u); err != nil {
+		return err
+	}
+	env.wrote("descendant")
+	return nil
+}
+
+// withDefaults returns m with the entries of defaults it lacks.
+func withDefaults(m, defaults map[string]string) map[string]string {
+	if len(defaults) == 0 {
+		return m
+	}
+	if m == nil {
+		m = make(map[string]string, len(defaults))
+	}
+	for k, v := range defaults {
+		if _, set := m[k]; !set {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 func ownerReference[T apis.Object](env Env[T], owner T) metav1.OwnerReference {
@@ -116,44 +178,30 @@ func ownerReference[T apis.Object](env Env[T], owner T) metav1.OwnerReference {
 	}
 }
 
-// prepareDescendant returns d as the object to apply: namespace defaulted,
-// owner reference and hash annotation set.
-func prepareDescendant[T apis.Object](env Env[T], owner T, ref metav1.OwnerReference, d Descendant) (*unstructured.Unstructured, error) {
-	src, err := AsUnstructured(d)
-	if err != nil {
-		return nil, err
+// hashOf hashes everything that makes up an applied body: the declared
+// JSON (encoding/json writes struct fields in order and map keys sorted,
+// so equal declarations hash alike), the owner, the namespace and the
+// labels added to it.
+func hashOf(declared []byte, owner types.UID, namespace string, labels map[string]string) string {
+	h := sha256.New()
+	h.Write(declared)
+	h.Write([]byte{0})
+	h.Write([]byte(owner))
+	h.Write([]byte{0})
+	h.Write([]byte(namespace))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		h.Write([]byte{0})
+		h.Write([]byte(k))
+		h.Write([]byte{'='})
+		h.Write([]byte(labels[k]))
 	}
-	u := src.DeepCopy() // the handler may keep its descendant values
-	namespaced, err := env.Descendants.Namespaced(u.GroupVersionKind())
-	if err != nil {
-		return nil, err
-	}
-	if namespaced && u.GetNamespace() == "" {
-		u.SetNamespace(owner.GetNamespace())
-	}
-	u.SetOwnerReferences([]metav1.OwnerReference{ref})
-	annotations := u.GetAnnotations()
-	delete(annotations, AppliedHashAnnotation)
-	u.SetAnnotations(annotations)
-	hash, err := hashOf(u)
-	if err != nil {
-		return nil, err
-	}
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[AppliedHashAnnotation] = hash
-	u.SetAnnotations(annotations)
-	return u, nil
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:12])
 }
 
-// hashOf hashes the JSON of u; encoding/json sorts map keys, so equal
-// objects hash alike.
-func hashOf(u *unstructured.Unstructured) (string, error) {
-	data, err := json.Marshal(u.Object)
-	if err != nil {
-		return "", err
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:12]), nil
+	return *s
 }

@@ -99,17 +99,16 @@ func (s *fakeStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) {
 	return true, nil
 }
 
-func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured, hash string) (bool, error) {
+func (s *fakeStore) Applied(k plug.ObjectKey, hash string) bool { return s.hashes[k] == hash }
+
+func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured) error {
 	k := plug.ObjectKey{GVK: u.GroupVersionKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
-	if s.hashes[k] == hash {
-		return false, nil
-	}
 	s.applied = append(s.applied, u)
 	if s.hashes == nil {
 		s.hashes = map[plug.ObjectKey]string{}
 	}
-	s.hashes[k] = hash
-	return true, nil
+	s.hashes[k] = u.GetAnnotations()[plug.AppliedHashAnnotation]
+	return nil
 }
 
 func (s *fakeStore) Prune(_ context.Context, _ types.UID, keep map[plug.ObjectKey]bool) (int, error) {

@@ -109,44 +109,25 @@ const ManagedByLabelKey = "app.kubernetes.io/managed-by"
 //
 // # Flow
 //
-// After the rest of the pipeline (the handler has declared descendants), it
-// converts each descendant to unstructured form and adds the label unless
-// the handler set it.
+// Before the rest of the pipeline it asks, with a.LabelDescendants, for the
+// label on every descendant; ApplyDescendants adds it to each descendant
+// that does not set the label itself.
 //
 // # Guarantees
 //
-// Put before ApplyDescendants (outside it in pipeline order), every
-// descendant it applies carries the label, so `kubectl get -l
+// Wherever it stands in the pipeline, every descendant ApplyDescendants
+// applies carries the label, so `kubectl get -l
 // app.kubernetes.io/managed-by=<operator>` lists what the operator made.
+// The label is part of the applied body and of its hash.
 //
 // # Caveats
 //
-// It replaces the declared descendants with their unstructured form; steps
-// that run after it see plug.Unstructured values. A descendant that cannot
-// be converted fails the action.
+// A label the handler sets on a descendant wins. Without ApplyDescendants
+// it has no effect.
 func ManagedByLabel[T apis.Object](value string) Step[T] {
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
-		if err := next(ctx); err != nil || len(a.descendants) == 0 {
-			return err
-		}
-		out := make([]Descendant, len(a.descendants))
-		for i, d := range a.descendants {
-			u, err := AsUnstructured(d)
-			if err != nil {
-				return err
-			}
-			labels := u.GetLabels()
-			if _, set := labels[ManagedByLabelKey]; !set {
-				if labels == nil {
-					labels = map[string]string{}
-				}
-				labels[ManagedByLabelKey] = value
-				u.SetLabels(labels)
-			}
-			out[i] = Unstructured(u)
-		}
-		a.descendants = out
-		return nil
+		a.LabelDescendants(map[string]string{ManagedByLabelKey: value})
+		return next(ctx)
 	})
 }
 

@@ -122,18 +122,17 @@ func TestAddMissingGVK(t *testing.T) {
 }
 
 func TestManagedByLabel(t *testing.T) {
+	s := &fakeStore{owned: map[schema.GroupVersionKind]bool{corev1.SchemeGroupVersion.WithKind("ConfigMap"): true}}
+	env := testEnv(&fakeClient{}, s, nil)
 	a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
 	require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
 		a.Own(corev1ac.ConfigMap("plain", ""), corev1ac.ConfigMap("labelled", "").WithLabels(map[string]string{plug.ManagedByLabelKey: "someone"}))
 		return nil
-	}, plug.ManagedByLabel[*widget]("test-operator")))
-	require.Len(t, a.Descendants(), 2)
-	u0, err := plug.AsUnstructured(a.Descendants()[0])
-	require.NoError(t, err)
-	assert.Equal(t, "test-operator", u0.GetLabels()[plug.ManagedByLabelKey])
-	u1, err := plug.AsUnstructured(a.Descendants()[1])
-	require.NoError(t, err)
-	assert.Equal(t, "someone", u1.GetLabels()[plug.ManagedByLabelKey], "a label the handler set is kept")
+	}, plug.ApplyDescendants(env), plug.ManagedByLabel[*widget]("test-operator")))
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, a.DescendantLabels())
+	require.Len(t, s.applied, 2)
+	assert.Equal(t, "test-operator", s.applied[0].GetLabels()[plug.ManagedByLabelKey])
+	assert.Equal(t, "someone", s.applied[1].GetLabels()[plug.ManagedByLabelKey], "a label the handler set is kept")
 }
 
 type deletingHandler struct {
@@ -340,6 +339,22 @@ func TestApplyDescendants(t *testing.T) {
 		require.NoError(t, run(plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), nil, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
 		require.Len(t, s.pruned, 1)
 		assert.Empty(t, s.pruned[0])
+	})
+	t.Run("the hash covers the body, the owner and the labels", func(t *testing.T) {
+		hashes := map[string]bool{}
+		for _, variant := range []func(a *plug.Action[*widget]){
+			func(a *plug.Action[*widget]) {},
+			func(a *plug.Action[*widget]) { a.LabelDescendants(map[string]string{"x": "y"}) },
+			func(a *plug.Action[*widget]) { a.Object.UID = "uid-2" },
+		} {
+			s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+			a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+			variant(a)
+			require.NoError(t, run(a, declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+			require.Len(t, s.applied, 1)
+			hashes[s.applied[0].GetAnnotations()[plug.AppliedHashAnnotation]] = true
+		}
+		assert.Len(t, hashes, 3)
 	})
 	t.Run("declaring twice fails", func(t *testing.T) {
 		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}

@@ -53,26 +53,34 @@ func (s *descendantStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) 
 	return kc.namespaced, nil
 }
 
-func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructured, hash string) (bool, error) {
-	k := plug.ObjectKey{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	kc := s.owns[k.GVK]
+func (s *descendantStore) Applied(k plug.ObjectKey, hash string) bool {
+	kc, ok := s.owns[k.GVK]
+	if !ok {
+		return false
+	}
 	cached, found := kc.get(k.Namespace, k.Name)
 	s.mu.Lock()
 	m, remembered := s.memo[k]
 	s.mu.Unlock()
-	if s.upToDate(cached, found, m, remembered, hash) {
-		return false, nil
+	return s.upToDate(cached, found, m, remembered, hash)
+}
+
+func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	k := plug.ObjectKey{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	kc, ok := s.owns[k.GVK]
+	if !ok {
+		_, err := s.Namespaced(k.GVK)
+		return err
 	}
-	force := true
 	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,
-		metav1.ApplyOptions{FieldManager: s.fieldManager, Force: force})
+		metav1.ApplyOptions{FieldManager: s.fieldManager, Force: true})
 	if err != nil {
-		return false, err
+		return err
 	}
 	s.mu.Lock()
-	s.memo[k] = applied{hash: hash, uid: got.GetUID(), generation: got.GetGeneration(), at: s.op.opts.Clock.Now()}
+	s.memo[k] = applied{hash: obj.GetAnnotations()[plug.AppliedHashAnnotation], uid: got.GetUID(), generation: got.GetGeneration(), at: s.op.opts.Clock.Now()}
 	s.mu.Unlock()
-	return true, nil
+	return nil
 }
 
 // upToDate reports whether applying a body with hash would change nothing.
