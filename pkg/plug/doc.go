@@ -24,8 +24,8 @@
 //	Logger → RecordEvents → AddMissingGVK → Finalizer → ApplyStatus →
 //	ApplyDescendants → ManagedByLabel → Delegate(handler)
 //
-// So, after the handler returns: descendants are labelled, applied and
-// pruned; then the status is applied (with observedGeneration, which is
+// So, after the handler returns: descendants are applied (with the
+// managed-by label) and pruned; then the status is applied (with observedGeneration, which is
 // why a failure to apply descendants repeats the verb); then, on Delete,
 // the finalizer is removed; then events are emitted; then the action is
 // logged. Every writing step skips writes that would change nothing.

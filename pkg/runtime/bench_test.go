@@ -3,8 +3,8 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	goruntime "runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -185,7 +185,10 @@ func BenchmarkWriteToReconcile(b *testing.B) {
 	op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	started := make(chan int64, 1)
 	require.NoError(b, runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
-		OnModify: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error { started <- a.Object.Generation; return nil },
+		OnModify: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+			started <- a.Object.Generation
+			return nil
+		},
 	}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	stop := runOperator(b, op)
 	defer stop()

@@ -1,11 +1,14 @@
 package runtime
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -108,4 +111,11 @@ func TestDefaultUpdateFilter(t *testing.T) {
 func TestDefaultFinalizer(t *testing.T) {
 	assert.Equal(t, "hello.example.com/finalizer", defaultFinalizer(schema.GroupVersionKind{Group: "hello.example.com", Version: "v1", Kind: "Greeting"}))
 	assert.Equal(t, "configmap.opgen.dev/finalizer", defaultFinalizer(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}))
+}
+
+func TestFullKinds(t *testing.T) {
+	got := fullKinds(map[reflect.Type]bool{reflect.TypeOf(&corev1.ConfigMap{}): true, reflect.TypeOf(&appsv1.Deployment{}): true})
+	assert.True(t, got[corev1.SchemeGroupVersion.WithKind("ConfigMap")])
+	assert.True(t, got[appsv1.SchemeGroupVersion.WithKind("Deployment")])
+	assert.False(t, got[corev1.SchemeGroupVersion.WithKind("Secret")])
 }
