@@ -136,6 +136,27 @@
 // RenewDeadline cancels its handlers at once and Run returns
 // ErrLostLeadership, before the lease can expire for the others.
 //
+// # Built-in kinds
+//
+// A controller for a built-in kind takes its Kind from client-go's
+// clientset and informers, exactly as generated glue does for custom
+// kinds:
+//
+//	cs := op.Clientset()
+//	kind := runtime.Kind[*corev1.ConfigMap]{
+//		GVK:        corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+//		Resource:   "configmaps",
+//		Namespaced: true,
+//		NewInformer: func(ns string, idx cache.Indexers) cache.SharedIndexInformer {
+//			return coreinformers.NewFilteredConfigMapInformer(cs, ns, 0, idx, nil)
+//		},
+//		Client: func(ns string) runtime.Client[*corev1.ConfigMap] { return cs.CoreV1().ConfigMaps(ns) },
+//	}
+//
+// Handlers read other built-in kinds from the shared factory:
+// op.Informers(ns).Apps().V1().Deployments().Lister(), requested before
+// Run.
+//
 // # Namespaces
 //
 // Options.Namespaces, the --watch-namespace flag or OPGEN_WATCH_NAMESPACE

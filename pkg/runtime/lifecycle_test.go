@@ -79,3 +79,35 @@ func count(verbs []plug.Verb, v plug.Verb) int {
 	}
 	return n
 }
+
+// TestDeletionWithoutDeleter: a handler without Delete gets no finalizer;
+// a finalizer of the controller left on an object (a Delete method was
+// removed) is taken off on deletion, and an object held only by someone
+// else's finalizer is left alone.
+func TestDeletionWithoutDeleter(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{})
+	c := &calls{}
+	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	ctx := context.Background()
+	for name, finalizers := range map[string][]string{"ours": {finalizer}, "theirs": {"example.com/other"}, "none": nil} {
+		_, err := gadgetClient(t, ns).Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: finalizers}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		eventually(t, name+" added", func() bool { return len(c.of(name)) > 0 })
+	}
+	g, err := getGadget(t, ns, "none")
+	require.NoError(t, err)
+	assert.Empty(t, g.Finalizers, "no finalizer without a Delete method")
+
+	for _, name := range []string{"ours", "theirs"} {
+		require.NoError(t, gadgetClient(t, ns).Delete(ctx, name, metav1.DeleteOptions{}))
+	}
+	eventually(t, "ours to go", func() bool { _, err := getGadget(t, ns, "ours"); return apierrors.IsNotFound(err) })
+	g, err = getGadget(t, ns, "theirs")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"example.com/other"}, g.Finalizers)
+	assert.Zero(t, count(c.verbs("theirs"), plug.Delete))
+	patchGadget(t, ns, "theirs", `{"metadata":{"finalizers":null}}`)
+}

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,9 +22,10 @@ func TestStatusWrittenOnlyOnChange(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
-	phase := "Ready"
+	var phase atomic.Value
+	phase.Store("Ready")
 	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
-		a.Object.Status.Phase = phase
+		a.Object.Status.Phase = phase.Load().(string)
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
@@ -45,7 +47,7 @@ func TestStatusWrittenOnlyOnChange(t *testing.T) {
 	settle(t, c, "g")
 	assert.Equal(t, 1, statusWrites(), "a Reconcile that changes nothing writes nothing")
 
-	phase = "Busy"
+	phase.Store("Busy")
 	n := len(c.of("g"))
 	patchGadget(t, ns, "g", `{"metadata":{"labels":{"poke":"again"}}}`)
 	eventually(t, "a Reconcile", func() bool { return len(c.of("g")) > n })
