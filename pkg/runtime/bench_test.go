@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	goruntime "runtime"
 	"runtime/debug"
 	"sync"
@@ -36,7 +37,7 @@ func benchOperator(b *testing.B, ns string, opts runtime.Options) (*runtime.Oper
 	opts.Name = "bench-operator"
 	opts.Namespaces = []string{ns}
 	opts.MetricsAddr, opts.HealthAddr = "0", "0"
-	opts.Logger = logr.Discard()
+	opts.Logger = logr.FromSlogHandler(slog.DiscardHandler)
 	if opts.LeaderElection.Namespace == "" {
 		opts.LeaderElection.Namespace = ns
 	}

@@ -105,7 +105,7 @@ func newOperator(t *testing.T, ns string, cfg *rest.Config, opts runtime.Options
 	if opts.HealthAddr == "" {
 		opts.HealthAddr = "0"
 	}
-	if opts.Logger.GetSink() == nil {
+	if opts.Logger.IsZero() {
 		opts.Logger = testr.NewWithOptions(t, testr.Options{Verbosity: 0})
 	}
 	op, err := runtime.New(cfg, opts)

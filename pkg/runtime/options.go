@@ -72,7 +72,9 @@ type Options struct {
 	KeepManagedFields bool
 
 	// Logger receives the operator's logs. Default: a logr over a
-	// log/slog text handler on stderr at Info level.
+	// log/slog text handler on stderr at Info level. logr.Discard() is the
+	// zero Logger and so means the default; to silence the operator pass
+	// logr.FromSlogHandler(slog.DiscardHandler).
 	Logger logr.Logger
 
 	// Clock drives the work queues (backoff, requeue after, periodic
@@ -186,7 +188,7 @@ func (o Options) complete() (Options, error) {
 	if o.Workers < 0 {
 		return o, fmt.Errorf("runtime.New: Options.Workers is %d; use a positive number, or 0 for the default 2", o.Workers)
 	}
-	if o.Logger.GetSink() == nil {
+	if o.Logger.IsZero() {
 		o.Logger = logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil))
 	}
 	if o.Clock == nil {

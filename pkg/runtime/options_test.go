@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"log/slog"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,7 +32,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, 15*time.Second, o.LeaderElection.LeaseDuration)
 	assert.NotEmpty(t, o.LeaderElection.Identity)
 	assert.NotNil(t, o.Clock)
-	assert.NotNil(t, o.Logger.GetSink())
+	assert.False(t, o.Logger.IsZero())
 }
 
 func TestOptionsFromEnvironment(t *testing.T) {
@@ -118,4 +120,11 @@ func TestFullKinds(t *testing.T) {
 	assert.True(t, got[corev1.SchemeGroupVersion.WithKind("ConfigMap")])
 	assert.True(t, got[appsv1.SchemeGroupVersion.WithKind("Deployment")])
 	assert.False(t, got[corev1.SchemeGroupVersion.WithKind("Secret")])
+}
+
+func TestSilentLogger(t *testing.T) {
+	silent := logr.FromSlogHandler(slog.DiscardHandler)
+	o, err := Options{Name: "op", Logger: silent, LeaderElection: LeaderElectionOptions{Disabled: true}}.complete()
+	require.NoError(t, err)
+	assert.Equal(t, silent, o.Logger)
 }
