@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -39,6 +40,8 @@ type Controller[T apis.Object] struct {
 	mu     sync.Mutex
 	states map[cache.ObjectName]*objectState
 }
+
+var _ runner = (*Controller[*metav1.PartialObjectMetadata])(nil)
 
 // objectState is what the controller remembers of one object while it
 // exists: the generation it last handled successfully in this process and

@@ -108,9 +108,10 @@
 //
 // # What is written, and when
 //
-// Every write is a server-side apply with the field manager Options.Name,
-// and every write that would change nothing is skipped, so a steady state
-// makes no API writes (opgen_api_writes_total counts them):
+// Every create and update is a server-side apply with the field manager
+// Options.Name, and every write that would change nothing is skipped, so a
+// steady state makes no API writes other than the leader's lease renewals
+// (opgen_api_writes_total counts the rest):
 //
 //   - the finalizer, once per object, before its first Add, when the
 //     handler implements plug.Deleter; removed after Delete succeeded;
