@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -125,4 +126,58 @@ func TestExpiredLeaseIsTaken(t *testing.T) {
 	t.Logf("took the crashed leader's lease %s after its last renewal", took)
 	assert.GreaterOrEqual(t, took, 3*time.Second, "a held lease is respected until it expires")
 	assert.Less(t, took, 3*time.Second+500*time.Millisecond, "the lease is taken as it expires")
+}
+
+// TestLostLeadershipStopsWork: when another holder takes the lease (as
+// after a partition), the leader stops within RenewDeadline, cancels its
+// in-flight handlers and Run returns ErrLostLeadership.
+func TestLostLeadershipStopsWork(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: fastElection})
+	entered, cancelled := make(chan struct{}), make(chan struct{})
+	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		close(entered)
+		<-ctx.Done()
+		close(cancelled)
+		return ctx.Err()
+	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	eventually(t, "leadership", h.op.Leading)
+	createGadget(t, ns, "g", testapi.GadgetSpec{})
+	<-entered
+
+	leases := env.Clientset().CoordinationV1().Leases(ns)
+	ctx := context.Background()
+	require.NoError(t, retryOnConflict(func() error {
+		lease, err := leases.Get(ctx, "test-operator", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.NewMicroTime(time.Now())
+		lease.Spec.HolderIdentity, lease.Spec.RenewTime, lease.Spec.LeaseDurationSeconds = ptr.To("thief"), &now, ptr.To[int32](3600)
+		_, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
+		return err
+	}))
+	stolen := time.Now()
+	select {
+	case err := <-h.done:
+		h.cancel = nil
+		assert.ErrorIs(t, err, runtime.ErrLostLeadership)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run went on after the lease was taken")
+	}
+	<-cancelled
+	assert.False(t, h.op.Leading())
+	assert.Less(t, time.Since(stolen), fastElection.RenewDeadline+fastElection.RetryPeriod+time.Second)
+}
+
+func retryOnConflict(f func() error) error {
+	var err error
+	for range 10 {
+		if err = f(); err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
 }
