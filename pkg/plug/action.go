@@ -24,9 +24,13 @@ type Action[T apis.Object] struct {
 	Object T
 	// Log is a logger with the controller, object and verb as values.
 	Log logr.Logger
+	// Memory is the object's step memory (see Memory). The runtime sets
+	// it; when nil, steps that remember nothing across actions still work.
+	Memory Memory
 
 	observed     T
 	descendants  []Descendant
+	labels       map[string]string
 	events       []Event
 	requeueAfter time.Duration
 	halted       bool
@@ -41,6 +45,13 @@ func NewAction[T apis.Object](verb Verb, observed T, log logr.Logger) *Action[T]
 		Log:      log,
 		observed: observed,
 	}
+}
+
+func (a *Action[T]) memory() Memory {
+	if a.Memory == nil {
+		a.Memory = Memory{}
+	}
+	return a.Memory
 }
 
 // Observed returns the object as it was read from the cache, before the
@@ -65,6 +76,21 @@ type Descendant interface {
 func (a *Action[T]) Own(descendants ...Descendant) {
 	a.descendants = append(a.descendants, descendants...)
 }
+
+// LabelDescendants asks for labels on every descendant that does not set
+// them itself; ApplyDescendants adds them (the ManagedByLabel step uses
+// it).
+func (a *Action[T]) LabelDescendants(labels map[string]string) {
+	if a.labels == nil {
+		a.labels = make(map[string]string, len(labels))
+	}
+	for k, v := range labels {
+		a.labels[k] = v
+	}
+}
+
+// DescendantLabels returns the labels asked for with LabelDescendants.
+func (a *Action[T]) DescendantLabels() map[string]string { return a.labels }
 
 // Descendants returns what Own declared, in order.
 func (a *Action[T]) Descendants() []Descendant { return a.descendants }

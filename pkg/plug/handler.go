@@ -3,6 +3,8 @@ package plug
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/opgen-sdk/opgen/apis"
 )
 
@@ -50,6 +52,8 @@ func (h HandlerFuncs[T]) Modify(ctx context.Context, a *Action[T]) error {
 func (h HandlerFuncs[T]) Reconcile(ctx context.Context, a *Action[T]) error {
 	return call(h.OnReconcile, ctx, a)
 }
+
+var _ Handler[*metav1.PartialObjectMetadata] = HandlerFuncs[*metav1.PartialObjectMetadata]{}
 
 func call[T apis.Object](f func(context.Context, *Action[T]) error, ctx context.Context, a *Action[T]) error {
 	if f == nil {

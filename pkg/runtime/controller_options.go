@@ -3,7 +3,10 @@ package runtime
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
@@ -31,6 +34,49 @@ type ControllerOptions[T apis.Object] struct {
 	// Workers is the number of objects handled at once. One object is never
 	// handled by two workers at the same time. Default: Options.Workers.
 	Workers int
+
+	// Watches wake objects of this controller when objects of other kinds
+	// change, through a mapping function.
+	Watches []Watch
+
+	// Finalizer names the finalizer kept on objects when the handler
+	// implements plug.Deleter. Default: "<group>/finalizer" (for the core
+	// group, "<name>.opgen.dev/finalizer").
+	Finalizer string
+
+	// UpdateFilter decides whether an update seen by the informer enqueues
+	// the object. Default: DefaultUpdateFilter (generation, deletion,
+	// finalizers, labels or annotations changed). Status-only changes are
+	// ignored by default, so the operator's own status writes do not wake
+	// it.
+	UpdateFilter func(oldObj, newObj T) bool
+
+	// Steps are inserted into the default pipeline just before Delegate,
+	// in order: they see the action before the handler and its result
+	// after it, inside the writing steps.
+	Steps []plug.Step[T]
+
+	// Pipeline, when set, builds the whole pipeline instead of
+	// plug.Default; Steps are then ignored. env carries what the built-in
+	// steps need.
+	Pipeline func(env plug.Env[T], h plug.Handler[T]) plug.Pipeline[T]
+
+	// RateLimiter paces retries of failed keys. Default: client-go's
+	// controller rate limiter: per-key exponential backoff from 5ms to
+	// 1000s, within an overall 10 qps (burst 100).
+	RateLimiter workqueue.TypedRateLimiter[cache.ObjectName]
+}
+
+// Watch wakes a controller's objects when objects of another kind change.
+// The kind is watched metadata-only (labels, annotations, owner references
+// are there), shared with every other watch of it in the operator.
+type Watch struct {
+	// Kind is the watched kind.
+	Kind schema.GroupVersionKind
+	// Map returns the keys of the controller's objects to run Reconcile
+	// for (cache.ObjectName{Namespace, Name}) when obj is added, changed
+	// or deleted.
+	Map func(obj metav1.Object) []cache.ObjectName
 }
 
 // Configurer is implemented by handlers that adjust their controller's
@@ -39,4 +85,38 @@ type Configurer[T apis.Object] interface {
 	Configure(opts *ControllerOptions[T])
 }
 
-var _ = plug.Add
+// DefaultUpdateFilter enqueues an update when the generation, the deletion
+// timestamp, the finalizers, the labels or the annotations changed: what a
+// handler acts on, and never the operator's own status writes.
+func DefaultUpdateFilter(oldObj, newObj metav1.Object) bool {
+	return oldObj.GetGeneration() != newObj.GetGeneration() ||
+		(oldObj.GetDeletionTimestamp() == nil) != (newObj.GetDeletionTimestamp() == nil) ||
+		!equalStrings(oldObj.GetFinalizers(), newObj.GetFinalizers()) ||
+		!equalMaps(oldObj.GetLabels(), newObj.GetLabels()) ||
+		!equalMaps(oldObj.GetAnnotations(), newObj.GetAnnotations()) ||
+		oldObj.GetUID() != newObj.GetUID()
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

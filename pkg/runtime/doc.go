@@ -1,4 +1,188 @@
-// Package runtime runs typed opgen controllers: an Operator owns the
-// informers, the controllers, leader election, metrics, health and shutdown;
-// Register adds a controller for a Kind with a typed plug.Handler.
+// Package runtime runs typed opgen controllers. An Operator owns the REST
+// config, the caches, the controllers, leader election, metrics, health and
+// shutdown; Register adds a controller for a Kind with a typed
+// plug.Handler. Users write the handler's Add, Modify, Reconcile and,
+// optionally, Delete methods; generated glue builds the Kind and calls
+// Register; the runtime makes the methods correct and cheap.
+//
+// # An operator's main
+//
+//	func main() {
+//		opts := runtime.Options{Name: "hello-operator"}
+//		opts.BindFlags(flag.CommandLine)
+//		kubeconfig := flag.String("kubeconfig", "", "path to a kubeconfig; default: in-cluster or ~/.kube/config")
+//		flag.Parse()
+//		cfg, err := runtime.LoadConfig(*kubeconfig)
+//		exitOn(err)
+//		op, err := runtime.New(cfg, opts)
+//		exitOn(err)
+//		exitOn(controller.Setup(op)) // generated: one runtime.Register per kind
+//		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//		defer stop()
+//		exitOn(op.Run(ctx))
+//	}
+//
+// # Controllers
+//
+// A Controller[T] is fed by a typed informer of T (Kind.NewInformer) in each
+// watched namespace. Informer events put keys (namespace/name) into
+// client-go's typed rate-limited work queue; Workers goroutines take keys
+// from it. The queue never hands one key to two workers at once, and a key
+// added while it is being handled is handled again afterwards, so no change
+// is missed and no object is handled concurrently.
+//
+// What wakes a key:
+//
+//   - an add of the object; an update that passes UpdateFilter (default:
+//     generation, deletion timestamp, finalizers, labels or annotations
+//     changed — not status-only or resourceVersion-only changes, so the
+//     operator's own status writes do not wake it);
+//   - an add, update or delete of an owned object (its controller owner
+//     reference names the key) or of a watched object (Watch.Map names the
+//     keys);
+//   - the end of a RequeueAfter delay or of the ReconcileEvery period after
+//     the last successful handling (a timer on the queue, not a relist);
+//   - a retry after a failure, with per-key exponential backoff
+//     (ControllerOptions.RateLimiter).
+//
+// # Dispatch: which verb runs
+//
+// The verb comes from the object's state when a worker takes the key, never
+// from the event that woke it, so the rules hold across restarts, missed
+// events and merged events:
+//
+//  1. deletionTimestamp set: Delete if the controller's finalizer is on the
+//     object, else nothing (the object is not ours to hold). A handler that
+//     does not implement plug.Deleter still gets the finalizer removed.
+//  2. no record of a handled generation: Add.
+//  3. the record differs from metadata.generation: Modify.
+//  4. otherwise: Reconcile.
+//
+// The record of the last handled generation is this process's memory of its
+// last successful action on the object (same UID), else
+// status.observedGeneration when the type implements
+// apis.ObservedGenerationObject (generated for kinds whose status has the
+// field), where the ApplyStatus step writes it. For kinds without it, the
+// record is only in memory: the first sight of an object in a process is
+// an Add (after a restart, every existing object gets Add again), and kinds
+// without metadata.generation (ConfigMap) never get Modify. An action
+// "succeeds" when the whole pipeline returned nil; only then is the record
+// advanced, so a failed Add is retried as Add.
+//
+// What happens after an action:
+//
+//   - nil: the backoff of the key is reset; the key comes back after the
+//     earlier of Action.RequeueAfter and ReconcileEvery (if any).
+//   - an error: the key comes back after its backoff (5ms, doubling, up to
+//     1000s by default); the Degraded condition, a Warning event and
+//     opgen_reconcile_errors_total record it.
+//   - plug.Terminal(err): recorded the same way, not retried and not
+//     requeued; the next change to the object, to an owned object, or a
+//     restart starts over.
+//
+// A handler panic is recovered and handled as an error.
+//
+// # The pipeline
+//
+// Each action runs through a plug.Pipeline; by default plug.Default:
+//
+//	Logger → RecordEvents → AddMissingGVK → Finalizer → ApplyStatus →
+//	ApplyDescendants → ManagedByLabel → Delegate(handler)
+//
+// ControllerOptions.Steps adds steps just before Delegate;
+// ControllerOptions.Pipeline replaces the pipeline. See package plug for
+// each step's flow, guarantees and caveats.
+//
+// # What is cached
+//
+// Every cache strips metadata.managedFields (Options.KeepManagedFields keeps
+// them). The controller's own kind is cached in full through its typed
+// informer; handlers receive a deep copy (Action.Object) and may read the
+// cached original (Action.Observed) without copying. Owned and watched
+// kinds are cached metadata-only (labels, annotations, owner references,
+// generation: enough to map events and to skip unchanged applies), shared
+// by every controller of the operator, unless the handler asked the
+// operator's client-go factory for that kind (Operator.Informers(ns)...
+// Lister()), in which case that full informer is used. Caches start and
+// sync before leader election, so a new leader works at once.
+//
+// # What is written, and when
+//
+// Every create and update is a server-side apply with the field manager
+// Options.Name, and every write that would change nothing is skipped, so a
+// steady state makes no API writes other than the leader's lease renewals
+// (opgen_api_writes_total counts the rest):
+//
+//   - the finalizer, once per object, before its first Add, when the
+//     handler implements plug.Deleter; removed after Delete succeeded;
+//   - the status subresource, when the JSON of the status differs from the
+//     cached status (and from the operator's last write while the cache
+//     catches up);
+//   - descendants, when their body's hash differs from the hash annotation
+//     on the cached object or their generation moved since the last apply;
+//     owned objects no longer declared are deleted (UID precondition);
+//   - Events (events.k8s.io), merged into series by client-go;
+//   - the leader election Lease, renewed every RetryPeriod by the leader.
+//
+// # Leader election
+//
+// On by default, with a coordination.k8s.io Lease named Options.Name in the
+// operator's namespace (OPGEN_POD_NAMESPACE). The caches run on every
+// replica; only the leader's workers run. A standby watches the Lease (when
+// its RBAC allows watch; else it polls every RetryPeriod) and takes it as
+// soon as it is released or expires. On graceful shutdown the leader stops
+// taking keys, lets in-flight handlers finish (up to ShutdownTimeout), then
+// releases the Lease, so handover takes milliseconds and two replicas never
+// handle objects at the same time. A leader that cannot renew within
+// RenewDeadline cancels its handlers at once and Run returns
+// ErrLostLeadership, before the lease can expire for the others.
+//
+// # Built-in kinds
+//
+// A controller for a built-in kind takes its Kind from client-go's
+// clientset and informers, exactly as generated glue does for custom
+// kinds:
+//
+//	cs := op.Clientset()
+//	kind := runtime.Kind[*corev1.ConfigMap]{
+//		GVK:        corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+//		Resource:   "configmaps",
+//		Namespaced: true,
+//		NewInformer: func(ns string, idx cache.Indexers) cache.SharedIndexInformer {
+//			return coreinformers.NewFilteredConfigMapInformer(cs, ns, 0, idx, nil)
+//		},
+//		Client: func(ns string) runtime.Client[*corev1.ConfigMap] { return cs.CoreV1().ConfigMaps(ns) },
+//	}
+//
+// Handlers read other built-in kinds from the shared factory:
+// op.Informers(ns).Apps().V1().Deployments().Lister(), requested before
+// Run.
+//
+// # Namespaces
+//
+// Options.Namespaces, the --watch-namespace flag or OPGEN_WATCH_NAMESPACE
+// ("all" or a comma-separated list) choose the watched namespaces; one
+// informer per kind and namespace. Cluster-scoped kinds are watched
+// cluster-wide.
+//
+// # Observability
+//
+// /metrics (Options.MetricsAddr) serves the operator's own Prometheus
+// registry: opgen_reconcile_total, opgen_reconcile_duration_seconds and
+// opgen_reconcile_errors_total by controller and verb,
+// opgen_workqueue_* (depth, adds, queue and work durations, retries,
+// unfinished work) by controller, opgen_api_writes_total, opgen_leader, and
+// the Go and process collectors. /healthz answers while the process runs,
+// /readyz once the caches synced (Options.HealthAddr). Logs go through logr
+// with the controller, namespace, name, verb and a reconcile ID on every
+// line of an action.
+//
+// # Permissions
+//
+// The runtime needs exactly: get, list, watch, patch on the controller's
+// kind; get, patch, update on its status; update on its finalizers; get,
+// list, watch, create, patch, delete on owned kinds; list and watch on
+// watched kinds; create and patch on events.k8s.io events; get, create,
+// update on coordination.k8s.io leases in the operator's namespace (watch
+// too for the fastest handover); discovery.
 package runtime

@@ -1,16 +1,116 @@
 package runtime
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 )
 
 // Operator owns the REST config, the informers, the controllers, leader
-// election, the metrics and health server and shutdown.
+// election, the metrics and health server and shutdown. Make one with New,
+// add controllers with Register, then call Run once.
 type Operator struct {
 	config     *rest.Config
 	httpClient *http.Client
+
+	opts        Options
+	log         logr.Logger
+	clientset   kubernetes.Interface
+	dynamic     dynamic.Interface
+	metadata    metadata.Interface
+	mapper      meta.ResettableRESTMapper
+	factories   map[string]informers.SharedInformerFactory
+	broadcaster events.EventBroadcaster
+	recorder    events.EventRecorder
+	metrics     *metrics
+	caches      *sharedCaches
+
+	mu          sync.Mutex
+	controllers []runner
+	started     bool
+	servers     *servers
+	ready       atomic.Bool
+	leading     atomic.Bool
+	serving     chan struct{}
+}
+
+// runner is a controller as the operator sees it, without its type
+// parameter.
+type runner interface {
+	controllerName() string
+	// setup creates the controller's informers and watches; the shared
+	// client-go informers have synced.
+	setup(ctx context.Context) error
+	// informers are the informers setup created, to start and sync.
+	informers() []cache.SharedIndexInformer
+	// work runs the workers until leadCtx ends (see Operator.work).
+	work(leadCtx, handlerCtx context.Context)
+}
+
+// New returns an operator that talks to the API server with cfg. It checks
+// opts (see Options for defaults) and builds the clients; it does not
+// contact the API server.
+func New(cfg *rest.Config, opts Options) (*Operator, error) {
+	if cfg == nil {
+		return nil, errors.New("runtime.New: cfg is nil; load one with runtime.LoadConfig")
+	}
+	opts, err := opts.complete()
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = opts.Name
+	}
+	o := &Operator{config: cfg, opts: opts, log: opts.Logger.WithName(opts.Name), metrics: newMetrics(), serving: make(chan struct{})}
+	if err := o.buildClients(); err != nil {
+		return nil, err
+	}
+	o.factories = map[string]informers.SharedInformerFactory{}
+	o.caches = newSharedCaches(o)
+	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
+	o.recorder = o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)
+	return o, nil
+}
+
+func (o *Operator) buildClients() error {
+	var err error
+	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
+		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
+	}
+	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
+		return fmt.Errorf("runtime.New: %w", err)
+	}
+	if o.dynamic, err = dynamic.NewForConfigAndClient(o.config, o.httpClient); err != nil {
+		return fmt.Errorf("runtime.New: %w", err)
+	}
+	if o.metadata, err = metadata.NewForConfigAndClient(o.config, o.httpClient); err != nil {
+		return fmt.Errorf("runtime.New: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(o.config, o.httpClient)
+	if err != nil {
+		return fmt.Errorf("runtime.New: %w", err)
+	}
+	o.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	return nil
 }
 
 // RESTConfig returns the config the operator talks to the API server with.
@@ -19,3 +119,119 @@ func (o *Operator) RESTConfig() *rest.Config { return o.config }
 // HTTPClient returns the HTTP client shared by every client the operator
 // creates; pass it to generated NewForConfigAndClient constructors.
 func (o *Operator) HTTPClient() *http.Client { return o.httpClient }
+
+// Clientset returns client-go's clientset on the shared HTTP client.
+func (o *Operator) Clientset() kubernetes.Interface { return o.clientset }
+
+// Dynamic returns a dynamic client on the shared HTTP client.
+func (o *Operator) Dynamic() dynamic.Interface { return o.dynamic }
+
+// RESTMapper maps kinds to resources with cached discovery.
+func (o *Operator) RESTMapper() meta.RESTMapper { return o.mapper }
+
+// Logger returns the operator's logger.
+func (o *Operator) Logger() logr.Logger { return o.log }
+
+// Recorder returns the operator's Kubernetes Event recorder.
+func (o *Operator) Recorder() events.EventRecorder { return o.recorder }
+
+// Registry is the Prometheus registry served on /metrics; register a
+// handler's own collectors with it.
+func (o *Operator) Registry() *prometheus.Registry { return o.metrics.registry }
+
+// Options returns the options in force, defaults and environment applied.
+func (o *Operator) Options() Options { return o.opts }
+
+// Ready reports whether every cache has synced (what /readyz answers).
+func (o *Operator) Ready() bool { return o.ready.Load() }
+
+// Leading reports whether this replica works: it holds the lease, or
+// election is off and Run is working.
+func (o *Operator) Leading() bool { return o.leading.Load() }
+
+// MetricsAddr returns the address /metrics is served on once Run listens
+// (useful with ":0"), or "" when disabled or not listening yet.
+func (o *Operator) MetricsAddr() string {
+	return o.addr(func(s *servers) string { return s.metricsAddr })
+}
+
+// HealthAddr returns the address /healthz and /readyz are served on once
+// Run listens, or "" when disabled or not listening yet.
+func (o *Operator) HealthAddr() string {
+	return o.addr(func(s *servers) string { return s.healthAddr })
+}
+
+func (o *Operator) addr(f func(*servers) string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.servers == nil {
+		return ""
+	}
+	return f(o.servers)
+}
+
+// Informers returns the shared client-go informer factory for namespace,
+// for handlers that read built-in kinds from a cache: request listers from
+// it before Run, and Run starts and syncs them with the rest. When the
+// operator watches all namespaces, every namespace maps to one factory
+// that watches all of them; otherwise namespace must be a watched one, or
+// "" for cluster-scoped kinds. Informers of it strip managedFields like
+// every cache of the operator, and an owned kind with an informer here is
+// watched through it instead of a metadata-only informer.
+func (o *Operator) Informers(namespace string) informers.SharedInformerFactory {
+	if o.watchesAll() {
+		namespace = AllNamespaces
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	f, ok := o.factories[namespace]
+	if !ok {
+		f = informers.NewSharedInformerFactoryWithOptions(o.clientset, 0,
+			informers.WithNamespace(namespace), informers.WithTransform(o.transform()))
+		o.factories[namespace] = f
+	}
+	return f
+}
+
+func (o *Operator) watchesAll() bool {
+	return len(o.opts.Namespaces) == 1 && o.opts.Namespaces[0] == AllNamespaces
+}
+
+// namespaces returns the namespaces to run informers in for a kind.
+func (o *Operator) namespaces(namespaced bool) []string {
+	if !namespaced || o.watchesAll() {
+		return []string{AllNamespaces}
+	}
+	return o.opts.Namespaces
+}
+
+// transform strips managedFields from cached objects unless
+// Options.KeepManagedFields.
+func (o *Operator) transform() cache.TransformFunc {
+	if o.opts.KeepManagedFields {
+		return nil
+	}
+	return stripManagedFields
+}
+
+func stripManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+func (o *Operator) add(r runner) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.started {
+		return fmt.Errorf("runtime.Register: controller %s: the operator already runs; register every controller before Run", r.controllerName())
+	}
+	for _, c := range o.controllers {
+		if c.controllerName() == r.controllerName() {
+			return fmt.Errorf("runtime.Register: two controllers are named %q: set ControllerOptions.Name on one", r.controllerName())
+		}
+	}
+	o.controllers = append(o.controllers, r)
+	return nil
+}

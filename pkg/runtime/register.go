@@ -1,14 +1,258 @@
 package runtime
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 )
 
 // Register adds a controller for kind, run by h, to op. It must be called
-// before op.Run.
+// before op.Run. When h implements Configurer, its Configure method adjusts
+// opts first.
 func Register[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) error {
-	return errors.New("runtime.Register: the typed runtime is not wired yet")
+	_, err := NewController(op, kind, h, opts)
+	return err
+}
+
+// NewController is Register that also returns the controller, for callers
+// that read its cache (Controller.Get) or enqueue keys themselves.
+func NewController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) (*Controller[T], error) {
+	if err := checkKind(kind, h); err != nil {
+		return nil, err
+	}
+	if cf, ok := h.(Configurer[T]); ok {
+		cf.Configure(&opts)
+	}
+	c, err := newController(op, kind, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, op.add(c)
+}
+
+func checkKind[T apis.Object](kind Kind[T], h plug.Handler[T]) error {
+	switch {
+	case op0(h):
+		return errors.New("runtime.Register: the handler is nil")
+	case kind.GVK.Kind == "" || kind.GVK.Version == "":
+		return errors.New("runtime.Register: Kind.GVK is incomplete; use the Kind generated for the type")
+	case kind.Resource == "":
+		return fmt.Errorf("runtime.Register: Kind.Resource of %s is empty; set it to the plural resource name", kind.GVK.Kind)
+	case kind.NewInformer == nil || kind.Client == nil:
+		return fmt.Errorf("runtime.Register: Kind of %s lacks NewInformer or Client; use the Kind generated for the type", kind.GVK.Kind)
+	}
+	return nil
+}
+
+func op0[T apis.Object](h plug.Handler[T]) bool { return h == nil }
+
+func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) (*Controller[T], error) {
+	opts.Name = orDefault(opts.Name, strings.ToLower(kind.GVK.Kind))
+	opts.Workers = orDefault(opts.Workers, op.opts.Workers)
+	if opts.Workers < 0 || opts.ReconcileEvery < 0 {
+		return nil, fmt.Errorf("runtime.Register: controller %s: Workers (%d) and ReconcileEvery (%s) must not be negative", opts.Name, opts.Workers, opts.ReconcileEvery)
+	}
+	if opts.RateLimiter == nil {
+		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
+	}
+	_, deletes := h.(plug.Deleter[T])
+	c := &Controller[T]{
+		name:      opts.Name,
+		kind:      kind,
+		opts:      opts,
+		op:        op,
+		handler:   h,
+		deletes:   deletes,
+		finalizer: orDefault(opts.Finalizer, defaultFinalizer(kind.GVK)),
+		log:       op.log.WithValues("controller", opts.Name),
+		caches:    map[string]cache.SharedIndexInformer{},
+		states:    map[cache.ObjectName]*objectState{},
+	}
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
+		Name:            opts.Name,
+		MetricsProvider: op.metrics.queue,
+		Clock:           op.opts.Clock,
+	})
+	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
+		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
+	c.pipeline = c.buildPipeline()
+	return c, nil
+}
+
+func defaultFinalizer(gvk schema.GroupVersionKind) string {
+	if gvk.Group == "" {
+		return strings.ToLower(gvk.Kind) + ".opgen.dev/finalizer"
+	}
+	return gvk.Group + "/finalizer"
+}
+
+// Env returns what the built-in steps need to know about this controller.
+func (c *Controller[T]) Env() plug.Env[T] {
+	env := plug.Env[T]{
+		GVK:          c.kind.GVK,
+		Controller:   c.name,
+		FieldManager: c.op.opts.Name,
+		Finalizer:    c.finalizer,
+		Deletes:      c.deletes,
+		Client:       c.kind.Client,
+		Recorder:     c.op.recorder,
+		Writes:       func(what string) { c.op.metrics.writes.WithLabelValues(c.name, what).Inc() },
+	}
+	if len(c.opts.Owns) > 0 {
+		env.Descendants = c.store
+	}
+	return env
+}
+
+func (c *Controller[T]) buildPipeline() plug.Pipeline[T] {
+	env := c.Env()
+	if c.opts.Pipeline != nil {
+		return c.opts.Pipeline(env, c.handler)
+	}
+	p := plug.Default(env, c.handler)
+	if len(c.opts.Steps) == 0 {
+		return p
+	}
+	out := append(plug.Pipeline[T]{}, p[:len(p)-1]...)
+	out = append(out, c.opts.Steps...)
+	return append(out, p[len(p)-1])
+}
+
+// setup creates the informers of the kind and hooks up the owned and
+// watched kinds.
+func (c *Controller[T]) setup(ctx context.Context) error {
+	for _, ns := range c.op.namespaces(c.kind.Namespaced) {
+		inf := c.kind.NewInformer(ns, cache.Indexers{})
+		if err := inf.SetTransform(c.op.transform()); err != nil {
+			return fmt.Errorf("runtime: controller %s: %w", c.name, err)
+		}
+		if _, err := inf.AddEventHandler(c.events()); err != nil {
+			return err
+		}
+		c.caches[ns] = inf
+	}
+	for _, gvk := range c.opts.Owns {
+		if err := c.own(gvk); err != nil {
+			return err
+		}
+	}
+	for _, w := range c.opts.Watches {
+		if err := c.watch(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// events enqueues adds, updates that pass the filter, and forgets deletes.
+func (c *Controller[T]) events() cache.ResourceEventHandler {
+	filter := c.opts.UpdateFilter
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { c.enqueue(obj) },
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(T)
+			n, ok2 := newObj.(T)
+			if !ok1 || !ok2 {
+				return
+			}
+			if (filter != nil && filter(o, n)) || (filter == nil && DefaultUpdateFilter(o, n)) {
+				c.enqueue(newObj)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if key, err := cache.DeletionHandlingObjectToName(obj); err == nil {
+				c.forget(key)
+			}
+		},
+	}
+}
+
+func (c *Controller[T]) enqueue(obj any) {
+	if key, err := cache.ObjectToName(obj); err == nil {
+		c.queue.Add(key)
+	}
+}
+
+// own watches gvk and wakes the controller owner of each changed object.
+func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
+	kc, err := c.op.caches.kind(gvk)
+	if err != nil {
+		return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
+	}
+	c.store.owns[gvk] = kc
+	ownerGK := c.kind.GVK.GroupKind()
+	return c.handleAll(kc, func(m metav1.Object, deleted bool) {
+		if deleted {
+			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()})
+		}
+		ref := metav1.GetControllerOfNoCopy(m)
+		if ref == nil {
+			return
+		}
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != ownerGK.Group || ref.Kind != ownerGK.Kind {
+			return
+		}
+		ns := m.GetNamespace()
+		if !c.kind.Namespaced {
+			ns = ""
+		}
+		c.queue.Add(cache.ObjectName{Namespace: ns, Name: ref.Name})
+	})
+}
+
+// watch wakes the keys w.Map returns for each changed object of w.Kind.
+func (c *Controller[T]) watch(w Watch) error {
+	if w.Map == nil {
+		return fmt.Errorf("runtime.Register: controller %s: Watch of %s has no Map function", c.name, w.Kind)
+	}
+	kc, err := c.op.caches.kind(w.Kind)
+	if err != nil {
+		return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
+	}
+	return c.handleAll(kc, func(m metav1.Object, _ bool) {
+		for _, key := range w.Map(m) {
+			c.queue.Add(key)
+		}
+	})
+}
+
+// handleAll calls f for every add, update (a new resourceVersion) and
+// delete on kc's informers.
+func (c *Controller[T]) handleAll(kc *kindCache, f func(m metav1.Object, deleted bool)) error {
+	call := func(obj any, deleted bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if m, err := meta.Accessor(obj); err == nil {
+			f(m, deleted)
+		}
+	}
+	h := cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { call(obj, false) },
+		UpdateFunc: func(oldObj, newObj any) {
+			o, err1 := meta.Accessor(oldObj)
+			n, err2 := meta.Accessor(newObj)
+			if err1 == nil && err2 == nil && o.GetResourceVersion() != n.GetResourceVersion() {
+				call(newObj, false)
+			}
+		},
+		DeleteFunc: func(obj any) { call(obj, true) },
+	}
+	for _, inf := range kc.informers {
+		if _, err := inf.AddEventHandler(h); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,30 @@
+package plug
+
+import "github.com/opgen-sdk/opgen/apis"
+
+// Default returns the pipeline every controller runs unless it asks for
+// another, with h innermost:
+//
+//	Logger → RecordEvents → AddMissingGVK → Finalizer → ApplyStatus →
+//	ApplyDescendants → ManagedByLabel → Delegate(h)
+//
+// Steps run their "before" part in that order and their "after" part in
+// reverse. Before the handler: the kind is set on a.Object, the finalizer
+// is added (when the handler implements Deleter) and the managed-by label
+// is asked for. After it: descendants are applied and pruned, then the
+// status is applied (observedGeneration last, so a crash in between
+// repeats the verb rather than losing it), then the finalizer is removed
+// (on Delete), then events are emitted (after every write they might
+// announce), then the action is logged with its duration.
+func Default[T apis.Object](env Env[T], h Handler[T]) Pipeline[T] {
+	return Pipeline[T]{
+		Logger[T](),
+		RecordEvents[T](env.Recorder),
+		AddMissingGVK[T](env.GVK),
+		Finalizer(env),
+		ApplyStatus(env),
+		ApplyDescendants(env),
+		ManagedByLabel[T](env.FieldManager),
+		Delegate(h),
+	}
+}

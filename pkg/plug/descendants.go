@@ -1,0 +1,207 @@
+package plug
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/opgen-sdk/opgen/apis"
+)
+
+// AppliedHashAnnotation holds, on every descendant ApplyDescendants
+// applied, a hash of the body it applied. An apply whose hash the object
+// already carries is skipped.
+const AppliedHashAnnotation = "opgen.dev/applied-hash"
+
+// ApplyDescendants applies the descendants the handler declared with
+// a.Own, owned by a.Object, and prunes owned objects no longer declared.
+//
+// # Flow
+//
+// After the rest of the pipeline, when it succeeded, was not halted and the
+// verb is not Delete:
+//
+//  1. Each descendant's kind must be one the controller owns
+//     (ControllerOptions.Owns, from the +opgen:controller:owns marker),
+//     else the action fails naming the marker to add. A namespaced
+//     descendant without a namespace gets the owner's.
+//  2. Its body is hashed: the JSON of the declaration, the owner's UID,
+//     the namespace and the labels asked for with a.LabelDescendants
+//     (ManagedByLabel). When env.Descendants reports that the cached
+//     object carries that hash and its generation did not move since the
+//     operator's last apply, it is skipped: no decoding, no write.
+//  3. Otherwise it is decoded, given a controller owner reference to
+//     a.Object (blockOwnerDeletion set), the asked-for labels it does not
+//     set itself and the annotation AppliedHashAnnotation, and applied
+//     with server-side apply by env.FieldManager, force on.
+//  4. Owned objects of the owned kinds whose controller is a.Object and
+//     that were not declared are deleted, with a UID precondition.
+//
+// # Guarantees
+//
+// A steady state makes no writes: an unchanged declaration is skipped from
+// the cache, and the operator's own write is not repeated while the cache
+// catches up. A descendant changed by someone else in its spec (its
+// generation moved) is applied again. Declaring nothing prunes every owned
+// object. On a failed handler nothing is applied or pruned; on Delete
+// nothing either: the garbage collector removes owned objects with their
+// owner.
+//
+// # Caveats
+//
+// Every Add, Modify and Reconcile must declare the full set of
+// descendants. Changes by others to labels, annotations, or fields of kinds
+// without a generation (ConfigMap data) are not reverted until the declared
+// body changes. Pruning sees only what the cache holds: an object created a
+// moment ago by a previous action is pruned on the next action, which its
+// own watch event triggers. Cluster-scoped descendants of a namespaced
+// owner are rejected by the API server.
+func ApplyDescendants[T apis.Object](env Env[T]) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		err := next(ctx)
+		if err != nil || a.Halted() || a.Verb == Delete {
+			return err
+		}
+		if env.Descendants == nil {
+			if len(a.descendants) > 0 {
+				return fmt.Errorf("plug: %s declared descendants but the controller owns no kinds: add +opgen:controller:owns=<group/version.Kind> to the type", env.Controller)
+			}
+			return nil
+		}
+		return applyDescendants(ctx, env, a)
+	})
+}
+
+func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
+	keep := make(map[ObjectKey]bool, len(a.descendants))
+	for _, d := range a.descendants {
+		k, err := declaredKey(env, a.Object, d)
+		if err != nil {
+			return err
+		}
+		if keep[k] {
+			return fmt.Errorf("plug: %s declared %s %s twice: declare each descendant once", env.Controller, k.GVK.Kind, k.Name)
+		}
+		keep[k] = true
+		if err := applyDescendant(ctx, env, a, k, d); err != nil {
+			return fmt.Errorf("apply %s %s/%s: %w", k.GVK.Kind, k.Namespace, k.Name, err)
+		}
+	}
+	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
+	for range n {
+		env.wrote("prune")
+	}
+	return err
+}
+
+// declaredKey names d, with the owner's namespace when d is namespaced
+// and has none.
+func declaredKey[T apis.Object](env Env[T], owner T, d Descendant) (ObjectKey, error) {
+	apiVersion, kind, name := deref(d.GetAPIVersion()), deref(d.GetKind()), deref(d.GetName())
+	if apiVersion == "" || kind == "" || name == "" {
+		return ObjectKey{}, fmt.Errorf("plug: %s declared a descendant (%T) without apiVersion, kind or name: build it with its apply configuration constructor, such as corev1ac.ConfigMap(name, namespace)", env.Controller, d)
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return ObjectKey{}, fmt.Errorf("plug: %s declared a %s with apiVersion %q: %w", env.Controller, kind, apiVersion, err)
+	}
+	k := ObjectKey{GVK: gv.WithKind(kind), Namespace: deref(d.GetNamespace()), Name: name}
+	namespaced, err := env.Descendants.Namespaced(k.GVK)
+	if err != nil {
+		return k, err
+	}
+	if namespaced && k.Namespace == "" {
+		k.Namespace = owner.GetNamespace()
+	}
+	return k, nil
+}
+
+// applyDescendant applies d as k unless the store says its hash is there.
+func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T], k ObjectKey, d Descendant) error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	hash := hashOf(data, a.Object.GetUID(), k.Namespace, a.labels)
+	if env.Descendants.Applied(k, hash) {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	u.SetNamespace(k.Namespace)
+	u.SetOwnerReferences([]metav1.OwnerReference{ownerReference(env, a.Object)})
+	u.SetLabels(withDefaults(u.GetLabels(), a.labels))
+	u.SetAnnotations(withDefaults(map[string]string{AppliedHashAnnotation: hash}, u.GetAnnotations()))
+	if err := env.Descendants.Apply(ctx, u); err != nil {
+		return err
+	}
+	env.wrote("descendant")
+	return nil
+}
+
+// withDefaults returns m with the entries of defaults it lacks.
+func withDefaults(m, defaults map[string]string) map[string]string {
+	if len(defaults) == 0 {
+		return m
+	}
+	if m == nil {
+		m = make(map[string]string, len(defaults))
+	}
+	for k, v := range defaults {
+		if _, set := m[k]; !set {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func ownerReference[T apis.Object](env Env[T], owner T) metav1.OwnerReference {
+	yes := true
+	return metav1.OwnerReference{
+		APIVersion:         env.GVK.GroupVersion().String(),
+		Kind:               env.GVK.Kind,
+		Name:               owner.GetName(),
+		UID:                owner.GetUID(),
+		Controller:         &yes,
+		BlockOwnerDeletion: &yes,
+	}
+}
+
+// hashOf hashes everything that makes up an applied body: the declared
+// JSON (encoding/json writes struct fields in order and map keys sorted,
+// so equal declarations hash alike), the owner, the namespace and the
+// labels added to it.
+func hashOf(declared []byte, owner types.UID, namespace string, labels map[string]string) string {
+	h := sha256.New()
+	h.Write(declared)
+	h.Write([]byte{0})
+	h.Write([]byte(owner))
+	h.Write([]byte{0})
+	h.Write([]byte(namespace))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		h.Write([]byte{0})
+		h.Write([]byte(k))
+		h.Write([]byte{'='})
+		h.Write([]byte(labels[k]))
+	}
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:12])
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,134 @@
+package plug
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/opgen-sdk/opgen/apis"
+)
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// Finalizer keeps env.Finalizer on every object of a kind whose handler
+// implements Deleter, and removes it once Delete succeeded.
+//
+// # Flow
+//
+//   - Add, Modify, Reconcile: when env.Deletes is true and the cached object
+//     lacks the finalizer, it adds it with a server-side apply of
+//     {metadata: {finalizers: [env.Finalizer]}} by env.FieldManager, before
+//     the rest of the pipeline (so before the handler's first Add). A
+//     failed apply fails the action, which is retried.
+//   - Delete (the runtime picks it only while the finalizer is present):
+//     it runs the rest of the pipeline; when that succeeded it removes the
+//     finalizer, by applying an empty finalizer list (dropping only the
+//     operator's entry) and, if another field manager also holds the
+//     entry, by a JSON patch guarded by a test of the current list.
+//
+// # Guarantees
+//
+// An object created while the operator runs, or while it was down, gets
+// the finalizer before its first Add, so its deletion waits for Delete to
+// return nil, even when the object is deleted while the operator is
+// stopped. Finalizers of others are never touched. The apply uses
+// listType=set semantics, so it changes nothing but the one entry.
+//
+// # Caveats
+//
+// An object deleted before the operator first saw it has no finalizer and
+// gets no Delete. The finalizer write wakes the controller once more (a
+// finalizer change passes the enqueue filter); that action is a Reconcile
+// and writes nothing. If Delete never succeeds the object stays
+// Terminating: remove the finalizer by hand to give up.
+func Finalizer[T apis.Object](env Env[T]) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		if a.Verb == Delete {
+			if err := next(ctx); err != nil {
+				return err
+			}
+			return removeFinalizer(ctx, env, a.Observed())
+		}
+		if env.Deletes && a.Object.GetDeletionTimestamp() == nil && !slices.Contains(a.Object.GetFinalizers(), env.Finalizer) {
+			if _, err := applyFinalizers(ctx, env, a.Object, []string{env.Finalizer}); err != nil {
+				return err
+			}
+			a.Object.SetFinalizers(append(a.Object.GetFinalizers(), env.Finalizer))
+		}
+		return next(ctx)
+	})
+}
+
+// applyFinalizers makes env.FieldManager's set of finalizers on obj exactly
+// finalizers, with server-side apply on the main resource.
+func applyFinalizers[T apis.Object](ctx context.Context, env Env[T], obj T, finalizers []string) (T, error) {
+	meta := map[string]any{"name": obj.GetName()}
+	if obj.GetNamespace() != "" {
+		meta["namespace"] = obj.GetNamespace()
+	}
+	if len(finalizers) > 0 {
+		meta["finalizers"] = finalizers
+	}
+	body, err := json.Marshal(map[string]any{
+		"apiVersion": env.GVK.GroupVersion().String(),
+		"kind":       env.GVK.Kind,
+		"metadata":   meta,
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	force := true
+	got, err := env.Client(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force})
+	if err != nil {
+		return got, fmt.Errorf("apply finalizer %s to %s: %w (the operator needs the patch verb on the kind)", env.Finalizer, key(obj), err)
+	}
+	env.wrote("finalizer")
+	return got, nil
+}
+
+func removeFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) error {
+	// Applying no finalizers drops the operator's ownership of its entry,
+	// which removes it unless another manager holds it too.
+	got, err := applyFinalizers(ctx, env, obj, nil)
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	rest := slices.DeleteFunc(slices.Clone(got.GetFinalizers()), func(f string) bool { return f == env.Finalizer })
+	if len(rest) == len(got.GetFinalizers()) {
+		return nil
+	}
+	// Another field manager holds the same entry (the object was created
+	// with it): take it out of the list as it is now.
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/finalizers", "value": got.GetFinalizers()},
+		{"op": "replace", "path": "/metadata/finalizers", "value": rest},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = env.Client(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: env.FieldManager})
+	if err != nil {
+		return ignoreNotFound(fmt.Errorf("remove finalizer %s from %s: %w", env.Finalizer, key(obj), err))
+	}
+	env.wrote("finalizer")
+	return nil
+}
+
+func key(obj metav1.Object) string {
+	if obj.GetNamespace() == "" {
+		return obj.GetName()
+	}
+	return obj.GetNamespace() + "/" + obj.GetName()
+}

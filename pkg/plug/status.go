@@ -1,0 +1,195 @@
+package plug
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/opgen-sdk/opgen/apis"
+)
+
+// Reasons ApplyStatus puts on the Degraded condition.
+const (
+	ReasonReconcileFailed = "ReconcileFailed"
+	ReasonReconciled      = "Reconciled"
+)
+
+// ApplyStatus writes a.Object's status with server-side apply to the
+// status subresource, only when it differs from the cached object's.
+//
+// # Flow
+//
+// After the rest of the pipeline:
+//
+//  1. If it succeeded and the verb is Add, Modify or Reconcile, it sets
+//     status.observedGeneration to metadata.generation (objects that
+//     implement apis.ObservedGenerationObject).
+//  2. If it failed and the object implements apis.ConditionsObject, it
+//     sets Degraded=True (reason ReconcileFailed, the error as message);
+//     if it succeeded and Degraded=True carries that reason, it sets
+//     Degraded=False (reason Reconciled). Other conditions are the
+//     handler's.
+//  3. It compares the JSON of the status with the cached object's status
+//     and, when they differ, applies {apiVersion, kind, metadata: {name,
+//     namespace}, status} to the status subresource with env.FieldManager
+//     and force.
+//
+// # Guarantees
+//
+// No write when nothing changed: a steady state makes no status writes.
+// The write of one action is not repeated by the next action on the object
+// when the cache has not caught up with it yet (the step remembers the
+// status it wrote and the cached status it replaced). Status changes made
+// by a failing handler (a Degraded condition, a phase) are written; the
+// observed generation is not advanced then, so the next try has the same
+// verb. The error of the pipeline is returned unchanged; a failed write is
+// returned when the pipeline succeeded.
+//
+// # Caveats
+//
+// The operator owns the whole status it applies: a field the handler
+// leaves empty (omitempty) is removed. Halted actions and kinds without a
+// Status field write nothing. Status changes made by others are not
+// reverted until the operator's status changes again.
+func ApplyStatus[T apis.Object](env Env[T]) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		err := next(ctx)
+		if a.Halted() {
+			return err
+		}
+		markStatus(a, err)
+		if werr := writeStatus(ctx, env, a); werr != nil && err == nil {
+			return werr
+		}
+		return err
+	})
+}
+
+func markStatus[T apis.Object](a *Action[T], err error) {
+	if og, ok := any(a.Object).(apis.ObservedGenerationObject); ok && err == nil && a.Verb != Delete {
+		og.SetObservedGeneration(og.GetGeneration())
+	}
+	co, ok := any(a.Object).(apis.ConditionsObject)
+	if !ok {
+		return
+	}
+	if err != nil {
+		apis.MarkDegraded(co, ReasonReconcileFailed, err.Error())
+		return
+	}
+	for _, c := range co.GetConditions() {
+		if c.Type == apis.Degraded && c.Status == metav1.ConditionTrue && c.Reason == ReasonReconcileFailed {
+			conds := co.GetConditions()
+			apis.SetCondition(&conds, co.GetGeneration(), apis.Degraded, metav1.ConditionFalse, ReasonReconciled, "")
+			co.SetConditions(conds)
+		}
+	}
+}
+
+// statusMemo is what ApplyStatus remembers of its last write to an object.
+type statusMemo struct {
+	written []byte // the status applied
+	before  []byte // the cached status the write replaced
+}
+
+const statusMemoKey = "plug.ApplyStatus"
+
+func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
+	desired, ok, err := statusJSON(a.Object)
+	if err != nil || !ok {
+		return err
+	}
+	cached, _, err := statusJSON(a.Observed())
+	if err != nil {
+		return err
+	}
+	if !statusChanged(a.memory(), desired, cached) {
+		return nil
+	}
+	body, err := json.Marshal(statusApply{
+		APIVersion: env.GVK.GroupVersion().String(),
+		Kind:       env.GVK.Kind,
+		Metadata:   nameOnly{Name: a.Object.GetName(), Namespace: a.Object.GetNamespace()},
+		Status:     desired,
+	})
+	if err != nil {
+		return err
+	}
+	force := true
+	_, err = env.Client(a.Object.GetNamespace()).Patch(ctx, a.Object.GetName(), types.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force}, "status")
+	if err != nil {
+		delete(a.memory(), statusMemoKey)
+		return fmt.Errorf("apply status of %s: %w (the operator needs the patch verb on the status subresource)", key(a.Object), ignoreNotFound(err))
+	}
+	env.wrote("status")
+	a.memory()[statusMemoKey] = statusMemo{written: desired, before: cached}
+	return nil
+}
+
+// statusChanged reports whether desired must be written, given the cached
+// status and the memory of the last write.
+func statusChanged(mem Memory, desired, cached []byte) bool {
+	if bytes.Equal(desired, cached) {
+		delete(mem, statusMemoKey) // the cache has caught up, or never needed to
+		return false
+	}
+	m, ok := mem[statusMemoKey].(statusMemo)
+	if ok && bytes.Equal(cached, m.before) && bytes.Equal(desired, m.written) {
+		return false // the cache still shows the status our last write replaced
+	}
+	delete(mem, statusMemoKey)
+	return true
+}
+
+type statusApply struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   nameOnly        `json:"metadata"`
+	Status     json.RawMessage `json:"status"`
+}
+
+type nameOnly struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// statusJSON returns the JSON of obj's status field, found by its json tag
+// "status" on the struct obj points to. ok is false when there is none.
+func statusJSON(obj any) (data []byte, ok bool, err error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false, nil
+	}
+	idx, ok := statusField(v.Elem().Type())
+	if !ok {
+		return nil, false, nil
+	}
+	data, err = json.Marshal(v.Elem().Field(idx).Interface())
+	return data, true, err
+}
+
+var statusFields sync.Map // reflect.Type → int (-1 for none)
+
+func statusField(t reflect.Type) (int, bool) {
+	if i, ok := statusFields.Load(t); ok {
+		return i.(int), i.(int) >= 0
+	}
+	idx := -1
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "status" {
+			idx = i
+			break
+		}
+	}
+	statusFields.Store(t, idx)
+	return idx, idx >= 0
+}

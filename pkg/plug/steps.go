@@ -1,0 +1,214 @@
+package plug
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/opgen-sdk/opgen/apis"
+)
+
+// Logger logs each action at its end: verb, duration and error.
+//
+// # Flow
+//
+// Before the rest of the pipeline it logs "handling" at V(1); after it,
+// "handled" at V(1) with the duration, or "handler failed" at V(0) with the
+// error (terminal or retried).
+//
+// # Guarantees
+//
+// It logs through a.Log, which carries the controller, namespace, name, verb
+// and reconcile ID, so every line of one action can be found together.
+//
+// # Caveats
+//
+// Put it first: steps outside it are not timed.
+func Logger[T apis.Object]() Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		start := time.Now()
+		a.Log.V(1).Info("handling")
+		err := next(ctx)
+		switch {
+		case err != nil:
+			a.Log.Error(err, "handler failed", "terminal", IsTerminal(err), "duration", time.Since(start))
+		case a.Halted():
+			a.Log.V(1).Info("halted", "duration", time.Since(start))
+		default:
+			a.Log.V(1).Info("handled", "duration", time.Since(start), "requeueAfter", a.Requeue())
+		}
+		return err
+	})
+}
+
+// SkipObservedGenerations halts the pipeline for the listed verbs when the
+// object's status.observedGeneration equals its metadata.generation.
+//
+// # Flow
+//
+// For an action whose verb is listed and whose object implements
+// apis.ObservedGenerationObject with observedGeneration == generation, it
+// calls a.Halt and returns nil without running the rest of the pipeline.
+// Otherwise it runs the rest.
+//
+// # Guarantees
+//
+// A halted action writes nothing (ApplyStatus and ApplyDescendants skip
+// halted actions) and counts as handled.
+//
+// # Caveats
+//
+// Opt-in: the runtime already picks Reconcile instead of Modify when the
+// generation was handled. Listing Reconcile here turns periodic and
+// owned-object reconciles into no-ops. Objects without observedGeneration
+// are never skipped.
+func SkipObservedGenerations[T apis.Object](verbs ...Verb) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		og, ok := any(a.Observed()).(apis.ObservedGenerationObject)
+		if ok && slices.Contains(verbs, a.Verb) && og.GetObservedGeneration() == og.GetGeneration() {
+			a.Halt()
+			return nil
+		}
+		return next(ctx)
+	})
+}
+
+// AddMissingGVK sets apiVersion and kind on a.Object when they are empty,
+// as they are on objects decoded by typed clients and informers.
+//
+// # Flow
+//
+// Before the rest of the pipeline, if a.Object has no kind, it sets gvk.
+//
+// # Guarantees
+//
+// Steps after it, the handler, and RecordEvents (which needs the kind to
+// reference the object) see a.Object with its apiVersion and kind.
+//
+// # Caveats
+//
+// It changes a.Object, never the cached object a.Observed() returns.
+func AddMissingGVK[T apis.Object](gvk schema.GroupVersionKind) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		if a.Object.GetObjectKind().GroupVersionKind().Kind == "" {
+			a.Object.GetObjectKind().SetGroupVersionKind(gvk)
+		}
+		return next(ctx)
+	})
+}
+
+// ManagedByLabelKey is the well-known label ManagedByLabel sets.
+const ManagedByLabelKey = "app.kubernetes.io/managed-by"
+
+// ManagedByLabel labels every declared descendant with
+// app.kubernetes.io/managed-by=value.
+//
+// # Flow
+//
+// Before the rest of the pipeline it asks, with a.LabelDescendants, for the
+// label on every descendant; ApplyDescendants adds it to each descendant
+// that does not set the label itself.
+//
+// # Guarantees
+//
+// Wherever it stands in the pipeline, every descendant ApplyDescendants
+// applies carries the label, so `kubectl get -l
+// app.kubernetes.io/managed-by=<operator>` lists what the operator made.
+// The label is part of the applied body and of its hash.
+//
+// # Caveats
+//
+// A label the handler sets on a descendant wins. Without ApplyDescendants
+// it has no effect.
+func ManagedByLabel[T apis.Object](value string) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		a.LabelDescendants(map[string]string{ManagedByLabelKey: value})
+		return next(ctx)
+	})
+}
+
+// Delegate calls the handler's method for the action's verb: Add, Modify,
+// Reconcile, or Delete when the handler implements Deleter.
+//
+// # Flow
+//
+// It is the innermost step; it does not call next.
+//
+// # Guarantees
+//
+// The handler sees a.Object as a deep copy of the cached object with every
+// change the steps before it made (apiVersion and kind set, the finalizer
+// added).
+//
+// # Caveats
+//
+// For Delete on a handler that is not a Deleter it does nothing: the
+// Finalizer step then only removes the finalizer.
+func Delegate[T apis.Object](h Handler[T]) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], _ Next) error {
+		switch a.Verb {
+		case Add:
+			return h.Add(ctx, a)
+		case Modify:
+			return h.Modify(ctx, a)
+		case Reconcile:
+			return h.Reconcile(ctx, a)
+		case Delete:
+			if d, ok := h.(Deleter[T]); ok {
+				return d.Delete(ctx, a)
+			}
+			return nil
+		}
+		return Terminal(fmt.Errorf("plug: unknown verb %q", a.Verb))
+	})
+}
+
+// Event reasons RecordEvents uses for failures.
+const (
+	ReasonFailed   = "Failed"
+	ReasonTerminal = "TerminalError"
+)
+
+// RecordEvents emits the events the action recorded (a.Normal, a.Warning)
+// as Kubernetes Events about a.Object, and a Warning for a failure.
+//
+// # Flow
+//
+// After the rest of the pipeline, it emits each recorded event in order;
+// then, if the pipeline failed, a Warning with reason Failed (retried) or
+// TerminalError (not retried) and the error as the note.
+//
+// # Guarantees
+//
+// Events are emitted after the API writes of the steps inside it, so an
+// event never announces a change that was not made. Emission is
+// asynchronous and never fails the action; client-go's recorder merges
+// repeats into series.
+//
+// # Caveats
+//
+// a.Object needs its apiVersion and kind (AddMissingGVK, inside it, sets
+// them). Events are best effort: they can be dropped under load.
+func RecordEvents[T apis.Object](r EventRecorder) Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		err := next(ctx)
+		if r == nil {
+			return err
+		}
+		for _, e := range a.events {
+			r.Eventf(a.Object, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+		}
+		if err != nil {
+			reason := ReasonFailed
+			if IsTerminal(err) {
+				reason = ReasonTerminal
+			}
+			r.Eventf(a.Object, nil, corev1.EventTypeWarning, reason, string(a.Verb), "%s", err.Error())
+		}
+		return err
+	})
+}

@@ -1,0 +1,369 @@
+package plug_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+)
+
+func TestPipelineOrderAndHalt(t *testing.T) {
+	var trace []string
+	step := func(name string, halt bool) plug.Step[*widget] {
+		return plug.StepFunc[*widget](func(ctx context.Context, a *plug.Action[*widget], next plug.Next) error {
+			trace = append(trace, name+">")
+			if halt {
+				a.Halt()
+				return nil
+			}
+			err := next(ctx)
+			trace = append(trace, "<"+name)
+			return err
+		})
+	}
+	a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+	require.NoError(t, plug.Pipeline[*widget]{step("a", false), step("b", false), step("c", false)}.Run(context.Background(), a))
+	assert.Equal(t, []string{"a>", "b>", "c>", "<c", "<b", "<a"}, trace)
+
+	trace = nil
+	a = plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+	require.NoError(t, plug.Pipeline[*widget]{step("a", false), step("b", true), step("c", false)}.Run(context.Background(), a))
+	assert.Equal(t, []string{"a>", "b>", "<a"}, trace)
+	assert.True(t, a.Halted())
+}
+
+func TestActionObjectIsACopy(t *testing.T) {
+	w := newWidget(1, 0)
+	a := plug.NewAction(plug.Add, w, logr.Discard())
+	a.Object.Status.Phase = "changed"
+	a.Object.Labels = map[string]string{"x": "y"}
+	assert.Empty(t, w.Status.Phase)
+	assert.Nil(t, w.Labels)
+	assert.Same(t, w, a.Observed())
+}
+
+func TestRequeueAfterKeepsTheEarliest(t *testing.T) {
+	a := plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard())
+	a.RequeueAfter(0)
+	assert.Zero(t, a.Requeue())
+	a.RequeueAfter(5e9)
+	a.RequeueAfter(2e9)
+	a.RequeueAfter(9e9)
+	assert.EqualValues(t, 2e9, a.Requeue())
+}
+
+func TestTerminal(t *testing.T) {
+	assert.NoError(t, plug.Terminal(nil))
+	base := errors.New("bad spec")
+	err := plug.Terminal(base)
+	assert.True(t, plug.IsTerminal(err))
+	assert.True(t, plug.IsTerminal(errors.Join(errors.New("x"), err)), "wrapped terminal errors stay terminal")
+	assert.ErrorIs(t, err, base)
+	assert.False(t, plug.IsTerminal(base))
+}
+
+func TestLogger(t *testing.T) {
+	var buf bytes.Buffer
+	log := funcr.New(func(prefix, args string) { buf.WriteString(args + "\n") }, funcr.Options{Verbosity: 1})
+	a := plug.NewAction(plug.Add, newWidget(1, 0), log)
+	require.NoError(t, run(a, nil, plug.Logger[*widget]()))
+	assert.Contains(t, buf.String(), `"msg"="handled"`)
+	buf.Reset()
+	a = plug.NewAction(plug.Add, newWidget(1, 0), log)
+	require.Error(t, run(a, func(*plug.Action[*widget]) error { return plug.Terminal(errors.New("boom")) }, plug.Logger[*widget]()))
+	assert.Contains(t, buf.String(), `"msg"="handler failed"`)
+	assert.Contains(t, buf.String(), `"terminal"=true`)
+}
+
+func TestSkipObservedGenerations(t *testing.T) {
+	tests := []struct {
+		name               string
+		verb               plug.Verb
+		generation, obsGen int64
+		wantHalt           bool
+	}{
+		{"listed verb, generation handled", plug.Modify, 2, 2, true},
+		{"listed verb, new generation", plug.Modify, 3, 2, false},
+		{"verb not listed", plug.Reconcile, 2, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran := false
+			a := plug.NewAction(tt.verb, newWidget(tt.generation, tt.obsGen), logr.Discard())
+			require.NoError(t, run(a, func(*plug.Action[*widget]) error { ran = true; return nil },
+				plug.SkipObservedGenerations[*widget](plug.Add, plug.Modify)))
+			assert.Equal(t, tt.wantHalt, a.Halted())
+			assert.Equal(t, !tt.wantHalt, ran)
+		})
+	}
+}
+
+func TestAddMissingGVK(t *testing.T) {
+	a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+	require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
+		assert.Equal(t, widgetGVK, a.Object.GroupVersionKind())
+		return nil
+	}, plug.AddMissingGVK[*widget](widgetGVK)))
+	assert.Empty(t, a.Observed().Kind, "the cached object is not changed")
+}
+
+func TestManagedByLabel(t *testing.T) {
+	s := &fakeStore{owned: map[schema.GroupVersionKind]bool{corev1.SchemeGroupVersion.WithKind("ConfigMap"): true}}
+	env := testEnv(&fakeClient{}, s, nil)
+	a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+	require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
+		a.Own(corev1ac.ConfigMap("plain", ""), corev1ac.ConfigMap("labelled", "").WithLabels(map[string]string{plug.ManagedByLabelKey: "someone"}))
+		return nil
+	}, plug.ApplyDescendants(env), plug.ManagedByLabel[*widget]("test-operator")))
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, a.DescendantLabels())
+	require.Len(t, s.applied, 2)
+	assert.Equal(t, "test-operator", s.applied[0].GetLabels()[plug.ManagedByLabelKey])
+	assert.Equal(t, "someone", s.applied[1].GetLabels()[plug.ManagedByLabelKey], "a label the handler set is kept")
+}
+
+type deletingHandler struct {
+	plug.HandlerFuncs[*widget]
+	deleted bool
+}
+
+func (d *deletingHandler) Delete(context.Context, *plug.Action[*widget]) error {
+	d.deleted = true
+	return nil
+}
+
+func TestDelegate(t *testing.T) {
+	var got []plug.Verb
+	rec := func(_ context.Context, a *plug.Action[*widget]) error { got = append(got, a.Verb); return nil }
+	h := plug.HandlerFuncs[*widget]{OnAdd: rec, OnModify: rec, OnReconcile: rec}
+	for _, v := range []plug.Verb{plug.Add, plug.Modify, plug.Reconcile, plug.Delete} {
+		require.NoError(t, plug.Pipeline[*widget]{plug.Delegate[*widget](h)}.Run(context.Background(), plug.NewAction(v, newWidget(1, 0), logr.Discard())))
+	}
+	assert.Equal(t, []plug.Verb{plug.Add, plug.Modify, plug.Reconcile}, got, "Delete on a handler that is not a Deleter does nothing")
+
+	d := &deletingHandler{}
+	require.NoError(t, plug.Pipeline[*widget]{plug.Delegate[*widget](d)}.Run(context.Background(), plug.NewAction(plug.Delete, newWidget(1, 0), logr.Discard())))
+	assert.True(t, d.deleted)
+}
+
+func TestRecordEvents(t *testing.T) {
+	r := &fakeRecorder{}
+	a := plug.NewAction(plug.Modify, newWidget(2, 1), logr.Discard())
+	err := run(a, func(a *plug.Action[*widget]) error {
+		a.Normal("Scaled", "to %d", 3)
+		return errors.New("quota exceeded")
+	}, plug.RecordEvents[*widget](r))
+	require.Error(t, err)
+	assert.Equal(t, []event{
+		{corev1.EventTypeNormal, "Scaled", "Modify", "to 3"},
+		{corev1.EventTypeWarning, plug.ReasonFailed, "Modify", "quota exceeded"},
+	}, r.events)
+
+	r = &fakeRecorder{}
+	_ = run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(*plug.Action[*widget]) error {
+		return plug.Terminal(errors.New("bad"))
+	}, plug.RecordEvents[*widget](r))
+	require.Len(t, r.events, 1)
+	assert.Equal(t, plug.ReasonTerminal, r.events[0].reason)
+}
+
+func TestFinalizer(t *testing.T) {
+	t.Run("added before the first Add", func(t *testing.T) {
+		c := &fakeClient{}
+		a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+		patchesBeforeHandler := -1
+		require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
+			patchesBeforeHandler = len(c.patches)
+			assert.Contains(t, a.Object.Finalizers, "test.opgen.dev/finalizer")
+			return nil
+		}, plug.Finalizer(testEnv(c, nil, nil))))
+		require.Equal(t, 1, patchesBeforeHandler)
+		p := c.patches[0]
+		assert.Equal(t, types.ApplyPatchType, p.pt)
+		assert.JSONEq(t, `{"apiVersion":"test.opgen.dev/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns","finalizers":["test.opgen.dev/finalizer"]}}`, p.body)
+		assert.Equal(t, "test-operator", p.opts.FieldManager)
+		assert.Empty(t, p.subresource)
+	})
+	t.Run("not added twice, nor without Delete", func(t *testing.T) {
+		c := &fakeClient{}
+		w := newWidget(1, 1)
+		w.Finalizers = []string{"test.opgen.dev/finalizer"}
+		require.NoError(t, run(plug.NewAction(plug.Reconcile, w, logr.Discard()), nil, plug.Finalizer(testEnv(c, nil, nil))))
+		env := testEnv(c, nil, nil)
+		env.Deletes = false
+		require.NoError(t, run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), nil, plug.Finalizer(env)))
+		assert.Empty(t, c.patches)
+	})
+	t.Run("removed after Delete succeeded, kept after it failed", func(t *testing.T) {
+		c := &fakeClient{}
+		w := newWidget(1, 1)
+		w.Finalizers = []string{"test.opgen.dev/finalizer"}
+		require.Error(t, run(plug.NewAction(plug.Delete, w, logr.Discard()), func(*plug.Action[*widget]) error { return errors.New("later") }, plug.Finalizer(testEnv(c, nil, nil))))
+		assert.Empty(t, c.patches)
+		require.NoError(t, run(plug.NewAction(plug.Delete, w, logr.Discard()), nil, plug.Finalizer(testEnv(c, nil, nil))))
+		require.Len(t, c.patches, 1)
+		assert.JSONEq(t, `{"apiVersion":"test.opgen.dev/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns"}}`, c.patches[0].body)
+	})
+	t.Run("removed by JSON patch when another manager holds it", func(t *testing.T) {
+		c := &fakeClient{reply: func(p patch) (*widget, error) {
+			return &widget{ObjectMeta: metav1.ObjectMeta{Finalizers: []string{"other", "test.opgen.dev/finalizer"}}}, nil
+		}}
+		w := newWidget(1, 1)
+		w.Finalizers = []string{"other", "test.opgen.dev/finalizer"}
+		require.NoError(t, run(plug.NewAction(plug.Delete, w, logr.Discard()), nil, plug.Finalizer(testEnv(c, nil, nil))))
+		require.Len(t, c.patches, 2)
+		assert.Equal(t, types.JSONPatchType, c.patches[1].pt)
+		assert.JSONEq(t, `[{"op":"test","path":"/metadata/finalizers","value":["other","test.opgen.dev/finalizer"]},{"op":"replace","path":"/metadata/finalizers","value":["other"]}]`, c.patches[1].body)
+	})
+}
+
+func statusBody(t *testing.T, p patch) map[string]any {
+	t.Helper()
+	var body map[string]any
+	require.NoError(t, json.Unmarshal([]byte(p.body), &body))
+	return body["status"].(map[string]any)
+}
+
+func TestApplyStatus(t *testing.T) {
+	t.Run("written when changed, with observedGeneration", func(t *testing.T) {
+		c := &fakeClient{}
+		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())
+		require.NoError(t, run(a, func(a *plug.Action[*widget]) error { a.Object.Status.Phase = "Ready"; return nil }, plug.ApplyStatus(testEnv(c, nil, nil))))
+		require.Len(t, c.patches, 1)
+		p := c.patches[0]
+		assert.Equal(t, []string{"status"}, p.subresource)
+		assert.Equal(t, types.ApplyPatchType, p.pt)
+		assert.True(t, *p.opts.Force)
+		assert.Equal(t, map[string]any{"observedGeneration": 3.0, "phase": "Ready"}, statusBody(t, p))
+	})
+	t.Run("not written when unchanged", func(t *testing.T) {
+		c := &fakeClient{}
+		w := newWidget(3, 3)
+		w.Status.Phase = "Ready"
+		a := plug.NewAction(plug.Reconcile, w, logr.Discard())
+		require.NoError(t, run(a, func(a *plug.Action[*widget]) error { a.Object.Status.Phase = "Ready"; return nil }, plug.ApplyStatus(testEnv(c, nil, nil))))
+		assert.Empty(t, c.patches)
+	})
+	t.Run("failure: Degraded written, observedGeneration kept, error returned", func(t *testing.T) {
+		c := &fakeClient{}
+		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())
+		err := run(a, func(*plug.Action[*widget]) error { return errors.New("no quota") }, plug.ApplyStatus(testEnv(c, nil, nil)))
+		require.EqualError(t, err, "no quota")
+		require.Len(t, c.patches, 1)
+		st := statusBody(t, c.patches[0])
+		assert.Equal(t, 2.0, st["observedGeneration"])
+		assert.True(t, apis.IsTrue(a.Object, apis.Degraded))
+		assert.False(t, apis.IsTrue(a.Object, apis.Ready))
+	})
+	t.Run("success clears the Degraded it set", func(t *testing.T) {
+		c := &fakeClient{}
+		w := newWidget(3, 2)
+		apis.MarkDegraded(w, plug.ReasonReconcileFailed, "no quota")
+		a := plug.NewAction(plug.Modify, w, logr.Discard())
+		require.NoError(t, run(a, nil, plug.ApplyStatus(testEnv(c, nil, nil))))
+		assert.False(t, apis.IsTrue(a.Object, apis.Degraded))
+		assert.Len(t, c.patches, 1)
+	})
+	t.Run("the same write is not repeated while the cache lags", func(t *testing.T) {
+		c := &fakeClient{}
+		mem := plug.Memory{}
+		for range 2 {
+			a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()) // the cache still shows the old status
+			a.Memory = mem
+			require.NoError(t, run(a, nil, plug.ApplyStatus(testEnv(c, nil, nil))))
+		}
+		assert.Len(t, c.patches, 1)
+	})
+	t.Run("halted actions write nothing", func(t *testing.T) {
+		c := &fakeClient{}
+		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())
+		require.NoError(t, run(a, nil, plug.ApplyStatus(testEnv(c, nil, nil)), plug.StepFunc[*widget](func(_ context.Context, a *plug.Action[*widget], _ plug.Next) error {
+			a.Halt()
+			return nil
+		})))
+		assert.Empty(t, c.patches)
+	})
+}
+
+func TestApplyDescendants(t *testing.T) {
+	cmGVK := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	declare := func(a *plug.Action[*widget]) error {
+		a.Own(corev1ac.ConfigMap("cm", "").WithData(map[string]string{"k": "v"}))
+		return nil
+	}
+	t.Run("owner reference, namespace and hash; skipped when unchanged", func(t *testing.T) {
+		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+		for range 2 {
+			require.NoError(t, run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+		}
+		require.Len(t, s.applied, 1, "the second, identical declaration is skipped")
+		u := s.applied[0]
+		assert.Equal(t, "ns", u.GetNamespace())
+		refs := u.GetOwnerReferences()
+		require.Len(t, refs, 1)
+		assert.Equal(t, metav1.OwnerReference{APIVersion: "test.opgen.dev/v1", Kind: "Widget", Name: "w", UID: "uid-1", Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}, refs[0])
+		assert.Len(t, u.GetAnnotations()[plug.AppliedHashAnnotation], 24)
+		require.Len(t, s.pruned, 2)
+		assert.Equal(t, map[plug.ObjectKey]bool{{GVK: cmGVK, Namespace: "ns", Name: "cm"}: true}, s.pruned[0])
+	})
+	t.Run("a kind not owned fails", func(t *testing.T) {
+		s := &fakeStore{}
+		err := run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil)))
+		require.ErrorContains(t, err, "not owned")
+	})
+	t.Run("nothing applied or pruned on failure or Delete", func(t *testing.T) {
+		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+		_ = run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(a *plug.Action[*widget]) error {
+			_ = declare(a)
+			return errors.New("failed")
+		}, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil)))
+		require.NoError(t, run(plug.NewAction(plug.Delete, newWidget(1, 0), logr.Discard()), declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+		assert.Empty(t, s.applied)
+		assert.Empty(t, s.pruned)
+	})
+	t.Run("declaring nothing prunes everything", func(t *testing.T) {
+		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+		require.NoError(t, run(plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), nil, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+		require.Len(t, s.pruned, 1)
+		assert.Empty(t, s.pruned[0])
+	})
+	t.Run("the hash covers the body, the owner and the labels", func(t *testing.T) {
+		hashes := map[string]bool{}
+		for _, variant := range []func(a *plug.Action[*widget]){
+			func(a *plug.Action[*widget]) {},
+			func(a *plug.Action[*widget]) { a.LabelDescendants(map[string]string{"x": "y"}) },
+			func(a *plug.Action[*widget]) { a.Object.UID = "uid-2" },
+		} {
+			s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+			a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+			variant(a)
+			require.NoError(t, run(a, declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+			require.Len(t, s.applied, 1)
+			hashes[s.applied[0].GetAnnotations()[plug.AppliedHashAnnotation]] = true
+		}
+		assert.Len(t, hashes, 3)
+	})
+	t.Run("declaring twice fails", func(t *testing.T) {
+		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+		err := run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(a *plug.Action[*widget]) error {
+			_ = declare(a)
+			return declare(a)
+		}, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil)))
+		require.ErrorContains(t, err, "twice")
+	})
+}
+
+func ptrTrue() *bool { b := true; return &b }

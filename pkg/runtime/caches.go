@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// controllerUIDIndex indexes owned objects by the UID of their controller
+// owner reference.
+const controllerUIDIndex = "opgen.dev/controller-uid"
+
+func controllerUID(obj any) ([]string, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil
+	}
+	if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
+		return []string{string(ref.UID)}, nil
+	}
+	return nil, nil
+}
+
+// sharedCaches holds the informers of owned and watched kinds, shared by
+// every controller of the operator: metadata-only, unless the operator's
+// client-go factory already runs a full informer for the kind.
+type sharedCaches struct {
+	op      *Operator
+	full    map[string]map[schema.GroupVersionKind]bool // by namespace: kinds with a full informer
+	kinds   map[schema.GroupVersionKind]*kindCache
+	created []cache.SharedIndexInformer // to run
+	all     []cache.SharedIndexInformer // to sync
+}
+
+// kindCache is the cache of one owned or watched kind.
+type kindCache struct {
+	gvk        schema.GroupVersionKind
+	gvr        schema.GroupVersionResource
+	namespaced bool
+	informers  map[string]cache.SharedIndexInformer // by namespace; "" = all
+}
+
+func newSharedCaches(op *Operator) *sharedCaches {
+	return &sharedCaches{op: op, full: map[string]map[schema.GroupVersionKind]bool{}, kinds: map[schema.GroupVersionKind]*kindCache{}}
+}
+
+// kind returns the cache for gvk, creating its informers on first use.
+func (s *sharedCaches) kind(gvk schema.GroupVersionKind) (*kindCache, error) {
+	if kc, ok := s.kinds[gvk]; ok {
+		return kc, nil
+	}
+	mapping, err := s.op.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: kind %s is not served by the API server (%w): install its CRD, or fix the +opgen:controller:owns marker", markerKind(gvk), err)
+	}
+	kc := &kindCache{
+		gvk:        gvk,
+		gvr:        mapping.Resource,
+		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+		informers:  map[string]cache.SharedIndexInformer{},
+	}
+	for _, ns := range s.op.namespaces(kc.namespaced) {
+		inf, err := s.informer(kc, ns)
+		if err != nil {
+			return nil, err
+		}
+		kc.informers[ns] = inf
+		s.all = append(s.all, inf)
+	}
+	s.kinds[gvk] = kc
+	return kc, nil
+}
+
+// informer reuses the factory's full informer for the kind in ns, or makes
+// a metadata-only one; either gets the controller-UID index.
+func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInformer, error) {
+	if s.full[ns][kc.gvk] {
+		f := s.op.Informers(ns)
+		gi, err := f.ForResource(kc.gvr)
+		if err == nil {
+			inf := gi.Informer()
+			return inf, inf.AddIndexers(cache.Indexers{controllerUIDIndex: controllerUID})
+		}
+	}
+	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0,
+		cache.Indexers{controllerUIDIndex: controllerUID}, nil).Informer()
+	if err := inf.SetTransform(s.op.transform()); err != nil {
+		return nil, err
+	}
+	s.created = append(s.created, inf)
+	return inf, nil
+}
+
+// get returns the cached object namespace/name, as metadata.
+func (kc *kindCache) get(namespace, name string) (metav1.Object, bool) {
+	inf := kc.informerFor(namespace)
+	if inf == nil {
+		return nil, false
+	}
+	k := name
+	if namespace != "" {
+		k = namespace + "/" + name
+	}
+	obj, ok, err := inf.GetIndexer().GetByKey(k)
+	if err != nil || !ok {
+		return nil, false
+	}
+	m, err := meta.Accessor(obj)
+	return m, err == nil
+}
+
+func (kc *kindCache) informerFor(namespace string) cache.SharedIndexInformer {
+	if inf, ok := kc.informers[AllNamespaces]; ok {
+		return inf
+	}
+	return kc.informers[namespace]
+}
+
+// markerKind spells gvk as the +opgen:controller:owns marker does:
+// apps/v1.Deployment, v1.ConfigMap.
+func markerKind(gvk schema.GroupVersionKind) string {
+	return strings.TrimPrefix(gvk.GroupVersion().String()+"."+gvk.Kind, "/")
+}

@@ -1,0 +1,205 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+)
+
+// Controller runs one kind's handler: a typed informer feeds keys into a
+// rate-limited work queue, and workers run the pipeline for each key with
+// the verb the object's state calls for (see the package documentation).
+type Controller[T apis.Object] struct {
+	name      string
+	kind      Kind[T]
+	opts      ControllerOptions[T]
+	op        *Operator
+	handler   plug.Handler[T]
+	finalizer string
+	deletes   bool
+	pipeline  plug.Pipeline[T]
+	log       logr.Logger
+
+	caches  map[string]cache.SharedIndexInformer // by namespace; "" = all
+	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	store   *descendantStore
+	reconID atomic.Uint64
+
+	mu     sync.Mutex
+	states map[cache.ObjectName]*objectState
+}
+
+var _ runner = (*Controller[*metav1.PartialObjectMetadata])(nil)
+
+// objectState is what the controller remembers of one object while it
+// exists: the generation it last handled successfully in this process and
+// the steps' memory.
+type objectState struct {
+	uid     string
+	handled int64
+	known   bool
+	memory  plug.Memory
+}
+
+// Name returns the controller's name.
+func (c *Controller[T]) Name() string { return c.name }
+
+func (c *Controller[T]) controllerName() string { return c.name }
+
+// Get returns the cached object with key, not a copy: treat it as
+// read-only.
+func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
+	var zero T
+	inf := c.caches[AllNamespaces]
+	if inf == nil {
+		inf = c.caches[key.Namespace]
+	}
+	if inf == nil {
+		return zero, false
+	}
+	obj, ok, err := inf.GetIndexer().GetByKey(key.String())
+	if err != nil || !ok {
+		return zero, false
+	}
+	t, ok := obj.(T)
+	return t, ok
+}
+
+// Enqueue asks for an action on the object with key, as an event would.
+func (c *Controller[T]) Enqueue(key cache.ObjectName) { c.queue.Add(key) }
+
+func (c *Controller[T]) informers() []cache.SharedIndexInformer {
+	out := make([]cache.SharedIndexInformer, 0, len(c.caches))
+	for _, inf := range c.caches {
+		out = append(out, inf)
+	}
+	return out
+}
+
+// work runs the workers until leadCtx ends, then shuts the queue down and
+// waits for in-flight keys. Handlers run with handlerCtx.
+func (c *Controller[T]) work(leadCtx, handlerCtx context.Context) {
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() {
+			for c.processNext(leadCtx, handlerCtx) {
+			}
+		})
+	}
+	<-leadCtx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+// processNext handles one key; false means the queue shut down.
+func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if leadCtx.Err() != nil {
+		return false // shutting down: take no new work
+	}
+	c.handle(ctx, key)
+	return true
+}
+
+// handle runs the pipeline for key and decides what happens next: forget
+// on success (and requeue after the period or the asked delay), backoff on
+// error, nothing on a terminal error.
+func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
+	obj, ok := c.Get(key)
+	if !ok {
+		c.forget(key)
+		c.queue.Forget(key)
+		return
+	}
+	st := c.state(key, string(obj.GetUID()))
+	verb, act := c.verb(obj, st)
+	if !act {
+		c.queue.Forget(key)
+		return
+	}
+	a := plug.NewAction(verb, obj, c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", verb,
+		"reconcileID", strconv.FormatUint(c.reconID.Add(1), 36)))
+	a.Memory = st.memory
+	start := time.Now()
+	err := c.run(ctx, a)
+	defer c.record(verb, start, err) // after the queue knows what comes next
+	switch {
+	case err == nil:
+		if verb != plug.Delete {
+			st.handled, st.known = obj.GetGeneration(), true
+		}
+		c.queue.Forget(key)
+		if d := c.next(a); d > 0 && verb != plug.Delete {
+			c.queue.AddAfter(key, d)
+		}
+	case plug.IsTerminal(err):
+		c.queue.Forget(key)
+	default:
+		c.queue.AddRateLimited(key)
+	}
+}
+
+// run runs the pipeline, turning a panic into an error that is retried.
+func (c *Controller[T]) run(ctx context.Context, a *plug.Action[T]) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+			a.Log.Error(err, "recovered a panic", "stack", string(debug.Stack()))
+		}
+	}()
+	return c.pipeline.Run(ctx, a)
+}
+
+// next is the delay before the next action on a handled object: the
+// earlier of the handler's RequeueAfter and the controller's period.
+func (c *Controller[T]) next(a *plug.Action[T]) time.Duration {
+	d := c.opts.ReconcileEvery
+	if r := a.Requeue(); r > 0 && (d == 0 || r < d) {
+		d = r
+	}
+	return d
+}
+
+func (c *Controller[T]) record(verb plug.Verb, start time.Time, err error) {
+	m := c.op.metrics
+	m.reconciles.WithLabelValues(c.name, string(verb)).Inc()
+	m.duration.WithLabelValues(c.name, string(verb)).Observe(time.Since(start).Seconds())
+	if err != nil {
+		m.reconcileErrors.WithLabelValues(c.name, string(verb), strconv.FormatBool(plug.IsTerminal(err))).Inc()
+	}
+}
+
+// state returns the object's state, new when the object is new or was
+// recreated under the same name.
+func (c *Controller[T]) state(key cache.ObjectName, uid string) *objectState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.states[key]
+	if !ok || st.uid != uid {
+		st = &objectState{uid: uid, memory: plug.Memory{}}
+		c.states[key] = st
+	}
+	return st
+}
+
+func (c *Controller[T]) forget(key cache.ObjectName) {
+	c.mu.Lock()
+	delete(c.states, key)
+	c.mu.Unlock()
+}

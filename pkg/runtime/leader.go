@@ -1,0 +1,307 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/clock"
+)
+
+// ErrLostLeadership is returned by Run when the operator could not renew
+// its lease in time and stopped working so that another replica can take
+// over. Exit and let the Pod restart.
+var ErrLostLeadership = errors.New("runtime: lost the leader election lease; stopped working so that another replica can take over")
+
+// elector campaigns for a Lease with client-go's LeaseLock, with the rules
+// of client-go's LeaderElector (a record held by another replica is
+// respected until LeaseDuration after this replica last saw it change), and
+// two additions for fast handover:
+//
+//   - While standing by it watches the Lease (when RBAC allows watch) and
+//     tries at once when the leader releases it, instead of at the next
+//     RetryPeriod; and it tries exactly when a held lease would expire.
+//   - The leader keeps renewing until its work has drained, then releases
+//     the lease (empty holder), so a graceful shutdown hands over in
+//     milliseconds and two replicas never work at once.
+type elector struct {
+	lock   *resourcelock.LeaseLock
+	leases coordinationclient.LeasesGetter
+	opts   LeaderElectionOptions
+	clock  clock.WithTicker
+	log    logr.Logger
+
+	mu           sync.Mutex
+	observed     resourcelock.LeaderElectionRecord
+	observedRaw  []byte
+	observedTime time.Time
+	wake         chan struct{}
+}
+
+func newElector(leases coordinationclient.LeasesGetter, opts LeaderElectionOptions, c clock.WithTicker, log logr.Logger) *elector {
+	return &elector{
+		lock: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: opts.Namespace, Name: opts.LeaseName},
+			Client:     leases,
+			LockConfig: resourcelock.ResourceLockConfig{Identity: opts.Identity},
+		},
+		leases: leases,
+		opts:   opts,
+		clock:  c,
+		log:    log.WithValues("lease", opts.Namespace+"/"+opts.LeaseName, "identity", opts.Identity),
+		wake:   make(chan struct{}, 1),
+	}
+}
+
+// run campaigns until ctx ends or the lease is won, then calls lead with a
+// context that is cancelled with cause ErrLostLeadership when renewal
+// fails, or when ctx ends. It keeps renewing until lead returns, then
+// releases the lease. It returns nil when ctx ended, ErrLostLeadership when
+// the lease was lost.
+func (e *elector) run(ctx context.Context, lead func(ctx context.Context)) error {
+	if !e.acquire(ctx) {
+		return nil
+	}
+	e.log.Info("became leader")
+	leadCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lead(leadCtx)
+	}()
+	if e.renew(done) {
+		e.release()
+		return nil
+	}
+	cancel(ErrLostLeadership)
+	<-done
+	return ErrLostLeadership
+}
+
+// acquire tries until it holds the lease or ctx ends.
+func (e *elector) acquire(ctx context.Context) bool {
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go e.watch(watchCtx)
+	for {
+		if e.tryAcquireOrRenew(ctx) {
+			return true
+		}
+		if !e.waitToRetry(ctx) {
+			return false
+		}
+	}
+}
+
+// waitToRetry waits for the next try: RetryPeriod (with jitter), the
+// moment the observed lease expires, or a release seen by the watch.
+func (e *elector) waitToRetry(ctx context.Context) bool {
+	for {
+		d := wait.Jitter(e.opts.RetryPeriod, 0.2)
+		if left := e.expiresIn(); left < d {
+			d = max(left, time.Millisecond)
+		}
+		t := e.clock.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C():
+			return true
+		case <-e.wake:
+			t.Stop()
+			if e.available() {
+				return true
+			}
+		}
+	}
+}
+
+// renew renews every RetryPeriod until done closes (true) or no renewal
+// succeeded for RenewDeadline (false).
+func (e *elector) renew(done <-chan struct{}) bool {
+	last := e.clock.Now()
+	tick := e.clock.NewTicker(e.opts.RetryPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return true
+		case <-tick.C():
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), e.opts.RenewDeadline)
+		ok := e.tryAcquireOrRenew(ctx)
+		cancel()
+		if ok {
+			last = e.clock.Now()
+		} else if e.clock.Since(last) > e.opts.RenewDeadline {
+			e.log.Error(ErrLostLeadership, "failed to renew the lease in time")
+			return false
+		}
+	}
+}
+
+// tryAcquireOrRenew follows client-go's LeaderElector.tryAcquireOrRenew.
+func (e *elector) tryAcquireOrRenew(ctx context.Context) bool {
+	now := metav1.NewTime(e.clock.Now())
+	record := resourcelock.LeaderElectionRecord{
+		HolderIdentity:       e.opts.Identity,
+		LeaseDurationSeconds: int(e.opts.LeaseDuration / time.Second),
+		RenewTime:            now,
+		AcquireTime:          now,
+	}
+	old, raw, err := e.lock.Get(ctx)
+	if apierrors.IsNotFound(err) {
+		if err := e.lock.Create(ctx, record); err != nil {
+			e.log.V(1).Info("could not create the lease", "error", err.Error())
+			return false
+		}
+		e.observe(record, nil)
+		return true
+	}
+	if err != nil {
+		e.log.V(1).Info("could not read the lease", "error", err.Error())
+		return false
+	}
+	e.observe(*old, raw)
+	if old.HolderIdentity != "" && old.HolderIdentity != e.opts.Identity && e.expiresIn() > 0 {
+		return false
+	}
+	if old.HolderIdentity == e.opts.Identity {
+		record.AcquireTime = old.AcquireTime
+		record.LeaderTransitions = old.LeaderTransitions
+	} else {
+		record.LeaderTransitions = old.LeaderTransitions + 1
+	}
+	if err := e.lock.Update(ctx, record); err != nil {
+		e.log.V(1).Info("could not update the lease", "error", err.Error())
+		return false
+	}
+	e.observe(record, nil)
+	return true
+}
+
+// observe records the lease as last seen; the expiry clock restarts when
+// the record changed.
+func (e *elector) observe(r resourcelock.LeaderElectionRecord, raw []byte) {
+	if raw == nil {
+		raw, _ = json.Marshal(r)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !bytes.Equal(raw, e.observedRaw) {
+		e.observed, e.observedRaw, e.observedTime = r, raw, e.clock.Now()
+	}
+}
+
+// expiresIn is how long the observed lease still holds.
+func (e *elector) expiresIn() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := time.Duration(e.observed.LeaseDurationSeconds) * time.Second
+	if d == 0 {
+		d = e.opts.LeaseDuration
+	}
+	return e.observedTime.Add(d).Sub(e.clock.Now())
+}
+
+func (e *elector) available() bool {
+	e.mu.Lock()
+	holder := e.observed.HolderIdentity
+	e.mu.Unlock()
+	return holder == "" || holder == e.opts.Identity || e.expiresIn() <= 0
+}
+
+// release gives the lease up, as client-go's ReleaseOnCancel does, so a
+// standby can take it at once.
+func (e *elector) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.RenewDeadline)
+	defer cancel()
+	e.mu.Lock()
+	old := e.observed
+	e.mu.Unlock()
+	now := metav1.NewTime(e.clock.Now())
+	err := e.lock.Update(ctx, resourcelock.LeaderElectionRecord{
+		LeaderTransitions:    old.LeaderTransitions,
+		LeaseDurationSeconds: 1,
+		RenewTime:            now,
+		AcquireTime:          now,
+	})
+	if err != nil {
+		e.log.Error(err, "could not release the lease; a standby takes over when it expires")
+		return
+	}
+	e.log.Info("released the lease")
+}
+
+// watch follows the Lease while standing by, so that a release or a
+// renewal is seen at once. It needs the watch verb on leases; without it
+// (Forbidden) the elector polls every RetryPeriod.
+func (e *elector) watch(ctx context.Context) {
+	for ctx.Err() == nil {
+		w, err := e.leases.Leases(e.opts.Namespace).Watch(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("metadata.name", e.opts.LeaseName).String(),
+		})
+		if apierrors.IsForbidden(err) {
+			e.log.V(1).Info("cannot watch the lease; standing by with polling only (grant watch on leases for faster handover)")
+			return
+		}
+		if err != nil {
+			if !sleepCtx(ctx, e.clock, e.opts.RetryPeriod) {
+				return
+			}
+			continue
+		}
+		e.follow(ctx, w)
+	}
+}
+
+func (e *elector) follow(ctx context.Context, w watch.Interface) {
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return
+			}
+			switch lease, _ := ev.Object.(*coordinationv1.Lease); {
+			case ev.Type == watch.Deleted:
+				e.observe(resourcelock.LeaderElectionRecord{}, []byte("deleted"))
+			case lease != nil:
+				e.observe(*resourcelock.LeaseSpecToLeaderElectionRecord(&lease.Spec), nil)
+			default:
+				continue
+			}
+			select {
+			case e.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, c clock.Clock, d time.Duration) bool {
+	t := c.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
+}

@@ -1,0 +1,183 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
+)
+
+// fastElection keeps leader election tests short.
+var fastElection = runtime.LeaderElectionOptions{LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
+
+// replica is one of two operators that share a lease.
+type replica struct {
+	*harness
+	calls *calls
+}
+
+// newReplica starts a replica whose handler flags overlap when it runs
+// while the other replica's handler (active[other]) runs.
+func newReplica(t *testing.T, ns string, id int, active *[2]atomic.Int32, overlap *atomic.Bool) replica {
+	le := fastElection
+	le.Identity = fmt.Sprint("replica-", id)
+	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
+	c := &calls{}
+	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+		active[id].Add(1)
+		if active[1-id].Load() > 0 {
+			overlap.Store(true)
+		}
+		time.Sleep(time.Millisecond) // widen the window in which an overlap would show
+		active[id].Add(-1)
+		return nil
+	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	return replica{h, c}
+}
+
+// TestLeaderElection runs two replicas: exactly one works; when it shuts
+// down the other takes over at once, and handlers never overlap.
+func TestLeaderElection(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	var active [2]atomic.Int32
+	var overlap atomic.Bool
+	a := newReplica(t, ns, 0, &active, &overlap)
+	b := newReplica(t, ns, 1, &active, &overlap)
+	eventually(t, "a leader", func() bool { return a.op.Leading() || b.op.Leading() })
+	leader, standby := a, b
+	if b.op.Leading() {
+		leader, standby = b, a
+	}
+	assert.False(t, standby.op.Leading())
+	assert.Equal(t, 1.0, metric(t, leader.op, "opgen_leader"))
+	assert.Equal(t, 0.0, metric(t, standby.op, "opgen_leader"))
+
+	for i := range 5 {
+		createGadget(t, ns, fmt.Sprintf("before-%d", i), testapi.GadgetSpec{})
+	}
+	for i := range 5 {
+		name := fmt.Sprintf("before-%d", i)
+		eventually(t, name+" handled by the leader", func() bool { return len(leader.calls.of(name)) > 0 })
+	}
+	assert.Zero(t, standby.calls.n.Load(), "the standby works while the leader does")
+
+	start := time.Now()
+	require.NoError(t, leader.stop())
+	eventually(t, "the standby to lead", standby.op.Leading)
+	handover := time.Since(start)
+	t.Logf("graceful handover took %s", handover)
+	assert.Less(t, handover, fastElection.RetryPeriod, "a released lease is taken at once, not at the next retry")
+
+	createGadget(t, ns, "after", testapi.GadgetSpec{})
+	eventually(t, "the new leader handles new objects", func() bool { return len(standby.calls.of("after")) > 0 })
+	assert.False(t, overlap.Load(), "two replicas handled objects at the same time")
+}
+
+// TestExpiredLeaseIsTaken: a standby takes the lease of a leader that
+// crashed (stopped renewing) as the lease expires, LeaseDuration after the
+// last renewal it saw, not up to a RetryPeriod later.
+func TestExpiredLeaseIsTaken(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	leases := env.Clientset().CoordinationV1().Leases(ns)
+	ctx := context.Background()
+	now := metav1.NewMicroTime(time.Now())
+	_, err := leases.Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-operator"},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr.To("crashed"),
+			LeaseDurationSeconds: ptr.To[int32](3),
+			AcquireTime:          &now,
+			RenewTime:            &now,
+		},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	le := fastElection
+	le.RetryPeriod = 1900 * time.Millisecond // longer than the window asserted below
+	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
+	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+
+	// The old leader renews once more while the standby watches, then
+	// crashes.
+	lease, err := leases.Get(ctx, "test-operator", metav1.GetOptions{})
+	require.NoError(t, err)
+	renewed := time.Now()
+	lease.Spec.RenewTime = ptr.To(metav1.NewMicroTime(renewed))
+	_, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	eventually(t, "leadership", h.op.Leading)
+	took := time.Since(renewed)
+	t.Logf("took the crashed leader's lease %s after its last renewal", took)
+	assert.GreaterOrEqual(t, took, 3*time.Second, "a held lease is respected until it expires")
+	assert.Less(t, took, 3*time.Second+500*time.Millisecond, "the lease is taken as it expires")
+}
+
+// TestLostLeadershipStopsWork: when another holder takes the lease (as
+// after a partition), the leader stops within RenewDeadline, cancels its
+// in-flight handlers and Run returns ErrLostLeadership.
+func TestLostLeadershipStopsWork(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: fastElection})
+	entered, cancelled := make(chan struct{}), make(chan struct{})
+	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		close(entered)
+		<-ctx.Done()
+		close(cancelled)
+		return ctx.Err()
+	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	eventually(t, "leadership", h.op.Leading)
+	createGadget(t, ns, "g", testapi.GadgetSpec{})
+	<-entered
+
+	leases := env.Clientset().CoordinationV1().Leases(ns)
+	ctx := context.Background()
+	require.NoError(t, retryOnConflict(func() error {
+		lease, err := leases.Get(ctx, "test-operator", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.NewMicroTime(time.Now())
+		lease.Spec.HolderIdentity, lease.Spec.RenewTime, lease.Spec.LeaseDurationSeconds = ptr.To("thief"), &now, ptr.To[int32](3600)
+		_, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
+		return err
+	}))
+	stolen := time.Now()
+	select {
+	case err := <-h.done:
+		h.cancel = nil
+		assert.ErrorIs(t, err, runtime.ErrLostLeadership)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run went on after the lease was taken")
+	}
+	<-cancelled
+	assert.False(t, h.op.Leading())
+	assert.Less(t, time.Since(stolen), fastElection.RenewDeadline+fastElection.RetryPeriod+time.Second)
+}
+
+func retryOnConflict(f func() error) error {
+	var err error
+	for range 10 {
+		if err = f(); err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}

@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// metrics are the operator's Prometheus collectors, in a registry of its
+// own (Operator.Registry) so that two operators in one process, as in tests,
+// do not collide.
+type metrics struct {
+	registry        *prometheus.Registry
+	reconciles      *prometheus.CounterVec
+	reconcileErrors *prometheus.CounterVec
+	duration        *prometheus.HistogramVec
+	writes          *prometheus.CounterVec
+	leader          prometheus.Gauge
+	queue           queueMetrics
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_reconcile_total", Help: "Actions handled, by controller and verb.",
+		}, []string{"controller", "verb"}),
+		reconcileErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_reconcile_errors_total", Help: "Actions that failed, by controller, verb and whether the error was terminal (not retried).",
+		}, []string{"controller", "verb", "terminal"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "opgen_reconcile_duration_seconds", Help: "Time to run the pipeline for one action, by controller and verb.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"controller", "verb"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_api_writes_total", Help: "API writes made by the pipeline steps, by controller and what was written (status, finalizer, descendant, prune).",
+		}, []string{"controller", "what"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "opgen_leader", Help: "1 while this replica holds the leader election lease (or election is off and it works), else 0.",
+		}),
+	}
+	m.queue = newQueueMetrics()
+	m.registry.MustRegister(m.reconciles, m.reconcileErrors, m.duration, m.writes, m.leader,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.queue.register(m.registry)
+	return m
+}
+
+// queueMetrics implement client-go's workqueue.MetricsProvider with
+// opgen_workqueue_* metrics labelled by queue name (the controller name).
+type queueMetrics struct {
+	depth, unfinished, longest *prometheus.GaugeVec
+	adds, retries              *prometheus.CounterVec
+	latency, work              *prometheus.HistogramVec
+}
+
+var _ workqueue.MetricsProvider = queueMetrics{}
+
+func newQueueMetrics() queueMetrics {
+	gauge := func(name, help string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "opgen_workqueue_" + name, Help: help}, []string{"name"})
+	}
+	counter := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opgen_workqueue_" + name, Help: help}, []string{"name"})
+	}
+	histogram := func(name, help string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "opgen_workqueue_" + name, Help: help,
+			Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"name"})
+	}
+	return queueMetrics{
+		depth:      gauge("depth", "Keys waiting in the queue."),
+		unfinished: gauge("unfinished_work_seconds", "Seconds of work in progress not yet finished."),
+		longest:    gauge("longest_running_processor_seconds", "Seconds the longest running handler has been running."),
+		adds:       counter("adds_total", "Keys added to the queue."),
+		retries:    counter("retries_total", "Keys requeued after an error."),
+		latency:    histogram("queue_duration_seconds", "Seconds a key waits in the queue before a worker takes it."),
+		work:       histogram("work_duration_seconds", "Seconds a worker takes to handle a key."),
+	}
+}
+
+func (q queueMetrics) register(r *prometheus.Registry) {
+	r.MustRegister(q.depth, q.unfinished, q.longest, q.adds, q.retries, q.latency, q.work)
+}
+
+func (q queueMetrics) NewDepthMetric(name string) workqueue.GaugeMetric {
+	return q.depth.WithLabelValues(name)
+}
+func (q queueMetrics) NewAddsMetric(name string) workqueue.CounterMetric {
+	return q.adds.WithLabelValues(name)
+}
+func (q queueMetrics) NewLatencyMetric(name string) workqueue.HistogramMetric {
+	return q.latency.WithLabelValues(name)
+}
+func (q queueMetrics) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
+	return q.work.WithLabelValues(name)
+}
+func (q queueMetrics) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return q.unfinished.WithLabelValues(name)
+}
+func (q queueMetrics) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return q.longest.WithLabelValues(name)
+}
+func (q queueMetrics) NewRetriesMetric(name string) workqueue.CounterMetric {
+	return q.retries.WithLabelValues(name)
+}

@@ -1,0 +1,240 @@
+package runtime
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+)
+
+// Environment variables New reads when the matching option is unset.
+const (
+	// EnvWatchNamespace lists the namespaces to watch, comma-separated, or
+	// "all" (Bonny's BONNY_POD_NAMESPACE).
+	EnvWatchNamespace = "OPGEN_WATCH_NAMESPACE"
+	// EnvPodNamespace is the operator's own namespace, where the leader
+	// election Lease lives; set it from the downward API
+	// (fieldRef: metadata.namespace).
+	EnvPodNamespace = "OPGEN_POD_NAMESPACE"
+)
+
+// AllNamespaces in Options.Namespaces (or "all" in flags and environment)
+// means every namespace.
+const AllNamespaces = metav1.NamespaceAll
+
+// Options configure an Operator. The zero value is usable once Name is set;
+// each field documents its default. Precedence: a flag bound with
+// BindFlags and given on the command line, then the field as set, then the
+// environment variable, then the default.
+type Options struct {
+	// Name is the operator's name: the server-side apply field manager,
+	// the value of the app.kubernetes.io/managed-by label on descendants,
+	// the reporting controller of Events and the default lease name.
+	// Required.
+	Name string
+
+	// Namespaces are the namespaces watched. Empty means the value of
+	// OPGEN_WATCH_NAMESPACE, and all namespaces when that is unset or
+	// "all". Cluster-scoped kinds are always watched cluster-wide.
+	Namespaces []string
+
+	// LeaderElection configures leader election; it is on by default.
+	LeaderElection LeaderElectionOptions
+
+	// MetricsAddr is where /metrics is served. Default ":8080"; "0"
+	// disables it. ":0" picks a free port (see Operator.MetricsAddr).
+	MetricsAddr string
+
+	// HealthAddr is where /healthz and /readyz are served. Default
+	// ":8081"; "0" disables it. When equal to MetricsAddr, one server
+	// serves all three.
+	HealthAddr string
+
+	// ShutdownTimeout bounds how long in-flight handlers may run after
+	// the context given to Run is cancelled; then their contexts are
+	// cancelled. Default 30s.
+	ShutdownTimeout time.Duration
+
+	// Workers is the default number of workers per controller
+	// (ControllerOptions.Workers overrides it). Default 2.
+	Workers int
+
+	// KeepManagedFields keeps metadata.managedFields in the caches. By
+	// default they are stripped: they are often half of an object's size
+	// and no handler needs them.
+	KeepManagedFields bool
+
+	// Logger receives the operator's logs. Default: a logr over a
+	// log/slog text handler on stderr at Info level. logr.Discard() is the
+	// zero Logger and so means the default; to silence the operator pass
+	// logr.FromSlogHandler(slog.DiscardHandler).
+	Logger logr.Logger
+
+	// Clock drives the work queues (backoff, requeue after, periodic
+	// reconcile) and leader election. Default: the real clock. Tests inject
+	// k8s.io/utils/clock/testing.FakeClock to step time.
+	Clock clock.WithTicker
+}
+
+// LeaderElectionOptions configure leader election with a
+// coordination.k8s.io Lease.
+type LeaderElectionOptions struct {
+	// Disabled turns leader election off: every replica works. Only for
+	// local runs and single-replica tests.
+	Disabled bool
+	// Namespace holds the Lease. Default: OPGEN_POD_NAMESPACE, then the
+	// in-cluster service-account namespace; New fails when none is known
+	// and election is on.
+	Namespace string
+	// LeaseName names the Lease. Default: Options.Name.
+	LeaseName string
+	// Identity identifies this replica. Default: the hostname plus a
+	// random suffix.
+	Identity string
+	// LeaseDuration is how long a lease holds without renewal; a standby
+	// takes over after it when the leader crashed. Default 15s.
+	LeaseDuration time.Duration
+	// RenewDeadline is how long the leader keeps trying to renew before it
+	// stops working and Run returns an error. Must be below
+	// LeaseDuration. Default 10s.
+	RenewDeadline time.Duration
+	// RetryPeriod is the pause between renewals and between tries to
+	// acquire. Default 2s.
+	RetryPeriod time.Duration
+}
+
+const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// BindFlags binds the options to command-line flags on fs, with the current
+// values as defaults:
+//
+//	--watch-namespace          comma-separated namespaces, or "all"
+//	--leader-elect             leader election on or off
+//	--leader-elect-namespace   namespace of the Lease
+//	--leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period
+//	--metrics-bind-address     "0" disables
+//	--health-probe-bind-address "0" disables
+//	--shutdown-timeout
+//	--workers
+//	--keep-managed-fields
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.Func("watch-namespace", "namespaces to watch, comma-separated, or \"all\" (default $"+EnvWatchNamespace+", then all)", func(s string) error {
+		o.Namespaces = splitNamespaces(s)
+		return nil
+	})
+	fs.BoolFunc("leader-elect", "elect a leader with a Lease; only the leader works (default true)", func(s string) error {
+		switch s {
+		case "true", "1":
+			o.LeaderElection.Disabled = false
+		case "false", "0":
+			o.LeaderElection.Disabled = true
+		default:
+			return fmt.Errorf("want true or false, got %q", s)
+		}
+		return nil
+	})
+	le := &o.LeaderElection
+	fs.StringVar(&le.Namespace, "leader-elect-namespace", le.Namespace, "namespace of the leader election Lease (default $"+EnvPodNamespace+")")
+	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long a lease holds without renewal (default 15s)")
+	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "how long the leader tries to renew before giving up (default 10s)")
+	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "pause between tries to acquire or renew (default 2s)")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":8080\")")
+	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":8081\")")
+	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long in-flight work may run after SIGTERM (default 30s)")
+	fs.IntVar(&o.Workers, "workers", o.Workers, "workers per controller (default 2)")
+	fs.BoolVar(&o.KeepManagedFields, "keep-managed-fields", o.KeepManagedFields, "keep metadata.managedFields in the caches")
+}
+
+func splitNamespaces(s string) []string {
+	var out []string
+	for _, ns := range strings.Split(s, ",") {
+		ns = strings.TrimSpace(ns)
+		if ns == "all" || ns == "" {
+			return []string{AllNamespaces}
+		}
+		out = append(out, ns)
+	}
+	return out
+}
+
+// complete returns o with defaults and environment applied, or an error
+// that says which field to fix.
+func (o Options) complete() (Options, error) {
+	if o.Name == "" {
+		return o, errors.New("runtime.New: set Options.Name to the operator's name, such as \"hello-operator\"; it is the field manager, the managed-by label and the lease name")
+	}
+	if len(o.Namespaces) == 0 {
+		o.Namespaces = splitNamespaces(os.Getenv(EnvWatchNamespace))
+	}
+	if len(o.Namespaces) > 1 {
+		for _, ns := range o.Namespaces {
+			if ns == AllNamespaces {
+				o.Namespaces = []string{AllNamespaces}
+				break
+			}
+		}
+	}
+	o.MetricsAddr = orDefault(o.MetricsAddr, ":8080")
+	o.HealthAddr = orDefault(o.HealthAddr, ":8081")
+	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, 30*time.Second)
+	o.Workers = orDefault(o.Workers, 2)
+	if o.Workers < 0 {
+		return o, fmt.Errorf("runtime.New: Options.Workers is %d; use a positive number, or 0 for the default 2", o.Workers)
+	}
+	if o.Logger.IsZero() {
+		o.Logger = logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	le, err := o.LeaderElection.complete(o.Name)
+	o.LeaderElection = le
+	return o, err
+}
+
+func (le LeaderElectionOptions) complete(name string) (LeaderElectionOptions, error) {
+	le.LeaseName = orDefault(le.LeaseName, name)
+	le.LeaseDuration = orDefault(le.LeaseDuration, 15*time.Second)
+	le.RenewDeadline = orDefault(le.RenewDeadline, 10*time.Second)
+	le.RetryPeriod = orDefault(le.RetryPeriod, 2*time.Second)
+	if le.Identity == "" {
+		host, _ := os.Hostname()
+		le.Identity = host + "_" + randomSuffix()
+	}
+	if le.Disabled {
+		return le, nil
+	}
+	if le.Namespace == "" {
+		le.Namespace = os.Getenv(EnvPodNamespace)
+	}
+	if le.Namespace == "" {
+		if data, err := os.ReadFile(serviceAccountNamespaceFile); err == nil {
+			le.Namespace = strings.TrimSpace(string(data))
+		}
+	}
+	if le.Namespace == "" {
+		return le, fmt.Errorf("runtime.New: no namespace for the leader election Lease: set %s (in a Pod, from the downward API fieldRef metadata.namespace) or Options.LeaderElection.Namespace, or turn election off with --leader-elect=false for a local run", EnvPodNamespace)
+	}
+	if le.LeaseDuration <= le.RenewDeadline {
+		return le, fmt.Errorf("runtime.New: Options.LeaderElection.LeaseDuration (%s) must be greater than RenewDeadline (%s), or a standby could take over while the leader still works", le.LeaseDuration, le.RenewDeadline)
+	}
+	if le.RenewDeadline <= le.RetryPeriod {
+		return le, fmt.Errorf("runtime.New: Options.LeaderElection.RenewDeadline (%s) must be greater than RetryPeriod (%s), or a single failed renewal loses the lease", le.RenewDeadline, le.RetryPeriod)
+	}
+	return le, nil
+}
+
+func orDefault[V comparable](v, def V) V {
+	var zero V
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"log/slog"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Not parallel: these tests set environment variables.
+
+func TestOptionsDefaults(t *testing.T) {
+	t.Setenv(EnvWatchNamespace, "")
+	t.Setenv(EnvPodNamespace, "operators")
+	o, err := Options{Name: "op"}.complete()
+	require.NoError(t, err)
+	assert.Equal(t, []string{AllNamespaces}, o.Namespaces)
+	assert.Equal(t, ":8080", o.MetricsAddr)
+	assert.Equal(t, ":8081", o.HealthAddr)
+	assert.Equal(t, 30*time.Second, o.ShutdownTimeout)
+	assert.Equal(t, 2, o.Workers)
+	assert.Equal(t, "operators", o.LeaderElection.Namespace)
+	assert.Equal(t, "op", o.LeaderElection.LeaseName)
+	assert.Equal(t, 15*time.Second, o.LeaderElection.LeaseDuration)
+	assert.NotEmpty(t, o.LeaderElection.Identity)
+	assert.NotNil(t, o.Clock)
+	assert.False(t, o.Logger.IsZero())
+}
+
+func TestOptionsFromEnvironment(t *testing.T) {
+	t.Setenv(EnvPodNamespace, "operators")
+	for env, want := range map[string][]string{
+		"all":        {AllNamespaces},
+		"a,b":        {"a", "b"},
+		" a , b ":    {"a", "b"},
+		"a,all":      {AllNamespaces},
+		"single-one": {"single-one"},
+	} {
+		t.Setenv(EnvWatchNamespace, env)
+		o, err := Options{Name: "op"}.complete()
+		require.NoError(t, err)
+		assert.Equal(t, want, o.Namespaces, "%s=%q", EnvWatchNamespace, env)
+	}
+	t.Setenv(EnvWatchNamespace, "from-env")
+	o, err := Options{Name: "op", Namespaces: []string{"from-code"}}.complete()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"from-code"}, o.Namespaces, "a field set in code wins over the environment")
+	assert.Equal(t, metav1.NamespaceAll, AllNamespaces)
+}
+
+func TestOptionsErrorsSayWhatToFix(t *testing.T) {
+	t.Setenv(EnvPodNamespace, "")
+	tests := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"no name", Options{}, []string{"Options.Name"}},
+		{"no lease namespace", Options{Name: "op"}, []string{EnvPodNamespace, "Options.LeaderElection.Namespace", "--leader-elect=false"}},
+		{"lease shorter than renew", Options{Name: "op", LeaderElection: LeaderElectionOptions{Namespace: "x", LeaseDuration: 5 * time.Second, RenewDeadline: 5 * time.Second}},
+			[]string{"LeaseDuration", "RenewDeadline"}},
+		{"renew shorter than retry", Options{Name: "op", LeaderElection: LeaderElectionOptions{Namespace: "x", RenewDeadline: 2 * time.Second, RetryPeriod: 2 * time.Second}},
+			[]string{"RenewDeadline", "RetryPeriod"}},
+		{"negative workers", Options{Name: "op", Workers: -1}, []string{"Options.Workers"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.opts.complete()
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	_, err := Options{Name: "op", LeaderElection: LeaderElectionOptions{Disabled: true}}.complete()
+	assert.NoError(t, err, "no lease namespace is needed without election")
+}
+
+func TestDefaultUpdateFilter(t *testing.T) {
+	base := func() *metav1.ObjectMeta {
+		return &metav1.ObjectMeta{Generation: 1, ResourceVersion: "1", Labels: map[string]string{"a": "b"}}
+	}
+	now := metav1.Now()
+	tests := []struct {
+		name   string
+		change func(m *metav1.ObjectMeta)
+		want   bool
+	}{
+		{"resourceVersion only (a status write)", func(m *metav1.ObjectMeta) { m.ResourceVersion = "2" }, false},
+		{"generation", func(m *metav1.ObjectMeta) { m.Generation = 2 }, true},
+		{"deletion", func(m *metav1.ObjectMeta) { m.DeletionTimestamp = &now }, true},
+		{"finalizers", func(m *metav1.ObjectMeta) { m.Finalizers = []string{"f"} }, true},
+		{"labels", func(m *metav1.ObjectMeta) { m.Labels = map[string]string{"a": "c"} }, true},
+		{"annotations", func(m *metav1.ObjectMeta) { m.Annotations = map[string]string{"x": "y"} }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := base()
+			tt.change(n)
+			assert.Equal(t, tt.want, DefaultUpdateFilter(base(), n))
+		})
+	}
+}
+
+func TestDefaultFinalizer(t *testing.T) {
+	assert.Equal(t, "hello.example.com/finalizer", defaultFinalizer(schema.GroupVersionKind{Group: "hello.example.com", Version: "v1", Kind: "Greeting"}))
+	assert.Equal(t, "configmap.opgen.dev/finalizer", defaultFinalizer(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}))
+}
+
+func TestFullKinds(t *testing.T) {
+	got := fullKinds(map[reflect.Type]bool{reflect.TypeOf(&corev1.ConfigMap{}): true, reflect.TypeOf(&appsv1.Deployment{}): true})
+	assert.True(t, got[corev1.SchemeGroupVersion.WithKind("ConfigMap")])
+	assert.True(t, got[appsv1.SchemeGroupVersion.WithKind("Deployment")])
+	assert.False(t, got[corev1.SchemeGroupVersion.WithKind("Secret")])
+}
+
+func TestSilentLogger(t *testing.T) {
+	silent := logr.FromSlogHandler(slog.DiscardHandler)
+	o, err := Options{Name: "op", Logger: silent, LeaderElection: LeaderElectionOptions{Disabled: true}}.complete()
+	require.NoError(t, err)
+	assert.Equal(t, silent, o.Logger)
+}

@@ -1,0 +1,57 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
+)
+
+// TestStatusWrittenOnlyOnChange counts writes to the status subresource:
+// one for Add, none for a Reconcile that changes nothing, one for a
+// Reconcile that changes the status.
+func TestStatusWrittenOnlyOnChange(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{})
+	c := &calls{}
+	var phase atomic.Value
+	phase.Store("Ready")
+	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+		a.Object.Status.Phase = phase.Load().(string)
+		return nil
+	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	statusWrites := func() int { return h.writes.count("PATCH", "/gadgets/g/status") }
+
+	createGadget(t, ns, "g", testapi.GadgetSpec{})
+	eventually(t, "the status", func() bool {
+		g, err := getGadget(t, ns, "g")
+		return err == nil && g.Status.Phase == "Ready" && g.Status.ObservedGeneration == 1
+	})
+	settle(t, c, "g")
+	assert.Equal(t, 1, statusWrites(), "Add writes the status once")
+
+	for i := range 3 {
+		n := len(c.of("g"))
+		patchGadget(t, ns, "g", fmt.Sprintf(`{"metadata":{"labels":{"poke":"%d"}}}`, i))
+		eventually(t, "a Reconcile", func() bool { return len(c.of("g")) > n })
+	}
+	settle(t, c, "g")
+	assert.Equal(t, 1, statusWrites(), "a Reconcile that changes nothing writes nothing")
+
+	phase.Store("Busy")
+	n := len(c.of("g"))
+	patchGadget(t, ns, "g", `{"metadata":{"labels":{"poke":"again"}}}`)
+	eventually(t, "a Reconcile", func() bool { return len(c.of("g")) > n })
+	eventually(t, "the new phase", func() bool { g, err := getGadget(t, ns, "g"); return err == nil && g.Status.Phase == "Busy" })
+	settle(t, c, "g")
+	assert.Equal(t, 2, statusWrites(), "a changed status is written once")
+}
