@@ -1,0 +1,317 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
+
+	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
+)
+
+// Result says what a run did.
+type Result struct {
+	// UpToDate is true when the stamp showed that nothing changed since
+	// the last run, which then did nothing else.
+	UpToDate bool
+	// Changes are the files written, created or removed.
+	Changes []Change
+	// Output is the staged output, for tests.
+	Output *Output
+}
+
+// Run runs generators on the project opts describe: it loads the packages
+// once, builds the API model, runs the generators (those that are
+// Concurrent in parallel with the others) and, when no generator reported
+// an error, writes the output. A failed run returns a *RunError with every
+// error and writes nothing.
+func Run(ctx context.Context, opts Options, generators map[string]Generator) (*Result, error) {
+	p, err := NewProject(opts)
+	if err != nil {
+		return nil, err
+	}
+	names := sortedNames(generators)
+	st := newStamp(p, names)
+	if !opts.Force && !opts.DryRun && st.UpToDate() {
+		return &Result{UpToDate: true}, nil
+	}
+	apiDirs := findAPIDirs(p.Dirs)
+	for _, name := range names {
+		if pl, ok := generators[name].(Preloader); ok {
+			pl.Preload(ctx, p, apiDirs)
+		}
+	}
+	gctx, err := newContext(ctx, p, generators, names)
+	if err != nil {
+		return nil, err
+	}
+	if err := runGenerators(gctx, generators, names); err != nil {
+		return nil, err
+	}
+	collectPackageErrors(gctx)
+	if err := gctx.Errors.Err(); err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return &Result{Output: gctx.Output}, nil
+	}
+	changes, err := gctx.Output.Commit()
+	if err != nil {
+		return nil, fmt.Errorf("write the generated files: %w", err)
+	}
+	st.Save(gctx.Output.Files())
+	return &Result{Changes: changes, Output: gctx.Output}, nil
+}
+
+func sortedNames(generators map[string]Generator) []string {
+	names := make([]string, 0, len(generators))
+	for n := range generators {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// newContext loads the roots once and builds the API model.
+func newContext(ctx context.Context, p *Project, generators map[string]Generator, names []string) (*Context, error) {
+	reg := &markers.Registry{}
+	if err := registerModelMarkers(reg); err != nil {
+		return nil, err
+	}
+	var filters []loader.NodeFilter
+	for _, name := range names {
+		g := generators[name]
+		if err := g.RegisterMarkers(reg); err != nil {
+			return nil, fmt.Errorf("%s: register markers: %w", name, err)
+		}
+		if f, ok := g.(interface{ CheckFilter() loader.NodeFilter }); ok {
+			filters = append(filters, f.CheckFilter())
+		}
+	}
+	cfg := &packages.Config{Context: ctx, Dir: p.Root}
+	roots, err := loader.LoadRootsWithConfig(cfg, p.Patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", strings.Join(p.Patterns, " "), err)
+	}
+	errs := &Errors{}
+	gctx := &Context{
+		Context:   ctx,
+		Project:   p,
+		Roots:     roots,
+		Fset:      cfg.Fset,
+		Collector: &markers.Collector{Registry: reg},
+		Checker:   &loader.TypeChecker{NodeFilters: filters},
+		Output:    NewOutput(errs),
+		Errors:    errs,
+	}
+	gctx.API = buildAPI(gctx)
+	return gctx, nil
+}
+
+// registerModelMarkers registers the kubebuilder markers the API model
+// reads, whichever generators run.
+func registerModelMarkers(reg *markers.Registry) error {
+	if err := crdmarkers.Register(reg); err != nil {
+		return err
+	}
+	if err := reg.Define("kubebuilder:object:generate", markers.DescribesPackage, false); err != nil {
+		return err
+	}
+	if err := reg.Define("kubebuilder:object:root", markers.DescribesType, false); err != nil {
+		return err
+	}
+	return opgenmarkers.Register(reg)
+}
+
+// runGenerators runs the sequential generators one after the other, in
+// name order, and the concurrent ones beside them. Generators with a
+// separate load are skipped when the model is already broken: they would
+// only repeat its errors.
+func runGenerators(ctx *Context, generators map[string]Generator, names []string) error {
+	modelBroken := ctx.Errors.Len() > 0
+	var wg sync.WaitGroup
+	errs := make([]error, len(names))
+	for i, name := range names {
+		if _, ok := generators[name].(Concurrent); !ok || modelBroken {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = generate(ctx, name, generators[name])
+		}()
+	}
+	for i, name := range names {
+		if _, ok := generators[name].(Concurrent); !ok {
+			errs[i] = generate(ctx, name, generators[name])
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func generate(ctx *Context, name string, g Generator) error {
+	if err := g.Generate(ctx); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// findAPIDirs returns the directories whose Go files mention +groupName: a
+// cheap over-approximation of the API packages, for loads that start
+// before the markers are parsed.
+func findAPIDirs(dirs []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !isSourceFile(e.Name()) {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err == nil && bytes.Contains(data, []byte("+groupName=")) {
+				out = append(out, dir)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// collectPackageErrors reports the Go errors of the loaded packages that
+// matter to generation. The loader type-checks lazily and only what the
+// generators ask for, so type errors are real only inside the type
+// declarations of the root packages it checked (what it did not check
+// stands in as empty packages); those are reported, as are all parse, list and
+// generator errors of the API packages, the checked packages and their
+// imports, and syntax errors anywhere (a package that does not parse may
+// hide markers). Other errors of other packages, such as imports of code
+// not generated yet or generated code that is stale until this run
+// finishes, are left to the compiler.
+func collectPackageErrors(ctx *Context) {
+	api := map[*loader.Package]bool{}
+	for _, v := range ctx.API.Versions() {
+		api[v.Package] = true
+	}
+	seen := map[*loader.Package]bool{}
+	var visit func(pkg *loader.Package, all, root bool)
+	visit = func(pkg *loader.Package, all, root bool) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		var types ranges
+		if root {
+			types = typeDeclRanges(ctx, pkg)
+		}
+		for _, e := range pkg.Errors {
+			pos := parsePos(e.Pos)
+			switch {
+			case e.Kind == packages.TypeError && !types.contain(pos):
+			case all || e.Kind == packages.ParseError:
+				ctx.Errors.Add(pos, "%s", explain(e))
+			}
+		}
+		if all {
+			for _, imp := range pkg.Imports() {
+				visit(imp, true, false)
+			}
+		}
+	}
+	for _, root := range ctx.Roots {
+		visit(root, api[root] || generatesDeepCopy(ctx, root), true)
+	}
+}
+
+// generatesDeepCopy reports whether pkg asks for deep copies with
+// +kubebuilder:object:generate=true, which makes its types matter.
+func generatesDeepCopy(ctx *Context, pkg *loader.Package) bool {
+	pm, err := markers.PackageMarkers(ctx.Collector, pkg)
+	if err != nil {
+		return false
+	}
+	on, _ := pm.Get("kubebuilder:object:generate").(bool)
+	return on
+}
+
+type lineRange struct {
+	file       string
+	start, end int
+}
+
+type ranges []lineRange
+
+func (r ranges) contain(pos token.Position) bool {
+	for _, lr := range r {
+		if lr.file == pos.Filename && pos.Line >= lr.start && pos.Line <= lr.end {
+			return true
+		}
+	}
+	return false
+}
+
+// typeDeclRanges returns where pkg's type declarations are, when it was
+// parsed.
+func typeDeclRanges(ctx *Context, pkg *loader.Package) ranges {
+	var out ranges
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				start, end := ctx.Fset.Position(gd.Pos()), ctx.Fset.Position(gd.End())
+				out = append(out, lineRange{start.Filename, start.Line, end.Line})
+			}
+		}
+	}
+	return out
+}
+
+func explain(e packages.Error) string {
+	switch e.Kind {
+	case packages.TypeError:
+		return e.Msg + " (API types must compile before opgen can read them: fix this Go error; generated files are ignored while loading)"
+	case packages.ParseError:
+		return e.Msg + " (fix the syntax error: opgen reads markers from every package it is given)"
+	}
+	return e.Msg
+}
+
+// parsePos parses the "file:line:col" of a packages.Error.
+func parsePos(s string) token.Position {
+	s = strings.TrimSuffix(s, ":-")
+	parts := strings.Split(s, ":")
+	var pos token.Position
+	var nums []int
+	for len(parts) > 1 {
+		n, err := strconv.Atoi(parts[len(parts)-1])
+		if err != nil {
+			break
+		}
+		nums = append([]int{n}, nums...)
+		parts = parts[:len(parts)-1]
+	}
+	pos.Filename = strings.Join(parts, ":")
+	if pos.Filename == "-" {
+		pos.Filename = ""
+	}
+	if len(nums) > 0 {
+		pos.Line = nums[0]
+	}
+	if len(nums) > 1 {
+		pos.Column = nums[1]
+	}
+	return pos
+}
