@@ -38,6 +38,7 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
 	applyargs "k8s.io/code-generator/cmd/applyconfiguration-gen/args"
 	applygen "k8s.io/code-generator/cmd/applyconfiguration-gen/generators"
 	clientargs "k8s.io/code-generator/cmd/client-gen/args"
@@ -47,7 +48,6 @@ import (
 	informergen "k8s.io/code-generator/cmd/informer-gen/generators"
 	listerargs "k8s.io/code-generator/cmd/lister-gen/args"
 	listergen "k8s.io/code-generator/cmd/lister-gen/generators"
-	"golang.org/x/tools/go/packages"
 	"k8s.io/gengo/v2/generator"
 	"k8s.io/gengo/v2/namer"
 	"k8s.io/gengo/v2/parser"

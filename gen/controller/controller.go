@@ -155,7 +155,7 @@ func (g glue) kind(f *jen.File) {
 	} else {
 		client = client.Call()
 	}
-	f.Func().Id(lowerFirst(name)+"Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
+	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
 		jen.Return(kindType.Clone().Values(jen.Dict{
 			jen.Id("GVK"):        jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
 			jen.Id("Resource"):   jen.Lit(k.Plural),
@@ -234,7 +234,7 @@ func duration(d time.Duration) jen.Code {
 	}{{"Hour", time.Hour}, {"Minute", time.Minute}, {"Second", time.Second}, {"Millisecond", time.Millisecond}}
 	for _, u := range units {
 		if d%u.d == 0 {
-			return jen.Lit(int(d / u.d)).Op("*").Qual("time", u.name)
+			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
 		}
 	}
 	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))

@@ -6,10 +6,10 @@
 package crd
 
 import (
+	"k8s.io/utils/ptr"
 	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
-	"k8s.io/utils/ptr"
 
 	"github.com/opgen-sdk/opgen/gen"
 )
