@@ -169,15 +169,18 @@ func buildAPI(ctx *Context) *API {
 func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	lines := scanMarkers(b.ctx.Fset, pkg)
 	group, groupPos := b.groupName(lines)
-	kinds := b.rootKinds(pkg)
-	b.checkOpgenMarkers(lines, kinds)
+	kinds, err := b.rootKinds(pkg)
+	// opgen's own marker checks first: they replace the collector's
+	// messages about the same lines.
+	b.checkOpgenMarkers(lines, kinds, err == nil)
+	b.addCollectorError(err)
 	if group == "" {
 		return
 	}
 	if len(kinds) == 0 {
 		return // a package of shared types with a group, like a hub; nothing to serve
 	}
-	v := b.newVersion(pkg, group, groupPos)
+	v := b.newVersion(pkg, group, groupPos, kinds)
 	if v == nil {
 		return
 	}
@@ -209,7 +212,7 @@ func (b *apiBuilder) groupName(lines []markerLine) (string, token.Position) {
 	return name, pos
 }
 
-func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Position) *Version {
+func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Position, kinds map[string]*Kind) *Version {
 	dir := filepath.Dir(pkg.GoFiles[0])
 	version := pkg.Name
 	if pm, err := ctmarkers.PackageMarkers(b.ctx.Collector, pkg); err == nil {
@@ -223,7 +226,7 @@ func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Pos
 	}
 	gv := schema.GroupVersion{Group: group, Version: version}
 	if prev := b.gvs[gv]; prev != nil {
-		b.ctx.Errors.Add(pos, "conflicting group names: %s is already declared by package %s (%s); put the group version's kinds in one package, or give this package another +groupName or version", gv, prev.ImportPath, prev.Pos)
+		b.reportSharedGroupVersion(prev, gv, pos, kinds)
 		return nil
 	}
 	g := b.groups[group]
@@ -237,13 +240,31 @@ func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Pos
 	return v
 }
 
+// reportSharedGroupVersion reports a second package for group version gv:
+// each kind both declare is a duplicate kind; without one, the packages
+// still clash.
+func (b *apiBuilder) reportSharedGroupVersion(prev *Version, gv schema.GroupVersion, pos token.Position, kinds map[string]*Kind) {
+	dup := false
+	for _, k := range prev.Kinds {
+		if again := kinds[k.Name]; again != nil {
+			dup = true
+			b.ctx.Errors.Add(again.Pos, "duplicate kind: %s %s is also declared at %s; declare each kind once per group version (remove one, or move it to another version)", gv, k.Name, k.Pos)
+		}
+	}
+	if !dup {
+		b.ctx.Errors.Add(pos, "group version %s is also declared by package %s (%s); put the group version's kinds in one package, or give this package another version", gv, prev.ImportPath, prev.Pos)
+	}
+}
+
 func validVersion(v string) bool {
 	_, err := markers.ParseKindRef(v + ".X")
 	return err == nil
 }
 
-// rootKinds returns the package's root kinds that are not lists.
-func (b *apiBuilder) rootKinds(pkg *loader.Package) map[string]*Kind {
+// rootKinds returns the package's root kinds that are not lists. When a
+// marker does not parse, controller-tools drops all markers of the package
+// and the error says which.
+func (b *apiBuilder) rootKinds(pkg *loader.Package) (map[string]*Kind, error) {
 	kinds := map[string]*Kind{}
 	lists := map[string]bool{}
 	err := ctmarkers.EachType(b.ctx.Collector, pkg, func(info *ctmarkers.TypeInfo) {
@@ -256,13 +277,12 @@ func (b *apiBuilder) rootKinds(pkg *loader.Package) map[string]*Kind {
 		}
 		kinds[info.Name] = b.newKind(pkg, info)
 	})
-	b.addCollectorError(pkg, err)
 	for name, k := range kinds {
 		if !lists[name] {
 			b.ctx.Errors.Add(k.Pos, "kind %s has no list type: declare %sList with +kubebuilder:object:root=true, metav1.TypeMeta, metav1.ListMeta and Items []%s", name, name, name)
 		}
 	}
-	return kinds
+	return kinds, err
 }
 
 func isList(info *ctmarkers.TypeInfo) bool {
@@ -300,9 +320,10 @@ func (b *apiBuilder) newKind(pkg *loader.Package, info *ctmarkers.TypeInfo) *Kin
 	return k
 }
 
-// checkOpgenMarkers reports unknown opgen markers and opgen markers on
-// anything but a root kind.
-func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kind) {
+// checkOpgenMarkers reports unknown opgen markers and, when the package's
+// markers parsed (so its kinds are known), opgen markers on anything but a
+// root kind.
+func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kind, kindsKnown bool) {
 	for _, l := range lines {
 		if !strings.HasPrefix(l.Text, markers.Prefix) {
 			continue
@@ -311,6 +332,7 @@ func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kin
 		switch {
 		case !markers.Known(name):
 			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
+		case !kindsKnown:
 		case l.Type == nil:
 			b.ctx.Errors.Add(l.Pos, "+%s is not on a type: put it in the doc comment of a root kind (a type with +kubebuilder:object:root=true)", name)
 		case kinds[l.Type.Name.Name] == nil:
@@ -357,21 +379,18 @@ func applyMarker(reg *ctmarkers.Registry, text string, spec *markers.ControllerS
 	return val.(markers.Applier).ApplyToController(spec)
 }
 
-func (b *apiBuilder) addCollectorError(pkg *loader.Package, err error) {
-	if err == nil {
-		return
-	}
-	var list loader.ErrList
-	if l, ok := err.(loader.ErrList); ok {
-		list = l
-	} else {
-		list = loader.ErrList{err}
-	}
-	for _, e := range list {
-		if pe, ok := e.(loader.PositionedError); ok {
-			b.ctx.Errors.Add(b.ctx.Fset.Position(pe.Pos), "%s", pe.Error())
-			continue
+// addCollectorError reports the errors of controller-tools' marker
+// collector, which come as nested lists of positioned errors.
+func (b *apiBuilder) addCollectorError(err error) {
+	switch e := err.(type) {
+	case nil:
+	case loader.ErrList:
+		for _, inner := range e {
+			b.addCollectorError(inner)
 		}
+	case loader.PositionedError:
+		b.ctx.Errors.Add(b.ctx.Fset.Position(e.Pos), "%s", strings.Trim(e.Error(), "[]"))
+	default:
 		b.ctx.Errors.AddErr(e)
 	}
 }

@@ -128,6 +128,7 @@ func (r *RunError) Relative(dir string) *RunError {
 	out := &RunError{Errors: make([]*Error, len(r.Errors))}
 	for i, e := range r.Errors {
 		c := *e
+		c.Msg = strings.ReplaceAll(c.Msg, dir+string(filepath.Separator), "")
 		if rel, err := filepath.Rel(dir, c.Pos.Filename); err == nil && c.Pos.Filename != "" && !strings.HasPrefix(rel, "..") {
 			c.Pos.Filename = rel
 		}

@@ -223,7 +223,11 @@ func collectPackageErrors(ctx *Context) {
 			switch {
 			case e.Kind == packages.TypeError && !types.contain(pos):
 			case all || e.Kind == packages.ParseError:
-				ctx.Errors.Add(pos, "%s", explain(e))
+				msg := explain(e)
+				if pos.Filename == "" {
+					msg = "package " + pkg.PkgPath + ": " + msg
+				}
+				ctx.Errors.Add(pos, "%s", msg)
 			}
 		}
 		if all {
@@ -304,8 +308,8 @@ func parsePos(s string) token.Position {
 		parts = parts[:len(parts)-1]
 	}
 	pos.Filename = strings.Join(parts, ":")
-	if pos.Filename == "-" {
-		pos.Filename = ""
+	if !strings.HasSuffix(pos.Filename, ".go") {
+		return token.Position{} // a package, not a file: the message names it
 	}
 	if len(nums) > 0 {
 		pos.Line = nums[0]

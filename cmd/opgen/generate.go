@@ -3,8 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+		"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -43,6 +42,7 @@ func newGenerateCommand() *cobra.Command {
 	var (
 		opts    gen.Options
 		only    []string
+		dir     string
 		verbose bool
 	)
 	cmd := &cobra.Command{
@@ -57,7 +57,7 @@ func newGenerateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.Root, err = os.Getwd(); err != nil {
+			if opts.Root, err = filepath.Abs(dir); err != nil {
 				return err
 			}
 			opts.Patterns = args
@@ -75,6 +75,7 @@ func newGenerateCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.StringVarP(&dir, "dir", "C", ".", "project root: patterns and outputs are relative to it")
 	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles (default: the project directory's name)")
 	f.StringVar(&opts.ClientDir, "client-dir", "pkg/generated", "directory of the clientset, listers, informers and apply configurations")
 	f.StringVar(&opts.ControllerDir, "controller-dir", "internal/controller", "package of the controller glue and stubs")
