@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-		"path/filepath"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
