@@ -102,7 +102,7 @@ func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind) {
 	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(
 		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Qual("errors", "Join").Call(calls...)),
+		jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)),
 	)
 	f.Line()
 	f.Comment("newClientset returns the generated clientset on the operator's config and")
@@ -156,45 +156,45 @@ func (g glue) kind(f *jen.File) {
 		client = client.Call()
 	}
 	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
-		jen.Return(kindType.Clone().Values(jen.Dict{
-			jen.Id("GVK"):        jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
-			jen.Id("Resource"):   jen.Lit(k.Plural),
-			jen.Id("Namespaced"): jen.Lit(k.Namespaced),
-			jen.Id("NewInformer"): jen.Func().Params(jen.Id("namespace").String(), jen.Id("indexers").Qual(cachePkg, "Indexers")).Qual(cachePkg, "SharedIndexInformer").Block(
+		jen.Return(kindType.Clone().Add(fields(true,
+			"GVK", jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
+			"Resource", jen.Lit(k.Plural),
+			"Namespaced", jen.Lit(k.Namespaced),
+			"NewInformer", jen.Func().Params(jen.Id("namespace").String(), jen.Id("indexers").Qual(cachePkg, "Indexers")).Qual(cachePkg, "SharedIndexInformer").Block(
 				jen.Return(jen.Qual(informers, "NewFiltered"+name+"Informer").Call(informerArgs...)),
 			),
-			jen.Id("Client"): jen.Func().Params(jen.Id("namespace").String()).Qual(runtimePkg, "Client").Types(g.obj()).Block(
+			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(runtimePkg, "Client").Types(g.obj()).Block(
 				jen.Return(client),
 			),
-		})),
+		))),
 	)
 }
 
 func (g glue) options(f *jen.File) {
 	k, spec := g.k, g.k.Controller
-	opts := jen.Dict{jen.Id("Name"): jen.Lit(strings.ToLower(k.Name))}
+	opts := []any{"Name", jen.Lit(strings.ToLower(k.Name))}
 	if len(spec.Owns) > 0 {
 		var owns []jen.Code
 		for _, gvk := range spec.Owns {
-			d := jen.Dict{jen.Id("Version"): jen.Lit(gvk.Version), jen.Id("Kind"): jen.Lit(gvk.Kind)}
+			var kv []any
 			if gvk.Group != "" {
-				d[jen.Id("Group")] = jen.Lit(gvk.Group)
+				kv = append(kv, "Group", jen.Lit(gvk.Group))
 			}
-			owns = append(owns, jen.Values(d))
+			owns = append(owns, fields(false, append(kv, "Version", jen.Lit(gvk.Version), "Kind", jen.Lit(gvk.Kind))...))
 		}
-		opts[jen.Id("Owns")] = jen.Index().Qual(schemaPkg, "GroupVersionKind").Values(owns...)
+		opts = append(opts, "Owns", jen.Index().Qual(schemaPkg, "GroupVersionKind").Custom(multiline("{", "}"), owns...))
 	}
 	if spec.ReconcileEvery > 0 {
-		opts[jen.Id("ReconcileEvery")] = duration(spec.ReconcileEvery)
+		opts = append(opts, "ReconcileEvery", duration(spec.ReconcileEvery))
 	}
 	if spec.Workers > 0 {
-		opts[jen.Id("Workers")] = jen.Lit(spec.Workers)
+		opts = append(opts, "Workers", jen.Lit(spec.Workers))
 	}
 	f.Line()
 	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
 	f.Commentf("markers of %s declare.", k.Name)
 	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
-		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Values(opts)),
+		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, opts...))),
 	)
 }
 
@@ -224,6 +224,23 @@ func (g glue) setup(f *jen.File) {
 		),
 		jen.Return(jen.Nil()),
 	)
+}
+
+// fields writes a composite literal's fields in the order given (jennifer's
+// Dict sorts them), as name, value pairs.
+func fields(multi bool, kv ...any) *jen.Statement {
+	items := make([]jen.Code, 0, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		items = append(items, jen.Id(kv[i].(string)).Op(":").Add(kv[i+1].(jen.Code)))
+	}
+	if multi {
+		return jen.Custom(multiline("{", "}"), items...)
+	}
+	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ","}, items...)
+}
+
+func multiline(open, close string) jen.Options {
+	return jen.Options{Open: open, Close: close, Separator: ",", Multi: true}
 }
 
 // duration writes d as a readable expression (5 * time.Minute).
