@@ -208,21 +208,17 @@ func collectPackageErrors(ctx *Context) {
 		api[v.Package] = true
 	}
 	seen := map[*loader.Package]bool{}
-	var visit func(pkg *loader.Package, all, root bool)
-	visit = func(pkg *loader.Package, all, root bool) {
+	var visit func(pkg *loader.Package, all bool, types ranges)
+	visit = func(pkg *loader.Package, all bool, types ranges) {
 		if seen[pkg] {
 			return
 		}
 		seen[pkg] = true
-		var types ranges
-		if root {
-			types = typeDeclRanges(ctx, pkg)
-		}
 		for _, e := range pkg.Errors {
 			pos := parsePos(e.Pos)
 			switch {
 			case e.Kind == packages.TypeError && !types.contain(pos):
-			case all || e.Kind == packages.ParseError:
+			case all || e.Kind == packages.ParseError || e.Kind == packages.TypeError:
 				msg := explain(e)
 				if pos.Filename == "" {
 					msg = "package " + pkg.PkgPath + ": " + msg
@@ -232,12 +228,16 @@ func collectPackageErrors(ctx *Context) {
 		}
 		if all {
 			for _, imp := range pkg.Imports() {
-				visit(imp, true, false)
+				visit(imp, true, nil)
 			}
 		}
 	}
 	for _, root := range ctx.Roots {
-		visit(root, api[root] || generatesDeepCopy(ctx, root), true)
+		var types ranges
+		if api[root] || generatesDeepCopy(ctx, root) {
+			types = typeDeclRanges(ctx, root)
+		}
+		visit(root, api[root], types)
 	}
 }
 

@@ -6,6 +6,8 @@
 package deepcopy
 
 import (
+	"go/ast"
+
 	ctdeepcopy "sigs.k8s.io/controller-tools/pkg/deepcopy"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
@@ -29,5 +31,37 @@ func (Generator) CheckFilter() loader.NodeFilter { return ctdeepcopy.Generator{}
 
 // Generate runs the object generator.
 func (Generator) Generate(ctx *gen.Context) error {
+	for _, root := range ctx.Roots {
+		skipInterfaces(ctx, root)
+	}
 	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext(""))
+}
+
+// skipInterfaces marks the interface types of pkg with
+// +kubebuilder:object:generate=false. The object generator recognizes an
+// interface from its type-checked form, but the loader does not type-check
+// what interfaces refer to (it checks only what the generators need), so an
+// interface that embeds one from another package looks like any other type
+// and would get DeepCopy methods. An explicit marker wins.
+func skipInterfaces(ctx *gen.Context, pkg *loader.Package) {
+	const name = "kubebuilder:object:generate"
+	byNode, err := ctx.Collector.MarkersInPackage(pkg)
+	if err != nil {
+		return // reported with the package's errors
+	}
+	for _, file := range pkg.Syntax {
+		ast.Inspect(file, func(n ast.Node) bool {
+			spec, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			if _, isIface := spec.Type.(*ast.InterfaceType); isIface && byNode[spec][name] == nil {
+				if byNode[spec] == nil {
+					byNode[spec] = markers.MarkerValues{}
+				}
+				byNode[spec][name] = []any{false}
+			}
+			return false
+		})
+	}
 }

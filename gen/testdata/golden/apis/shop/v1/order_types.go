@@ -2,6 +2,7 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/opgen-sdk/opgen/apis"
 )
@@ -50,4 +51,11 @@ type OrderList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Order `json:"items"`
+}
+
+// Shipper is an interface in an API package: it gets no deep copy, though
+// the package asks for deep copies of all its types.
+type Shipper interface {
+	runtime.Object
+	Ship() error
 }
