@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -32,6 +33,27 @@ type Result struct {
 	Changes []Change
 	// Output is the staged output, for tests.
 	Output *Output
+	// Timings are the durations of the run's stages and generators, in
+	// the order they finished.
+	Timings []Timing
+}
+
+// Timing is how long one stage or generator of a run took.
+type Timing struct {
+	Name     string
+	Duration time.Duration
+}
+
+// clock records timings; it is safe for concurrent use.
+type clock struct {
+	mu      sync.Mutex
+	timings []Timing
+}
+
+func (c *clock) since(name string, start time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.timings = append(c.timings, Timing{name, time.Since(start)})
 }
 
 // Run runs generators on the project opts describe: it loads the packages
@@ -49,32 +71,37 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	if !opts.Force && !opts.DryRun && st.UpToDate() {
 		return &Result{UpToDate: true}, nil
 	}
+	clk := &clock{}
 	apiDirs := findAPIDirs(p.Dirs)
 	for _, name := range names {
 		if pl, ok := generators[name].(Preloader); ok {
 			pl.Preload(ctx, p, apiDirs)
 		}
 	}
+	start := time.Now()
 	gctx, err := newContext(ctx, p, generators, names)
 	if err != nil {
 		return nil, err
 	}
-	if err := runGenerators(gctx, generators, names); err != nil {
+	clk.since("load and model", start)
+	if err := runGenerators(gctx, generators, names, clk); err != nil {
 		return nil, err
 	}
 	collectPackageErrors(gctx)
 	if err := gctx.Errors.Err(); err != nil {
 		return nil, err
 	}
-	if opts.DryRun {
-		return &Result{Output: gctx.Output}, nil
+	res := &Result{Output: gctx.Output}
+	if !opts.DryRun {
+		start = time.Now()
+		if res.Changes, err = gctx.Output.Commit(); err != nil {
+			return nil, fmt.Errorf("write the generated files: %w", err)
+		}
+		st.Save(gctx.Output.Files())
+		clk.since("write", start)
 	}
-	changes, err := gctx.Output.Commit()
-	if err != nil {
-		return nil, fmt.Errorf("write the generated files: %w", err)
-	}
-	st.Save(gctx.Output.Files())
-	return &Result{Changes: changes, Output: gctx.Output}, nil
+	res.Timings = clk.timings
+	return res, nil
 }
 
 func sortedNames(generators map[string]Generator) []string {
@@ -102,7 +129,7 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 			filters = append(filters, f.CheckFilter())
 		}
 	}
-	cfg := &packages.Config{Context: ctx, Dir: p.Root}
+	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv()}
 	roots, err := loader.LoadRootsWithConfig(cfg, p.Patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", strings.Join(p.Patterns, " "), err)
@@ -122,6 +149,14 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 	return gctx, nil
 }
 
+// LoadEnv is the environment of opgen's package loads: the process's,
+// with cgo off. API types never use cgo, and with it on, go list runs cgo
+// on every dependency that has C files (net, os/user, ...) before it
+// answers, which dominates a load with a cold build cache.
+func LoadEnv() []string {
+	return append(os.Environ(), "CGO_ENABLED=0")
+}
+
 // registerModelMarkers registers the kubebuilder markers the API model
 // reads, whichever generators run.
 func registerModelMarkers(reg *markers.Registry) error {
@@ -138,26 +173,36 @@ func registerModelMarkers(reg *markers.Registry) error {
 }
 
 // runGenerators runs the sequential generators one after the other, in
-// name order, and the concurrent ones beside them. Generators with a
-// separate load are skipped when the model is already broken: they would
-// only repeat its errors.
-func runGenerators(ctx *Context, generators map[string]Generator, names []string) error {
-	modelBroken := ctx.Errors.Len() > 0
+// name order, and the concurrent ones beside them. When the model is
+// already broken, no generator runs: their output would be partial and
+// their errors consequences of the model's. The API packages are still
+// type-checked, so that their Go errors are reported in the same run.
+func runGenerators(ctx *Context, generators map[string]Generator, names []string, clk *clock) error {
+	if ctx.Errors.Len() > 0 {
+		for _, v := range ctx.API.Versions() {
+			ctx.Checker.Check(v.Package)
+		}
+		return nil
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
 	for i, name := range names {
-		if _, ok := generators[name].(Concurrent); !ok || modelBroken {
+		if _, ok := generators[name].(Concurrent); !ok {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			start := time.Now()
 			errs[i] = generate(ctx, name, generators[name])
+			clk.since(name+" (concurrent)", start)
 		}()
 	}
 	for i, name := range names {
 		if _, ok := generators[name].(Concurrent); !ok {
+			start := time.Now()
 			errs[i] = generate(ctx, name, generators[name])
+			clk.since(name, start)
 		}
 	}
 	wg.Wait()

@@ -128,6 +128,9 @@ func report(cmd *cobra.Command, root string, res *gen.Result, verbose bool, took
 		}
 	}
 	if verbose {
+		for _, t := range res.Timings {
+			fmt.Fprintf(out, "opgen: %-22s %v\n", t.Name, t.Duration.Round(time.Millisecond))
+		}
 		fmt.Fprintf(out, "opgen: %d file(s) changed (%v)\n", len(res.Changes), took.Round(time.Millisecond))
 	}
 }

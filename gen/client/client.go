@@ -97,7 +97,7 @@ func (g *Generator) Preload(ctx context.Context, p *gen.Project, apiDirs []strin
 		}
 		// The only way to load relative to a directory other than the
 		// process's: Dir and Env are what gengo takes from the config.
-		g.err = g.parser.LoadPackagesWithConfigForTesting(&packages.Config{Context: ctx, Dir: p.Root}, patterns...)
+		g.err = g.parser.LoadPackagesWithConfigForTesting(&packages.Config{Context: ctx, Dir: p.Root, Env: gen.LoadEnv()}, patterns...)
 	}()
 }
 
