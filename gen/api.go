@@ -125,6 +125,15 @@ func (a *API) Kind(gvk schema.GroupVersionKind) *Kind {
 	return nil
 }
 
+// Packages returns the packages of every version, in order.
+func (a *API) Packages() []*loader.Package {
+	var out []*loader.Package
+	for _, v := range a.Versions() {
+		out = append(out, v.Package)
+	}
+	return out
+}
+
 // VersionFor returns the version declared by pkg, or nil.
 func (a *API) VersionFor(pkg *loader.Package) *Version {
 	for _, v := range a.Versions() {

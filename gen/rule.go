@@ -12,13 +12,15 @@ import (
 )
 
 // GenerationContext adapts ctx to the context controller-tools' generators
-// expect: the shared roots, collector and checker, and an output rule that
-// stages into ctx.Output, Go files beside their package and other files
-// under configDir (relative to the project root).
-func (c *Context) GenerationContext(configDir string) *genall.GenerationContext {
+// expect: roots (a subset of the shared roots: controller-tools' generators
+// type-check every root they are given, so each gets only the packages it
+// can generate for), the shared collector and checker, and an output rule
+// that stages into ctx.Output, Go files beside their package and other
+// files under configDir (relative to the project root).
+func (c *Context) GenerationContext(configDir string, roots []*loader.Package) *genall.GenerationContext {
 	return &genall.GenerationContext{
 		Collector:  c.Collector,
-		Roots:      c.Roots,
+		Roots:      roots,
 		Checker:    c.Checker,
 		InputRule:  genall.InputFromFileSystem,
 		OutputRule: stagingRule{out: c.Output, configDir: c.Project.Abs(configDir)},

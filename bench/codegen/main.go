@@ -100,7 +100,10 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "%-40s %v\n", name, times)
 		return nil
 	}
-	conv := func(cache string) error { return runConventional(bin, conventional, cache) }
+	conv := func(cache string) error { return runConventional(bin, conventional, cache, nil) }
+	convNoCgo := func(cache string) error {
+		return runConventional(bin, conventional, cache, []string{"CGO_ENABLED=0"})
+	}
 	gen := func(force bool) func(string) error {
 		return func(cache string) error { return runOpgen(bin, opgen, cache, force) }
 	}
@@ -110,6 +113,7 @@ func run() error {
 		fresh bool
 	}{
 		{"conventional cold", conv, true},
+		{"conventional cold, CGO_ENABLED=0", convNoCgo, true},
 		{"opgen cold", gen(true), true},
 		{"conventional warm", conv, false},
 		{"opgen warm (--force)", gen(true), false},
@@ -137,6 +141,7 @@ func (r results) print() {
 		fmt.Printf("| %s | %s | %s | %.1fx |\n", name, round(c), round(o), float64(c)/float64(o))
 	}
 	row("cold (fresh GOCACHE)", r["conventional cold"], r["opgen cold"])
+	row("cold, conventional with CGO_ENABLED=0 too", r["conventional cold, CGO_ENABLED=0"], r["opgen cold"])
 	row("warm (regenerate all)", r["conventional warm"], r["opgen warm (--force)"])
 	fmt.Printf("| no-op, binary | - | %s | |\n", round(r["opgen no-op (binary)"]))
 	fmt.Printf("| no-op, go run (as go:generate) | - | %s | |\n", round(r["opgen no-op (go run)"]))
@@ -247,18 +252,18 @@ func isListDecl(rest []string) bool {
 	return false
 }
 
-func env(gocache string) []string {
-	e := os.Environ()
+func env(gocache string, extra ...string) []string {
+	e := append(os.Environ(), extra...)
 	if gocache != "" {
 		e = append(e, "GOCACHE="+gocache)
 	}
 	return append(e, "GOFLAGS=-mod=mod")
 }
 
-func runIn(dir, gocache, name string, args ...string) error {
+func runIn(dir, gocache string, extraEnv []string, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = env(gocache)
+	cmd.Env = env(gocache, extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -269,7 +274,7 @@ func runIn(dir, gocache, name string, args ...string) error {
 
 // runConventional runs the tools the way kube_codegen.sh and a kubebuilder
 // Makefile do: one process per generator.
-func runConventional(bin, dir, gocache string) error {
+func runConventional(bin, dir, gocache string, extraEnv []string) error {
 	inputs := []string{"./apis/" + group + "/v1", "./apis/" + group + "/v1beta1"}
 	out := module + "/pkg/generated"
 	steps := [][]string{
@@ -284,7 +289,7 @@ func runConventional(bin, dir, gocache string) error {
 			"--versioned-clientset-package", out + "/clientset/versioned", "--listers-package", out + "/listers"}, inputs...),
 	}
 	for _, s := range steps {
-		if err := runIn(dir, gocache, filepath.Join(bin, s[0]), s[1:]...); err != nil {
+		if err := runIn(dir, gocache, extraEnv, filepath.Join(bin, s[0]), s[1:]...); err != nil {
 			return err
 		}
 	}
@@ -296,12 +301,12 @@ func runOpgen(bin, dir, gocache string, force bool) error {
 	if force {
 		args = append(args, "--force")
 	}
-	return runIn(dir, gocache, filepath.Join(bin, "opgen"), args...)
+	return runIn(dir, gocache, nil, filepath.Join(bin, "opgen"), args...)
 }
 
 // goRunOpgen runs opgen as a //go:generate line in the project does.
 func goRunOpgen(dir string) error {
-	return runIn(dir, "", "go", "run", "github.com/opgen-sdk/opgen/cmd/opgen", "generate", "./...")
+	return runIn(dir, "", nil, "go", "run", "github.com/opgen-sdk/opgen/cmd/opgen", "generate", "./...")
 }
 
 func repoRoot() (string, error) {

@@ -36,5 +36,5 @@ func (g Generator) CheckFilter() loader.NodeFilter { return g.ct().CheckFilter()
 func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.CRDDir
 	ctx.Output.Own(ctx.Project.Abs(dir))
-	return g.ct().Generate(ctx.GenerationContext(dir))
+	return g.ct().Generate(ctx.GenerationContext(dir, ctx.API.Packages()))
 }

@@ -31,10 +31,41 @@ func (Generator) CheckFilter() loader.NodeFilter { return ctdeepcopy.Generator{}
 
 // Generate runs the object generator.
 func (Generator) Generate(ctx *gen.Context) error {
-	for _, root := range ctx.Roots {
+	roots := wanted(ctx)
+	for _, root := range roots {
 		skipInterfaces(ctx, root)
 	}
-	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext(""))
+	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext("", roots))
+}
+
+// wanted returns the roots that ask for deep copies: with
+// +kubebuilder:object:generate on the package (implied for API packages) or
+// +kubebuilder:object:root or +kubebuilder:object:generate on a type. The
+// object generator type-checks every root it is given, and the others
+// (clients, controllers, commands) can be expensive to check.
+func wanted(ctx *gen.Context) []*loader.Package {
+	var out []*loader.Package
+	for _, root := range ctx.Roots {
+		if asks(ctx, root) {
+			out = append(out, root)
+		}
+	}
+	return out
+}
+
+func asks(ctx *gen.Context, pkg *loader.Package) bool {
+	byNode, err := ctx.Collector.MarkersInPackage(pkg)
+	if err != nil {
+		return true // the generator reports the error
+	}
+	for _, values := range byNode {
+		for _, name := range []string{"kubebuilder:object:generate", "kubebuilder:object:root", "k8s:deepcopy-gen"} {
+			if values[name] != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // skipInterfaces marks the interface types of pkg with

@@ -92,7 +92,8 @@ func ParseKindRef(ref string) (schema.GroupVersionKind, error) {
 	bad := func(why string) (schema.GroupVersionKind, error) {
 		return schema.GroupVersionKind{}, fmt.Errorf("malformed owns reference %q (%s): write [group/]version.Kind, such as apps/v1.Deployment, or v1.Service for the core group, separated by ;", ref, why)
 	}
-	gv, kind, ok := strings.Cut(strings.TrimSpace(ref), ".")
+	ref = strings.TrimSpace(ref)
+	gv, kind, ok := strings.Cut(ref, ".")
 	if gv == "" {
 		return bad("no version")
 	}
