@@ -12,8 +12,9 @@
 //     lazily; one marker Collector, with the markers of every generator in
 //     one Registry, parses their comments; one TypeChecker type-checks what
 //     the generators ask for. Generators that need another library's view
-//     of the code (the client generator uses gengo) implement Preloader:
-//     their load starts at the beginning of the run, beside this one.
+//     of the code build it from this load: the client generator turns the
+//     type-checked API packages into the gengo universe code-generator's
+//     generators run on, so the code is loaded once for everything.
 //  3. Model. The API model (API, Group, Version, Kind) is derived from
 //     +groupName, +kubebuilder:object:root, +kubebuilder:resource,
 //     +kubebuilder:subresource and the +opgen: markers (package
@@ -23,8 +24,8 @@
 //  4. Generate. Every Generator runs against the shared Context. Those that
 //     touch the shared packages run one after the other (controller-tools'
 //     lazy loader is not safe for concurrent use); those that implement
-//     Concurrent (only reading the model and their own load) run in
-//     parallel with them.
+//     Concurrent first take what they need from the packages in Prepare
+//     (Preparer), then run in parallel with them.
 //
 // # Generators
 //

@@ -18,17 +18,16 @@ type Generator interface {
 	Generate(ctx *Context) error
 }
 
-// Preloader is implemented by generators that read the packages with a
-// library other than controller-tools (the client generator uses gengo).
-// The runner calls Preload when the run starts, concurrently with the
-// shared load, with the directories that declare API groups; Generate runs
-// later and may wait for what Preload started.
-type Preloader interface {
-	Preload(ctx context.Context, p *Project, apiDirs []string)
+// Preparer is implemented by generators that need the shared packages
+// before they run concurrently: the runner calls Prepare in its own
+// goroutine, after the API model is built and before any Generate, and
+// Prepare takes from the packages what Generate will need.
+type Preparer interface {
+	Prepare(ctx *Context) error
 }
 
-// Concurrent is implemented by generators that read only the API model and
-// what they loaded themselves, never the shared package graph, whose lazy
+// Concurrent is implemented by generators whose Generate reads only the API
+// model and what Prepare took, never the shared package graph, whose lazy
 // parsing and type-checking is not safe for concurrent use. The runner runs
 // them in parallel with the others.
 type Concurrent interface {

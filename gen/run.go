@@ -1,14 +1,12 @@
 package gen
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,12 +70,6 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 		return &Result{UpToDate: true}, nil
 	}
 	clk := &clock{}
-	apiDirs := findAPIDirs(p.Dirs)
-	for _, name := range names {
-		if pl, ok := generators[name].(Preloader); ok {
-			pl.Preload(ctx, p, apiDirs)
-		}
-	}
 	start := time.Now()
 	gctx, err := newContext(ctx, p, generators, names)
 	if err != nil {
@@ -184,6 +176,15 @@ func runGenerators(ctx *Context, generators map[string]Generator, names []string
 		}
 		return nil
 	}
+	for _, name := range names {
+		if pr, ok := generators[name].(Preparer); ok {
+			start := time.Now()
+			if err := pr.Prepare(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			clk.since(name+" (prepare)", start)
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
 	for i, name := range names {
@@ -214,27 +215,6 @@ func generate(ctx *Context, name string, g Generator) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
-}
-
-// findAPIDirs returns the directories whose Go files mention +groupName: a
-// cheap over-approximation of the API packages, for loads that start
-// before the markers are parsed.
-func findAPIDirs(dirs []string) []string {
-	var out []string
-	for _, dir := range dirs {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if !isSourceFile(e.Name()) {
-				continue
-			}
-			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err == nil && bytes.Contains(data, []byte("+groupName=")) {
-				out = append(out, dir)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // collectPackageErrors reports the Go errors of the loaded packages that
