@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/internal/gentest"
+	"github.com/opgen-sdk/opgen/internal/gentest"
 	"github.com/opgen-sdk/opgen/gen/register"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/internal/gentest"
+	"github.com/opgen-sdk/opgen/internal/gentest"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
 
