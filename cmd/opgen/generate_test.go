@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/opgen-sdk/opgen/internal/gentest"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the failure fixtures")
 
 // runOpgen runs the opgen command line with args and returns its error
 // text.
@@ -47,7 +45,7 @@ func TestFailureFixtures(t *testing.T) {
 			require.Error(t, err, "the fixture must fail")
 			got := err.Error() + "\n"
 			want := filepath.Join(dir, "want.txt")
-			if *update {
+			if *gentest.Update {
 				require.NoError(t, os.WriteFile(want, []byte(got), 0o644))
 			}
 			expected, err := os.ReadFile(want)
