@@ -16,7 +16,6 @@ import (
 	"github.com/opgen-sdk/opgen/internal/gentest"
 )
 
-
 // runOpgen runs the opgen command line with args and returns its error
 // text.
 func runOpgen(t *testing.T, args ...string) error {
