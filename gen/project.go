@@ -145,7 +145,7 @@ func expandPatterns(root string, patterns []string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, pat := range patterns {
 		if !strings.HasPrefix(pat, ".") && !filepath.IsAbs(pat) {
-			return nil, fmt.Errorf("package pattern %q: give directories relative to the project root, such as ./... or ./apis/...", pat)
+			return nil, fmt.Errorf("package pattern %q is not relative to the project root: write it like ./apis/... or ./apis/v1", pat)
 		}
 		recursive := strings.HasSuffix(pat, "/...")
 		dir := filepath.Join(root, strings.TrimSuffix(pat, "/..."))
