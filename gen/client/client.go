@@ -104,7 +104,10 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 // Generate runs the four code-generator generators.
 func (g *Generator) Generate(ctx *gen.Context) error {
 	p := ctx.Project
-	ctx.Output.Own(p.Abs(p.ClientDir))
+	// Own the four trees, not the client directory: it may hold others.
+	for _, dir := range []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"} {
+		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
+	}
 	versions := ctx.API.Versions()
 	if len(versions) == 0 || g.universe == nil {
 		return g.err

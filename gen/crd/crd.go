@@ -32,9 +32,9 @@ func (g Generator) RegisterMarkers(into *markers.Registry) error { return g.ct()
 func (g Generator) CheckFilter() loader.NodeFilter { return g.ct().CheckFilter() }
 
 // Generate writes the CRDs; stale generated manifests in the CRD
-// directory are removed.
+// directory (its *.yaml files that carry opgen's header) are removed.
 func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.CRDDir
-	ctx.Output.Own(ctx.Project.Abs(dir))
+	ctx.Output.OwnMatching(ctx.Project.Abs(dir), "*.yaml")
 	return g.ct().Generate(ctx.GenerationContext(dir, ctx.API.Packages()))
 }
