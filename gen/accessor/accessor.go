@@ -39,6 +39,7 @@ func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Generate writes one file per API package that has accessors to add.
 func (Generator) Generate(ctx *gen.Context) error {
+	ctx.OwnInEveryPackage(FileName)
 	for _, v := range ctx.API.Versions() {
 		ctx.Checker.Check(v.Package)
 		if v.Package.Types == nil {

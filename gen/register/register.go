@@ -38,6 +38,7 @@ func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Generate writes one file per API package.
 func (Generator) Generate(ctx *gen.Context) error {
+	ctx.OwnInEveryPackage(FileName)
 	for _, v := range ctx.API.Versions() {
 		if declaresOwnRegistration(v) {
 			continue
