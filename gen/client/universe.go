@@ -102,18 +102,7 @@ func (b *universeBuilder) addPackage(p *loader.Package, pkg *types.Package) erro
 		return fmt.Errorf("package %s is not type-checked", p.PkgPath)
 	}
 	pkg.Name = p.Name
-	for _, f := range p.Syntax {
-		if filepath.Base(b.fset.Position(f.FileStart).Filename) != "doc.go" {
-			continue
-		}
-		pkg.Comments = []string{}
-		for _, c := range f.Comments {
-			pkg.Comments = append(pkg.Comments, splitLines(c.Text())...)
-		}
-		if f.Doc != nil {
-			pkg.DocComments = splitLines(f.Doc.Text())
-		}
-	}
+	b.addPackageComments(p, pkg)
 	scope := p.Types.Scope()
 	for _, name := range scope.Names() {
 		switch obj := scope.Lookup(name).(type) {
@@ -149,6 +138,23 @@ func (b *universeBuilder) addPackage(p *loader.Package, pkg *types.Package) erro
 	imports := sortedImports(p)
 	b.u.AddImports(p.PkgPath, imports...)
 	return nil
+}
+
+// addPackageComments sets the comments of the package from its doc.go,
+// the only file gengo reads package tags from.
+func (b *universeBuilder) addPackageComments(p *loader.Package, pkg *types.Package) {
+	for _, f := range p.Syntax {
+		if filepath.Base(b.fset.Position(f.FileStart).Filename) != "doc.go" {
+			continue
+		}
+		pkg.Comments = []string{}
+		for _, c := range f.Comments {
+			pkg.Comments = append(pkg.Comments, splitLines(c.Text())...)
+		}
+		if f.Doc != nil {
+			pkg.DocComments = splitLines(f.Doc.Text())
+		}
+	}
 }
 
 // addComments sets the doc comment and the detached comment group before

@@ -58,30 +58,16 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 	if _, err := os.Stat(filepath.Join(dir, "doc.go")); os.IsNotExist(err) {
 		files[filepath.Join(dir, "doc.go")] = render(docTemplate, opts)
 	}
-	data := struct {
+	files[typesFile] = render(typesTemplate, struct {
 		APIOptions
 		Controller bool
-	}{opts, len(others) == 0}
-	files[typesFile] = render(typesTemplate, data)
-	if len(others) == 0 {
-		v := &gen.Version{Group: &gen.Group{Name: opts.Group}, Name: opts.Version, ImportPath: p.ImportPath(dir)}
-		k := &gen.Kind{Version: v, Name: opts.Kind}
-		stub := filepath.Join(p.Abs(p.ControllerDir), strings.ToLower(opts.Kind)+".go")
-		if declaredTypes(filepath.Dir(stub))[controller.HandlerName(k)] {
-			out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
-		} else if _, err := os.Stat(stub); err == nil {
-			return nil, fmt.Errorf("%s exists: opgen create api never overwrites; move it away or pick another kind", stub)
-		} else {
-			src, err := format.Source(Stub(p, k))
-			if err != nil {
-				return nil, err
-			}
-			files[stub] = src
-		}
-	} else {
+	}{opts, len(others) == 0})
+	if len(others) > 0 {
 		out.Notes = append(out.Notes,
 			fmt.Sprintf("%s exists in %s: the new version has no +opgen:controller (a kind has one controller)", opts.Kind, strings.Join(others, ", ")),
 			"with two versions, mark the one objects are stored in with // +kubebuilder:storageversion")
+	} else if err := addStub(p, opts, dir, files, out); err != nil {
+		return nil, err
 	}
 	for path, src := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -94,6 +80,27 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 	}
 	out.Notes = append(out.Notes, "run `go generate ./...` (with //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./... in the project root) to generate the rest")
 	return out, nil
+}
+
+// addStub adds the controller stub of a new kind to files, unless its
+// handler type is declared already.
+func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byte, out *Created) error {
+	v := &gen.Version{Group: &gen.Group{Name: opts.Group}, Name: opts.Version, ImportPath: p.ImportPath(dir)}
+	k := &gen.Kind{Version: v, Name: opts.Kind}
+	stub := filepath.Join(p.Abs(p.ControllerDir), strings.ToLower(opts.Kind)+".go")
+	if declaredTypes(filepath.Dir(stub))[controller.HandlerName(k)] {
+		out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
+		return nil
+	}
+	if _, err := os.Stat(stub); err == nil {
+		return fmt.Errorf("%s exists: opgen create api never overwrites; move it away or pick another kind", stub)
+	}
+	src, err := format.Source(Stub(p, k))
+	if err != nil {
+		return err
+	}
+	files[stub] = src
+	return nil
 }
 
 func (o *APIOptions) validate() error {

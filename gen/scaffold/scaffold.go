@@ -76,21 +76,8 @@ func declaredTypes(dir string) map[string]bool {
 func Stub(p *gen.Project, k *gen.Kind) []byte {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), controller.PackageName(p))
 	f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
-	h := controller.HandlerName(k)
-	recv := jen.Id("c").Op("*").Id(h)
-	params := func() *jen.Statement {
-		return jen.Params(
-			jen.Id("ctx").Qual("context", "Context"),
-			jen.Id("a").Op("*").Qual(plugPkg, "Action").Types(jen.Op("*").Qual(k.Version.ImportPath, k.Name)),
-		).Error()
-	}
-	comment := func(lines ...string) {
-		for _, l := range lines {
-			f.Comment(l)
-		}
-	}
-	n := k.Name
-	comment(
+	h, n := controller.HandlerName(k), k.Name
+	comment(f,
 		h+" handles "+n+" objects ("+k.Version.GroupVersion().String()+").",
 		"",
 		"opgen wrote this file once and never overwrites it: it is yours. The",
@@ -98,53 +85,79 @@ func Stub(p *gen.Project, k *gen.Kind) []byte {
 		"runtime; Setup"+n+" registers a handler that has dependencies.",
 	)
 	f.Type().Id(h).Struct()
-	f.Line()
-	comment(
-		"Add runs the first time the controller sees a "+n+", including one that",
-		"existed before the operator started and was never handled.",
-		"",
-		"Declare every object the "+n+" owns with a.Own, as server-side apply",
-		"configurations (client-go's applyconfigurations packages, or this project's",
-		"under "+filepath.ToSlash(p.ClientDir)+"/applyconfiguration): owned objects that an Add, Modify or",
-		"Reconcile does not declare are pruned. Report progress in a.Object.Status;",
-		"the pipeline writes it.",
-	)
-	f.Func().Params(recv.Clone()).Id("Add").Add(params()).Block(
-		jen.Return(jen.Id("c").Dot("Reconcile").Call(jen.Id("ctx"), jen.Id("a"))),
-	)
-	f.Line()
-	comment(
-		"Modify runs when the "+n+"'s spec (its metadata.generation) changed since it",
-		"was last handled successfully. Like Add, it declares the full set of owned",
-		"objects.",
-	)
-	f.Func().Params(recv.Clone()).Id("Modify").Add(params()).Block(
-		jen.Return(jen.Id("c").Dot("Reconcile").Call(jen.Id("ctx"), jen.Id("a"))),
-	)
-	f.Line()
-	comment(
-		"Reconcile runs when nothing the controller handled changed: on the period",
-		"that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when an",
-		"owned object changed, and for every "+n+" when the operator starts. It",
-		"declares the full set of owned objects too; Add and Modify call it, so the",
-		"desired state is written in one place.",
-	)
-	f.Func().Params(recv.Clone()).Id("Reconcile").Add(params()).Block(
-		jen.Comment("Declare the objects this "+n+" should own with a.Own(...) and set"),
-		jen.Comment("a.Object.Status."),
-		jen.Return(jen.Nil()),
-	)
-	f.Line()
-	comment(
-		"Delete runs when a "+n+" is being deleted. Because this method exists, the",
-		"runtime keeps a finalizer on every "+n+": Delete runs even when the operator",
-		"was down during the deletion, and the "+n+" goes away only once Delete",
-		"returned nil. Owned objects need no cleanup here, the garbage collector",
-		"deletes them; when that is all there is to do, remove this method and the",
-		"runtime adds no finalizer.",
-	)
-	f.Func().Params(recv.Clone()).Id("Delete").Add(params()).Block(
-		jen.Return(jen.Nil()),
-	)
+	params := jen.Params(
+		jen.Id("ctx").Qual("context", "Context"),
+		jen.Id("a").Op("*").Qual(plugPkg, "Action").Types(jen.Op("*").Qual(k.Version.ImportPath, k.Name)),
+	).Error()
+	for _, m := range stubMethods(n, filepath.ToSlash(p.ClientDir)) {
+		f.Line()
+		comment(f, m.doc...)
+		f.Func().Params(jen.Id("c").Op("*").Id(h)).Id(m.name).Add(params.Clone()).Block(m.body...)
+	}
 	return []byte(f.GoString())
+}
+
+func comment(f *jen.File, lines ...string) {
+	for _, l := range lines {
+		f.Comment(l)
+	}
+}
+
+type stubMethod struct {
+	name string
+	doc  []string
+	body []jen.Code
+}
+
+// stubMethods are the handler methods of a stub for kind n, with the doc
+// comments that say when each runs.
+func stubMethods(n, clientDir string) []stubMethod {
+	reconcile := []jen.Code{jen.Return(jen.Id("c").Dot("Reconcile").Call(jen.Id("ctx"), jen.Id("a")))}
+	return []stubMethod{{
+		name: "Add",
+		doc: []string{
+			"Add runs the first time the controller sees a " + n + ", including one that",
+			"existed before the operator started and was never handled.",
+			"",
+			"Declare every object the " + n + " owns with a.Own, as server-side apply",
+			"configurations (client-go's applyconfigurations packages, or this project's",
+			"under " + clientDir + "/applyconfiguration): owned objects that an Add, Modify or",
+			"Reconcile does not declare are pruned. Report progress in a.Object.Status;",
+			"the pipeline writes it.",
+		},
+		body: reconcile,
+	}, {
+		name: "Modify",
+		doc: []string{
+			"Modify runs when the " + n + "'s spec (its metadata.generation) changed since it",
+			"was last handled successfully. Like Add, it declares the full set of owned",
+			"objects.",
+		},
+		body: reconcile,
+	}, {
+		name: "Reconcile",
+		doc: []string{
+			"Reconcile runs when nothing the controller handled changed: on the period",
+			"that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when an",
+			"owned object changed, and for every " + n + " when the operator starts. It",
+			"declares the full set of owned objects too; Add and Modify call it, so the",
+			"desired state is written in one place.",
+		},
+		body: []jen.Code{
+			jen.Comment("Declare the objects this " + n + " should own with a.Own(...) and set"),
+			jen.Comment("a.Object.Status."),
+			jen.Return(jen.Nil()),
+		},
+	}, {
+		name: "Delete",
+		doc: []string{
+			"Delete runs when a " + n + " is being deleted. Because this method exists, the",
+			"runtime keeps a finalizer on every " + n + ": Delete runs even when the operator",
+			"was down during the deletion, and the " + n + " goes away only once Delete",
+			"returned nil. Owned objects need no cleanup here, the garbage collector",
+			"deletes them; when that is all there is to do, remove this method and the",
+			"runtime adds no finalizer.",
+		},
+		body: []jen.Code{jen.Return(jen.Nil())},
+	}}
 }
