@@ -53,6 +53,10 @@ manifests: ## Write the examples' operator manifests
 demo: ## Run hello-operator on a local control plane and show what it does
 	@echo "make demo: hello-operator does not exist yet" >&2; exit 1
 
+.PHONY: bench-codegen
+bench-codegen: ## Time opgen generate against controller-gen + code-generator on the fixture types
+	cd bench && $(GO) run ./codegen
+
 .PHONY: bench
 bench: ## Run the benchmark suite against controller-runtime
 	@echo "make bench: the benchmark suite does not exist yet" >&2; exit 1

@@ -6,3 +6,5 @@
 //
 // +kubebuilder:object:generate=true
 package apis
+
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate .

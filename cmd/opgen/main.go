@@ -15,6 +15,8 @@ import (
 
 // commands maps each subcommand's constructor; main only wires them up.
 var commands = []func() *cobra.Command{
+	newGenerateCommand,
+	newCreateCommand,
 	newControlplaneCommand,
 	newDevCommand,
 	newDockerfileCommand,

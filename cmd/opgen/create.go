@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/scaffold"
+)
+
+func newCreateCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Scaffold new parts of an operator project",
+	}
+	cmd.AddCommand(newCreateAPICommand())
+	return cmd
+}
+
+func newCreateAPICommand() *cobra.Command {
+	var (
+		api           scaffold.APIOptions
+		controllerDir string
+	)
+	cmd := &cobra.Command{
+		Use:   "api --group G --version V --kind K",
+		Short: "Scaffold the types of a new kind, or a new version of a kind, and its controller stub",
+		Long: `Writes apis/<group>/<version>/<kind>_types.go (and doc.go with +groupName when
+the version is new) and, for a new kind, the controller stub
+internal/controller/<kind>.go. For a new version of an existing kind, only the
+types are written: the controller stays on the existing version. Nothing is
+ever overwritten. Run go generate ./... afterwards.`,
+		Example: `  opgen create api --group hello.example.com --version v1 --kind Greeting
+  opgen create api --group hello.example.com --version v2 --kind Greeting`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			root, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			p, err := gen.NewProject(gen.Options{Root: root, ControllerDir: controllerDir, Patterns: []string{"."}})
+			if err != nil {
+				return err
+			}
+			created, err := scaffold.CreateAPI(p, api)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, f := range created.Files {
+				rel, _ := filepath.Rel(root, f)
+				fmt.Fprintf(out, "created %s\n", rel)
+			}
+			for _, n := range created.Notes {
+				fmt.Fprintf(out, "note: %s\n", n)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&api.Group, "group", "", "full API group, such as hello.example.com")
+	f.StringVar(&api.Version, "version", "", "API version, such as v1 or v1beta1")
+	f.StringVar(&api.Kind, "kind", "", "kind, such as Greeting")
+	f.BoolVar(&api.ClusterScoped, "cluster-scoped", false, "make the kind cluster-scoped")
+	f.StringVar(&api.APIDir, "api-dir", "apis", "directory of the API groups")
+	f.StringVar(&controllerDir, "controller-dir", "internal/controller", "package of the controller stubs")
+	for _, name := range []string{"group", "version", "kind"} {
+		_ = cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}

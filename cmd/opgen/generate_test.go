@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/internal/gentest"
+)
+
+// runOpgen runs the opgen command line with args and returns its error
+// text.
+func runOpgen(t *testing.T, args ...string) error {
+	t.Helper()
+	cmd := newGenerateCommand()
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceUsage = true
+	cmd.SilenceErrors = true
+	return cmd.ExecuteContext(context.Background())
+}
+
+// TestFailureFixtures runs opgen generate on each project under
+// testdata/errors and compares the whole error report with want.txt in
+// it. A failed run must write nothing.
+func TestFailureFixtures(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/errors/*")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			before := listFiles(t, dir)
+			err := runOpgen(t, "-C", dir, "--force", "./...")
+			require.Error(t, err, "the fixture must fail")
+			got := err.Error() + "\n"
+			want := filepath.Join(dir, "want.txt")
+			if *gentest.Update {
+				require.NoError(t, os.WriteFile(want, []byte(got), 0o644))
+			}
+			expected, err := os.ReadFile(want)
+			require.NoError(t, err, "run go test ./cmd/opgen -update to write %s", want)
+			assert.Equal(t, string(expected), got)
+			assert.Equal(t, before, listFiles(t, dir), "a failed run must write nothing")
+		})
+	}
+}
+
+func listFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(p, "want.txt") {
+			out = append(out, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// TestGeneratorsMatchTheTests keeps the generators the tests run, in
+// gen/internal/gentest, the same as the command's.
+func TestGeneratorsMatchTheTests(t *testing.T) {
+	typeNames := func(m map[string]gen.Generator) map[string]string {
+		out := map[string]string{}
+		for name, g := range m {
+			out[name] = fmt.Sprintf("%T", g)
+		}
+		return out
+	}
+	assert.Equal(t, typeNames(generators()), typeNames(gentest.All()))
+}

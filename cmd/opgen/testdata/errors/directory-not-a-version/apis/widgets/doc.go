@@ -1,0 +1,4 @@
+// Package widgets is a failure fixture.
+//
+// +groupName=test.example.com
+package widgets

@@ -1,0 +1,28 @@
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Widget is a test kind.
+//
+// +opgen:controller
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+// Gadget is a test kind.
+//
+// +kubebuilder:object:root=true
+type Gadget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+// GadgetList is a list of Gadget.
+//
+// +kubebuilder:object:root=true
+type GadgetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Gadget `json:"items"`
+}

@@ -1,0 +1,549 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gobuffalo/flect"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
+
+	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
+
+	"github.com/opgen-sdk/opgen/gen/markers"
+)
+
+// API is the model of the project's API: its groups, versions, kinds and
+// controllers, derived from kubebuilder and opgen markers. Generators work
+// from it rather than from the markers.
+type API struct {
+	// Groups are sorted by name.
+	Groups []*Group
+}
+
+// Group is an API group, declared with +groupName.
+type Group struct {
+	Name string
+	// Versions are sorted by name.
+	Versions []*Version
+}
+
+// GoName is the group's identifier in generated Go: its first DNS label,
+// capitalized, as client-gen names it (hello.example.com: Hello).
+func (g *Group) GoName() string { return flect.Capitalize(g.ShortName()) }
+
+// ShortName is the first DNS label of the group.
+func (g *Group) ShortName() string { return strings.ToLower(strings.SplitN(g.Name, ".", 2)[0]) }
+
+// Version is one package of API types: a group version.
+type Version struct {
+	Group *Group
+	Name  string
+	// Package is the Go package; Dir and ImportPath locate it.
+	Package    *loader.Package
+	Dir        string
+	ImportPath string
+	// Kinds are the root kinds that are not lists, sorted by name.
+	Kinds []*Kind
+	// Pos is where the package declares its group.
+	Pos token.Position
+}
+
+// GroupVersion returns the version's group and version.
+func (v *Version) GroupVersion() schema.GroupVersion {
+	return schema.GroupVersion{Group: v.Group.Name, Version: v.Name}
+}
+
+// Alias is the import name generated code gives the version's package
+// (fixture.opgen.dev/v1: fixturev1).
+func (v *Version) Alias() string { return v.Group.ShortName() + v.Name }
+
+// Kind is a root kind (+kubebuilder:object:root=true, not a list).
+type Kind struct {
+	Version *Version
+	Name    string
+	// Plural and Singular are the lower-case resource names.
+	Plural, Singular string
+	Namespaced       bool
+	// StatusSubresource and ScaleSubresource say which subresources the
+	// CRD serves.
+	StatusSubresource, ScaleSubresource bool
+	// Controller is what the +opgen:controller markers say, or nil.
+	Controller *markers.ControllerSpec
+	// Spec is the type's declaration; Pos is its name's position.
+	Spec *ast.TypeSpec
+	Pos  token.Position
+}
+
+// GVK returns the kind's group, version and kind.
+func (k *Kind) GVK() schema.GroupVersionKind { return k.Version.GroupVersion().WithKind(k.Name) }
+
+// Versions returns every version of every group, in order.
+func (a *API) Versions() []*Version {
+	var out []*Version
+	for _, g := range a.Groups {
+		out = append(out, g.Versions...)
+	}
+	return out
+}
+
+// Kinds returns every kind, by group, version and name.
+func (a *API) Kinds() []*Kind {
+	var out []*Kind
+	for _, v := range a.Versions() {
+		out = append(out, v.Kinds...)
+	}
+	return out
+}
+
+// Controllers returns the kinds that have a controller, by group, version
+// and name.
+func (a *API) Controllers() []*Kind {
+	var out []*Kind
+	for _, k := range a.Kinds() {
+		if k.Controller != nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Kind returns the project's kind with gvk, or nil.
+func (a *API) Kind(gvk schema.GroupVersionKind) *Kind {
+	for _, k := range a.Kinds() {
+		if k.GVK() == gvk {
+			return k
+		}
+	}
+	return nil
+}
+
+// Packages returns the packages of every version, in order.
+func (a *API) Packages() []*loader.Package {
+	var out []*loader.Package
+	for _, v := range a.Versions() {
+		out = append(out, v.Package)
+	}
+	return out
+}
+
+// VersionFor returns the version declared by pkg, or nil.
+func (a *API) VersionFor(pkg *loader.Package) *Version {
+	for _, v := range a.Versions() {
+		if v.Package == pkg {
+			return v
+		}
+	}
+	return nil
+}
+
+// apiBuilder derives the API model from the roots, reporting the user's
+// mistakes to errs.
+type apiBuilder struct {
+	ctx    *Context
+	groups map[string]*Group
+	gvs    map[schema.GroupVersion]*Version
+	// owns remembers where each owned kind was declared, to check it
+	// once every kind is known.
+	owns []ownsRef
+}
+
+type ownsRef struct {
+	gvk schema.GroupVersionKind
+	pos token.Position
+}
+
+func buildAPI(ctx *Context) *API {
+	b := &apiBuilder{ctx: ctx, groups: map[string]*Group{}, gvs: map[schema.GroupVersion]*Version{}}
+	for _, root := range ctx.Roots {
+		b.addPackage(root)
+	}
+	api := &API{}
+	for _, g := range b.groups {
+		sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Name < g.Versions[j].Name })
+		api.Groups = append(api.Groups, g)
+	}
+	sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
+	b.checkKinds(api)
+	return api
+}
+
+func (b *apiBuilder) addPackage(pkg *loader.Package) {
+	lines := scanMarkers(b.ctx.Fset, pkg)
+	group, groupPos := b.groupName(lines)
+	kinds, err := b.rootKinds(pkg)
+	// opgen's own marker checks first: they replace the collector's
+	// messages about the same lines.
+	b.checkOpgenMarkers(lines, kinds, err == nil)
+	b.addCollectorError(err)
+	if group == "" {
+		return
+	}
+	if len(kinds) == 0 {
+		return // a package of shared types with a group, like a hub; nothing to serve
+	}
+	v := b.newVersion(pkg, group, groupPos, kinds)
+	if v == nil {
+		return
+	}
+	b.implyObjectGenerate(pkg)
+	for _, k := range kinds {
+		k.Version = v
+		v.Kinds = append(v.Kinds, k)
+	}
+	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
+	b.applyControllerMarkers(v, lines)
+}
+
+// groupName returns the package's +groupName, reporting conflicting ones.
+func (b *apiBuilder) groupName(lines []markerLine) (string, token.Position) {
+	var name string
+	var pos token.Position
+	for _, l := range lines {
+		if !strings.HasPrefix(l.Text, "+groupName=") {
+			continue
+		}
+		value := strings.Trim(strings.TrimPrefix(l.Text, "+groupName="), `"`)
+		switch {
+		case name == "":
+			name, pos = value, l.Pos
+		case value != name:
+			b.ctx.Errors.Add(l.Pos, "conflicting group names: +groupName=%s here, but +groupName=%s at %s; a package is one group version, so keep one +groupName (in doc.go)", value, name, pos)
+		}
+	}
+	return name, pos
+}
+
+func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Position, kinds map[string]*Kind) *Version {
+	dir := filepath.Dir(pkg.GoFiles[0])
+	version := pkg.Name
+	if pm, err := ctmarkers.PackageMarkers(b.ctx.Collector, pkg); err == nil {
+		if vn, ok := pm.Get("versionName").(string); ok && vn != "" {
+			version = vn
+		}
+	}
+	if filepath.Base(dir) != version || !validVersion(version) {
+		b.ctx.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group: name the package and its directory after the version (v1, v1beta1, ...)", pkg.PkgPath, group, version)
+		return nil
+	}
+	gv := schema.GroupVersion{Group: group, Version: version}
+	if prev := b.gvs[gv]; prev != nil {
+		b.reportSharedGroupVersion(prev, gv, pos, kinds)
+		return nil
+	}
+	g := b.groups[group]
+	if g == nil {
+		g = &Group{Name: group}
+		b.groups[group] = g
+	}
+	v := &Version{Group: g, Name: version, Package: pkg, Dir: dir, ImportPath: pkg.PkgPath, Pos: pos}
+	g.Versions = append(g.Versions, v)
+	b.gvs[gv] = v
+	return v
+}
+
+// reportSharedGroupVersion reports a second package for group version gv:
+// each kind both declare is a duplicate kind; without one, the packages
+// still clash.
+func (b *apiBuilder) reportSharedGroupVersion(prev *Version, gv schema.GroupVersion, pos token.Position, kinds map[string]*Kind) {
+	dup := false
+	for _, k := range prev.Kinds {
+		if again := kinds[k.Name]; again != nil {
+			dup = true
+			b.ctx.Errors.Add(again.Pos, "duplicate kind: %s %s is also declared at %s; declare each kind once per group version (remove one, or move it to another version)", gv, k.Name, k.Pos)
+		}
+	}
+	if !dup {
+		b.ctx.Errors.Add(pos, "group version %s is also declared by package %s (%s); put the group version's kinds in one package, or give this package another version", gv, prev.ImportPath, prev.Pos)
+	}
+}
+
+func validVersion(v string) bool {
+	_, err := markers.ParseKindRef(v + ".X")
+	return err == nil
+}
+
+// rootKinds returns the package's root kinds that are not lists. When a
+// marker does not parse, controller-tools drops all markers of the package
+// and the error says which.
+func (b *apiBuilder) rootKinds(pkg *loader.Package) (map[string]*Kind, error) {
+	kinds := map[string]*Kind{}
+	lists := map[string]bool{}
+	err := ctmarkers.EachType(b.ctx.Collector, pkg, func(info *ctmarkers.TypeInfo) {
+		if root, _ := info.Markers.Get("kubebuilder:object:root").(bool); !root {
+			return
+		}
+		if isList(info) {
+			lists[strings.TrimSuffix(info.Name, "List")] = true
+			return
+		}
+		kinds[info.Name] = b.newKind(pkg, info)
+	})
+	for name, k := range kinds {
+		if !lists[name] {
+			b.ctx.Errors.Add(k.Pos, "kind %s has no list type: declare %sList with +kubebuilder:object:root=true, metav1.TypeMeta, metav1.ListMeta and Items []%s", name, name, name)
+		}
+	}
+	return kinds, err
+}
+
+func isList(info *ctmarkers.TypeInfo) bool {
+	if !strings.HasSuffix(info.Name, "List") {
+		return false
+	}
+	for _, f := range info.Fields {
+		if f.Name == "Items" {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *apiBuilder) newKind(pkg *loader.Package, info *ctmarkers.TypeInfo) *Kind {
+	k := &Kind{
+		Name:       info.Name,
+		Plural:     strings.ToLower(flect.Pluralize(info.Name)),
+		Singular:   strings.ToLower(info.Name),
+		Namespaced: true,
+		Spec:       info.RawSpec,
+		Pos:        b.ctx.Fset.Position(info.RawSpec.Name.Pos()),
+	}
+	if r, ok := info.Markers.Get("kubebuilder:resource").(crdmarkers.Resource); ok {
+		if r.Path != "" {
+			k.Plural = r.Path
+		}
+		if r.Singular != "" {
+			k.Singular = r.Singular
+		}
+		k.Namespaced = !strings.EqualFold(r.Scope, "Cluster")
+	}
+	k.StatusSubresource = info.Markers.Get("kubebuilder:subresource:status") != nil
+	k.ScaleSubresource = info.Markers.Get("kubebuilder:subresource:scale") != nil
+	return k
+}
+
+// checkOpgenMarkers reports unknown opgen markers and, when the package's
+// markers parsed (so its kinds are known), opgen markers on anything but a
+// root kind.
+func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kind, kindsKnown bool) {
+	for _, l := range lines {
+		if !strings.HasPrefix(l.Text, markers.Prefix) {
+			continue
+		}
+		name := markers.Name(l.Text)
+		switch {
+		case !markers.Known(name):
+			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
+		case !kindsKnown:
+		case l.Type == nil:
+			b.ctx.Errors.Add(l.Pos, "+%s is not on a type: put it in the doc comment of a root kind (a type with +kubebuilder:object:root=true)", name)
+		case kinds[l.Type.Name.Name] == nil:
+			b.ctx.Errors.Add(l.Pos, "%s has +%s but is not a root kind: add +kubebuilder:object:root=true to %s (and declare %sList), or move the marker to the kind's type", l.Type.Name.Name, name, l.Type.Name.Name, l.Type.Name.Name)
+		}
+	}
+}
+
+// applyControllerMarkers parses the opgen markers of v's kinds into their
+// controller specs.
+func (b *apiBuilder) applyControllerMarkers(v *Version, lines []markerLine) {
+	byName := map[string]*Kind{}
+	for _, k := range v.Kinds {
+		byName[k.Name] = k
+	}
+	for _, l := range lines {
+		name := markers.Name(l.Text)
+		if !strings.HasPrefix(l.Text, markers.Prefix) || !markers.Known(name) || l.Type == nil || byName[l.Type.Name.Name] == nil {
+			continue
+		}
+		k := byName[l.Type.Name.Name]
+		if k.Controller == nil {
+			k.Controller = &markers.ControllerSpec{}
+		}
+		before := len(k.Controller.Owns)
+		if err := applyMarker(b.ctx.Collector.Registry, l.Text, k.Controller); err != nil {
+			b.ctx.Errors.Add(l.Pos, "%v", err)
+		}
+		for _, gvk := range k.Controller.Owns[before:] {
+			b.owns = append(b.owns, ownsRef{gvk: gvk, pos: l.Pos})
+		}
+	}
+}
+
+func applyMarker(reg *ctmarkers.Registry, text string, spec *markers.ControllerSpec) error {
+	def := reg.Lookup(text, ctmarkers.DescribesType)
+	if def == nil {
+		return markers.Unknown(markers.Name(text))
+	}
+	val, err := def.Parse(text)
+	if err != nil {
+		return fmt.Errorf("+%s: %v", def.Name, err)
+	}
+	return val.(markers.Applier).ApplyToController(spec)
+}
+
+// addCollectorError reports the errors of controller-tools' marker
+// collector, which come as nested lists of positioned errors.
+func (b *apiBuilder) addCollectorError(err error) {
+	switch e := err.(type) {
+	case nil:
+	case loader.ErrList:
+		for _, inner := range e {
+			b.addCollectorError(inner)
+		}
+	case loader.PositionedError:
+		b.ctx.Errors.Add(b.ctx.Fset.Position(e.Pos), "%s", strings.Trim(e.Error(), "[]"))
+	default:
+		b.ctx.Errors.AddErr(e)
+	}
+}
+
+// checkKinds reports kinds that clash: the same resource for two kinds of
+// a group, a controller on two versions of a kind or two controllers with
+// the same kind name, and owns references to kinds that do not exist.
+func (b *apiBuilder) checkKinds(api *API) {
+	for _, g := range api.Groups {
+		byResource := map[string]*Kind{}
+		controllerOf := map[string]*Kind{}
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				if prev := byResource[k.Plural]; prev != nil && prev.Name != k.Name {
+					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s and %s (%s) are both served as %s.%s; rename one kind or set +kubebuilder:resource:path to another plural", k.Name, prev.Name, prev.Pos, k.Plural, g.Name)
+				}
+				byResource[k.Plural] = k
+				if k.Controller == nil {
+					continue
+				}
+				if prev := controllerOf[k.Name]; prev != nil {
+					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller, keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
+				}
+				controllerOf[k.Name] = k
+			}
+		}
+	}
+	for _, o := range b.owns {
+		if err := api.checkOwned(o.gvk); err != nil {
+			b.ctx.Errors.Add(o.pos, "%v", err)
+		}
+	}
+	names := map[string]*Kind{}
+	for _, k := range api.Controllers() {
+		if prev := names[k.Name]; prev != nil && prev.Version.Group != k.Version.Group {
+			b.ctx.Errors.Add(k.Pos, "duplicate kind: controllers for %s exist in groups %s and %s (%s), and their glue would share names in one controller package; rename one kind", k.Name, k.Version.Group.Name, prev.Version.Group.Name, prev.Pos)
+		}
+		names[k.Name] = k
+	}
+}
+
+// Resource returns the plural resource of gvk: the project's own for its
+// kinds, the served one for Kubernetes' built-in kinds, and the
+// conventional guess for other kinds (custom resources of other projects).
+func (a *API) Resource(gvk schema.GroupVersionKind) string {
+	if k := a.Kind(gvk); k != nil {
+		return k.Plural
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural.Resource
+}
+
+// checkOwned reports an owned kind that cannot exist: a kind of the
+// project's groups, or of Kubernetes' built-in groups, that is not
+// declared there.
+func (a *API) checkOwned(gvk schema.GroupVersionKind) error {
+	if a.Kind(gvk) != nil {
+		return nil
+	}
+	var known []string
+	inGroup := false
+	for _, g := range a.Groups {
+		if g.Name == gvk.Group {
+			inGroup = true
+			for _, v := range g.Versions {
+				if v.Name == gvk.Version {
+					for _, k := range v.Kinds {
+						known = append(known, k.Name)
+					}
+				}
+			}
+		}
+	}
+	for builtin := range scheme.Scheme.AllKnownTypes() {
+		if builtin.Group == gvk.Group {
+			inGroup = true
+			if builtin.Version == gvk.Version && !strings.HasSuffix(builtin.Kind, "List") && !strings.HasSuffix(builtin.Kind, "Options") {
+				known = append(known, builtin.Kind)
+			}
+		}
+	}
+	if !inGroup {
+		return nil // another project's kind: nothing to check it against
+	}
+	for _, k := range known {
+		if k == gvk.Kind {
+			return nil
+		}
+	}
+	sort.Strings(known)
+	hint := ""
+	if best := closest(gvk.Kind, known); best != "" {
+		hint = fmt.Sprintf(": did you mean %s?", markers.FormatKindRef(gvk.GroupVersion().WithKind(best)))
+	}
+	return fmt.Errorf("owns %s: %s has no kind %s%s", markers.FormatKindRef(gvk), gvk.GroupVersion(), gvk.Kind, hint)
+}
+
+func closest(name string, candidates []string) string {
+	best, bestDist := "", 1<<30
+	for _, c := range candidates {
+		if d := markers.Distance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if bestDist > len(name)/2 {
+		return ""
+	}
+	return best
+}
+
+// GoPlural is the kind's plural as generated Go names it: the clientset's
+// accessor (Widgets) and the lister's methods. It follows the CRD's plural,
+// so +kubebuilder:resource:path reaches the client too.
+func (k *Kind) GoPlural() string {
+	if lower := strings.ToLower(k.Name); strings.HasPrefix(k.Plural, lower) {
+		return k.Name + k.Plural[len(lower):]
+	}
+	return flect.Capitalize(k.Plural)
+}
+
+// ClientGroup is the name of the clientset method that returns the typed
+// client of v's group version (FixtureV1).
+func (v *Version) ClientGroup() string {
+	return v.Group.GoName() + flect.Capitalize(v.Name)
+}
+
+// implyObjectGenerate makes an API package behave as if it declared
+// +kubebuilder:object:generate=true, which kubebuilder projects write in
+// groupversion_info.go: every type of an API package gets deep copies, not
+// only the root kinds. An explicit marker, true or false, wins. The value
+// is added to the collector's cached markers of the package's first file.
+func (b *apiBuilder) implyObjectGenerate(pkg *loader.Package) {
+	const name = "kubebuilder:object:generate"
+	byNode, err := b.ctx.Collector.MarkersInPackage(pkg)
+	if err != nil || len(pkg.Syntax) == 0 {
+		return
+	}
+	for _, f := range pkg.Syntax {
+		if byNode[f][name] != nil {
+			return
+		}
+	}
+	if byNode[pkg.Syntax[0]] == nil {
+		byNode[pkg.Syntax[0]] = ctmarkers.MarkerValues{}
+	}
+	byNode[pkg.Syntax[0]][name] = []any{true}
+}

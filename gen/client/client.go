@@ -1,0 +1,307 @@
+// Package client generates the typed clientset (with its fake), listers,
+// informers and apply configurations of the project's kinds, in the
+// conventional layout under pkg/generated:
+//
+//	clientset/versioned             the clientset, and fake/ for tests
+//	listers/<group>/<version>       listers
+//	informers/externalversions      the informer factory and informers
+//	applyconfiguration              apply configurations for server-side apply
+//
+// It drives k8s.io/code-generator's client-gen, lister-gen, informer-gen
+// and applyconfiguration-gen as Go packages, in process, on one gengo
+// universe shared by the four. The universe is not parsed by gengo: it is
+// built (universe.go) from the packages the run already loaded and
+// type-checked with controller-tools, so the whole run loads the code once.
+// The conventional way parses the packages four times more, in four
+// processes, each type-checking every dependency from source.
+//
+// # Tags come from kubebuilder markers
+//
+// Users write kubebuilder markers only. Before the code-generator targets
+// run, the generator adds client-gen's tags to the parsed types: +genclient
+// on every root kind, +genclient:nonNamespaced when
+// +kubebuilder:resource:scope=Cluster, +genclient:noStatus when there is no
+// +kubebuilder:subresource:status; and +groupName to the package comments.
+// Plural exceptions make the client's names follow the CRD's plural
+// (+kubebuilder:resource:path).
+//
+// # Concurrency
+//
+// Prepare type-checks the API packages and builds the universe in the
+// runner's goroutine; Generate then only reads the universe and runs in
+// parallel with the controller-tools generators.
+package client
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	applyargs "k8s.io/code-generator/cmd/applyconfiguration-gen/args"
+	applygen "k8s.io/code-generator/cmd/applyconfiguration-gen/generators"
+	clientargs "k8s.io/code-generator/cmd/client-gen/args"
+	clientgen "k8s.io/code-generator/cmd/client-gen/generators"
+	clienttypes "k8s.io/code-generator/cmd/client-gen/types"
+	informerargs "k8s.io/code-generator/cmd/informer-gen/args"
+	informergen "k8s.io/code-generator/cmd/informer-gen/generators"
+	listerargs "k8s.io/code-generator/cmd/lister-gen/args"
+	listergen "k8s.io/code-generator/cmd/lister-gen/generators"
+	"k8s.io/gengo/v2/generator"
+	"k8s.io/gengo/v2/namer"
+	"k8s.io/gengo/v2/types"
+	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	"github.com/opgen-sdk/opgen/gen"
+)
+
+// apisPkg holds apis.Status, which statuses embed; its apply configuration
+// is opgen's, in apis/applyconfiguration.
+const apisPkg = "github.com/opgen-sdk/opgen/apis"
+
+// Generator writes the clients. Use a new one for every run.
+type Generator struct {
+	universe types.Universe
+	inputs   []string
+	err      error
+}
+
+var (
+	_ gen.Generator  = (*Generator)(nil)
+	_ gen.Preparer   = (*Generator)(nil)
+	_ gen.Concurrent = (*Generator)(nil)
+)
+
+// RegisterMarkers registers nothing: the tags are derived from the API
+// model.
+func (*Generator) RegisterMarkers(*markers.Registry) error { return nil }
+
+// Concurrent marks the generator as independent of the shared packages
+// once prepared.
+func (*Generator) Concurrent() {}
+
+// Prepare type-checks the API packages and builds gengo's universe from
+// them, with the tags the markers imply.
+func (g *Generator) Prepare(ctx *gen.Context) error {
+	pkgs := ctx.API.Packages()
+	if len(pkgs) == 0 {
+		return nil
+	}
+	for _, p := range pkgs {
+		ctx.Checker.Check(p)
+		g.inputs = append(g.inputs, p.PkgPath)
+	}
+	sort.Strings(g.inputs)
+	if g.universe, g.err = newUniverse(ctx.Fset, pkgs); g.err != nil {
+		return g.err
+	}
+	return injectTags(g.universe, ctx.API)
+}
+
+// Generate runs the four code-generator generators.
+func (g *Generator) Generate(ctx *gen.Context) error {
+	p := ctx.Project
+	// Own the four trees, not the client directory: it may hold others.
+	for _, dir := range []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"} {
+		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
+	}
+	versions := ctx.API.Versions()
+	if len(versions) == 0 || g.universe == nil {
+		return g.err
+	}
+	base := &generator.Context{Universe: g.universe, Inputs: g.inputs}
+	stage, err := os.MkdirTemp("", "opgen-client-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	r := &runner{base: base, out: ctx.Output, stage: stage, root: p.Root}
+	exceptions := pluralExceptions(ctx.API)
+	steps := []func() error{
+		func() error { return r.clientset(p, versions, exceptions) },
+		func() error { return r.listers(p, exceptions) },
+		func() error { return r.informers(p, exceptions) },
+		func() error { return r.applyConfigurations(p) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// injectTags adds the client-gen tags that the kubebuilder markers imply.
+func injectTags(u types.Universe, api *gen.API) error {
+	for _, v := range api.Versions() {
+		pkg := u[v.ImportPath]
+		if pkg == nil {
+			return fmt.Errorf("gengo did not load %s", v.ImportPath)
+		}
+		pkg.Comments = append(withoutTag(pkg.Comments, "+groupName"), "+groupName="+v.Group.Name)
+		for _, k := range v.Kinds {
+			t := pkg.Types[k.Name]
+			if t == nil {
+				return fmt.Errorf("gengo did not load %s.%s", v.ImportPath, k.Name)
+			}
+			t.CommentLines = append(withoutTag(t.CommentLines, "+genclient"), "+genclient")
+			if !k.Namespaced {
+				t.CommentLines = append(t.CommentLines, "+genclient:nonNamespaced")
+			}
+			if !k.StatusSubresource {
+				t.CommentLines = append(t.CommentLines, "+genclient:noStatus")
+			}
+		}
+	}
+	return nil
+}
+
+// withoutTag drops the lines that set tag, so that the injected tags are
+// the only ones.
+func withoutTag(lines []string, tag string) []string {
+	return slices.DeleteFunc(slices.Clone(lines), func(l string) bool {
+		l = strings.TrimSpace(l)
+		return l == tag || strings.HasPrefix(l, tag+"=") || strings.HasPrefix(l, tag+":")
+	})
+}
+
+// pluralExceptions makes the generated names follow each kind's CRD
+// plural.
+func pluralExceptions(api *gen.API) map[string]string {
+	out := map[string]string{}
+	for _, k := range api.Kinds() {
+		out[k.Name] = k.GoPlural()
+	}
+	return out
+}
+
+func exceptionList(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+":"+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// runner executes code-generator targets on copies of one base context,
+// staging their files.
+type runner struct {
+	base        *generator.Context
+	out         *gen.Output
+	stage, root string
+}
+
+func (r *runner) execute(systems namer.NameSystems, defaultSystem string, targets func(*generator.Context) []generator.Target) error {
+	c := *r.base
+	c.Namers = namer.NameSystems{}
+	for name, n := range systems {
+		c.Namers[name] = n
+	}
+	orderer := namer.Orderer{Namer: systems[defaultSystem]}
+	c.Order = orderer.OrderUniverse(c.Universe)
+	c.FileTypes = map[string]generator.FileType{generator.GoFileType: stagingFileType{r}}
+	var staged []generator.Target
+	for _, t := range targets(&c) {
+		staged = append(staged, stagedTarget{Target: t, dir: r.stagePath(t.Dir())})
+	}
+	return c.ExecuteTargets(staged)
+}
+
+// stagePath maps a real output directory into the staging directory, so
+// that gengo's MkdirAll touches nothing of the project.
+func (r *runner) stagePath(dir string) string {
+	rel, err := filepath.Rel(r.root, dir)
+	if err != nil {
+		rel = dir
+	}
+	return filepath.Join(r.stage, rel)
+}
+
+func (r *runner) realPath(staged string) string {
+	rel, _ := filepath.Rel(r.stage, staged)
+	return filepath.Join(r.root, rel)
+}
+
+type stagedTarget struct {
+	generator.Target
+	dir string
+}
+
+func (t stagedTarget) Dir() string { return t.dir }
+
+// stagingFileType assembles gengo's files into the run's Output.
+type stagingFileType struct{ r *runner }
+
+func (s stagingFileType) AssembleFile(f *generator.File, pathname string) error {
+	var b bytes.Buffer
+	et := generator.NewErrorTracker(&b)
+	generator.NewGoFile().Assemble(et, f)
+	if et.Error() != nil {
+		return et.Error()
+	}
+	s.r.out.Go(s.r.realPath(pathname), b.Bytes())
+	return nil
+}
+
+func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions map[string]string) error {
+	args := clientargs.New()
+	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "clientset"))
+	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "clientset"))
+	args.ClientsetName = "versioned"
+	args.ApplyConfigurationPackage = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
+	args.PluralExceptions = exceptionList(exceptions)
+	byGroup := map[string]*clienttypes.GroupVersions{}
+	for _, v := range versions {
+		gv := byGroup[v.Group.Name]
+		if gv == nil {
+			gv = &clienttypes.GroupVersions{PackageName: v.Group.ShortName(), Group: clienttypes.Group(v.Group.Name)}
+			byGroup[v.Group.Name] = gv
+		}
+		gv.Versions = append(gv.Versions, clienttypes.PackageVersion{Version: clienttypes.Version(v.Name), Package: v.ImportPath})
+	}
+	for _, v := range versions {
+		if gv := byGroup[v.Group.Name]; gv != nil {
+			args.Groups = append(args.Groups, *gv)
+			delete(byGroup, v.Group.Name)
+		}
+	}
+	return r.execute(clientgen.NameSystems(exceptions), clientgen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
+		return clientgen.GetTargets(c, args)
+	})
+}
+
+func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
+	args := listerargs.New()
+	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "listers"))
+	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
+	args.PluralExceptions = exceptionList(exceptions)
+	return r.execute(listergen.NameSystems(exceptions), listergen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
+		return listergen.GetTargets(c, args)
+	})
+}
+
+func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
+	args := informerargs.New()
+	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "informers"))
+	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "informers"))
+	args.VersionedClientSetPackage = p.ClientsetPackage()
+	args.ListersPackage = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
+	args.PluralExceptions = exceptionList(exceptions)
+	return r.execute(informergen.NameSystems(exceptions), informergen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
+		return informergen.GetTargets(c, args)
+	})
+}
+
+func (r *runner) applyConfigurations(p *gen.Project) error {
+	args := applyargs.New()
+	args.ExternalApplyConfigurations[types.Name{Package: apisPkg, Name: "Status"}] = apisPkg + "/applyconfiguration"
+	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "applyconfiguration"))
+	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
+	return r.execute(applygen.NameSystems(), applygen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
+		return applygen.GetTargets(c, args)
+	})
+}

@@ -1,0 +1,273 @@
+// Package controller generates the typed glue between the project's kinds
+// and opgen's runtime: zz_generated.controllers.go in the controller
+// package (default internal/controller), for every kind marked
+// +opgen:controller.
+//
+// For a kind Widget the glue declares
+//
+//   - WidgetKind(op): the runtime.Kind, built from the generated clientset
+//     and the generated filtered informer;
+//   - WidgetOptions(): the runtime.ControllerOptions the markers declare
+//     (owned kinds, reconcile period, workers);
+//   - SetupWidget(op, h): registers h; when h implements
+//     runtime.Configurer, its Configure method adjusts the options first;
+//   - a compile-time check that *WidgetController implements
+//     plug.Handler[*v1.Widget].
+//
+// Setup(op) registers every controller with a zero-value handler and one
+// shared clientset. Everything generic lives in pkg/runtime; the glue only
+// names concrete types.
+package controller
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dave/jennifer/jen"
+	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	"github.com/opgen-sdk/opgen/gen"
+)
+
+// FileName is the glue file in the controller package.
+const FileName = "zz_generated.controllers.go"
+
+const (
+	runtimePkg = "github.com/opgen-sdk/opgen/pkg/runtime"
+	plugPkg    = "github.com/opgen-sdk/opgen/pkg/plug"
+	cachePkg   = "k8s.io/client-go/tools/cache"
+	schemaPkg  = "k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Generator writes the controller glue.
+type Generator struct{}
+
+var _ gen.Generator = Generator{}
+
+// RegisterMarkers registers nothing more: the runner registers the
+// +opgen: markers for the API model.
+func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
+
+// Generate writes the glue when at least one kind has a controller, and
+// removes a stale one otherwise.
+func (Generator) Generate(ctx *gen.Context) error {
+	path := filepath.Join(ctx.Project.Abs(ctx.Project.ControllerDir), FileName)
+	ctx.Output.Own(path)
+	kinds := ctx.API.Controllers()
+	if len(kinds) == 0 {
+		return nil
+	}
+	ctx.Output.Jen(path, File(ctx.Project, kinds))
+	return nil
+}
+
+// PackageName is the Go package name of the controller directory.
+func PackageName(p *gen.Project) string {
+	return strings.ReplaceAll(filepath.Base(p.Abs(p.ControllerDir)), "-", "")
+}
+
+// HandlerName is the name of the handler type of kind.
+func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
+
+// File returns the glue for kinds.
+func File(p *gen.Project, kinds []*gen.Kind) *jen.File {
+	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
+	f.ImportName(runtimePkg, "runtime")
+	f.ImportAlias(p.ClientsetPackage(), "versioned")
+	for _, k := range kinds {
+		f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
+		f.ImportAlias(p.InformersPackage(k.Version), k.Version.Alias()+"informers")
+	}
+	writeSetup(f, p, kinds)
+	for _, k := range kinds {
+		g := glue{p: p, k: k}
+		g.checks(f)
+		g.kind(f)
+		g.options(f)
+		g.setup(f)
+	}
+	return f
+}
+
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind) {
+	var calls []jen.Code
+	for _, k := range kinds {
+		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Op("&").Id(HandlerName(k)).Values()))
+	}
+	f.Comment("Setup registers a controller for every kind marked +opgen:controller, each")
+	f.Comment("with a zero-value handler and one shared clientset. When a handler needs")
+	f.Comment("dependencies, call the kind's Setup function with it instead.")
+	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(
+		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)),
+	)
+	f.Line()
+	f.Comment("newClientset returns the generated clientset on the operator's config and")
+	f.Comment("shared HTTP client.")
+	f.Func().Id("newClientset").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Params(jen.Qual(p.ClientsetPackage(), "Interface"), jen.Error()).Block(
+		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Qual(p.ClientsetPackage(), "NewForConfigAndClient").Call(
+			jen.Id("op").Dot("RESTConfig").Call(), jen.Id("op").Dot("HTTPClient").Call()),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("create the generated clientset: %w"), jen.Err())),
+		),
+		jen.Return(jen.Id("cs"), jen.Nil()),
+	)
+}
+
+// glue writes the declarations of one kind.
+type glue struct {
+	p *gen.Project
+	k *gen.Kind
+}
+
+func (g glue) obj() *jen.Statement { return jen.Op("*").Qual(g.k.Version.ImportPath, g.k.Name) }
+
+func (g glue) checks(f *jen.File) {
+	f.Line()
+	f.Commentf("%s must implement the typed handler of %s.", HandlerName(g.k), g.k.Name)
+	f.Var().Id("_").Qual(plugPkg, "Handler").Types(g.obj()).Op("=").Parens(jen.Op("*").Id(HandlerName(g.k))).Parens(jen.Nil())
+}
+
+func (g glue) kind(f *jen.File) {
+	k, name := g.k, g.k.Name
+	kindType := jen.Qual(runtimePkg, "Kind").Types(g.obj())
+	f.Line()
+	f.Commentf("%sKind describes %s %s to the runtime, through the generated", name, k.Version.GroupVersion(), name)
+	f.Comment("clientset and informer.")
+	f.Func().Id(name+"Kind").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Params(kindType.Clone(), jen.Error()).Block(
+		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(kindType.Clone().Values(), jen.Err())),
+		jen.Return(jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Nil()),
+	)
+	f.Line()
+	informers := g.p.InformersPackage(k.Version)
+	informerArgs := []jen.Code{jen.Id("cs")}
+	if k.Namespaced {
+		informerArgs = append(informerArgs, jen.Id("namespace"))
+	}
+	informerArgs = append(informerArgs, jen.Lit(0), jen.Id("indexers"), jen.Nil())
+	client := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot(k.GoPlural())
+	if k.Namespaced {
+		client = client.Call(jen.Id("namespace"))
+	} else {
+		client = client.Call()
+	}
+	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
+		jen.Return(kindType.Clone().Add(fields(true,
+			"GVK", jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
+			"Resource", jen.Lit(k.Plural),
+			"Namespaced", jen.Lit(k.Namespaced),
+			"NewInformer", jen.Func().Params(jen.Id("namespace").String(), jen.Id("indexers").Qual(cachePkg, "Indexers")).Qual(cachePkg, "SharedIndexInformer").Block(
+				jen.Return(jen.Qual(informers, "NewFiltered"+name+"Informer").Call(informerArgs...)),
+			),
+			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(runtimePkg, "Client").Types(g.obj()).Block(
+				jen.Return(client),
+			),
+		))),
+	)
+}
+
+func (g glue) options(f *jen.File) {
+	k, spec := g.k, g.k.Controller
+	opts := []any{"Name", jen.Lit(strings.ToLower(k.Name))}
+	if len(spec.Owns) > 0 {
+		var owns []jen.Code
+		for _, gvk := range spec.Owns {
+			var kv []any
+			if gvk.Group != "" {
+				kv = append(kv, "Group", jen.Lit(gvk.Group))
+			}
+			owns = append(owns, fields(false, append(kv, "Version", jen.Lit(gvk.Version), "Kind", jen.Lit(gvk.Kind))...))
+		}
+		opts = append(opts, "Owns", jen.Index().Qual(schemaPkg, "GroupVersionKind").Custom(multiline("{", "}"), owns...))
+	}
+	if spec.ReconcileEvery > 0 {
+		opts = append(opts, "ReconcileEvery", duration(spec.ReconcileEvery))
+	}
+	if spec.Workers > 0 {
+		opts = append(opts, "Workers", jen.Lit(spec.Workers))
+	}
+	f.Line()
+	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
+	f.Commentf("markers of %s declare.", k.Name)
+	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
+		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, opts...))),
+	)
+}
+
+func (g glue) setup(f *jen.File) {
+	name := g.k.Name
+	handler := jen.Id("h").Op("*").Id(HandlerName(g.k))
+	f.Line()
+	f.Commentf("Setup%s registers h as the controller of %s. When h implements", name, name)
+	f.Comment("runtime.Configurer, its Configure method adjusts the options first.")
+	f.Func().Id("Setup"+name).Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator"), handler.Clone()).Error().Block(
+		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Id("setup"+name).Call(jen.Id("op"), jen.Id("cs"), jen.Id("h"))),
+	)
+	f.Line()
+	f.Func().Id("setup"+name).Params(
+		jen.Id("op").Op("*").Qual(runtimePkg, "Operator"),
+		jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface"),
+		handler.Clone(),
+	).Error().Block(
+		jen.Id("opts").Op(":=").Id(name+"Options").Call(),
+		jen.If(jen.List(jen.Id("c"), jen.Id("ok")).Op(":=").Id("any").Call(jen.Id("h")).Assert(jen.Qual(runtimePkg, "Configurer").Types(g.obj())), jen.Id("ok")).Block(
+			jen.Id("c").Dot("Configure").Call(jen.Op("&").Id("opts")),
+		),
+		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Id("h"), jen.Id("opts")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("register the %s controller: %%w", name)), jen.Err())),
+		),
+		jen.Return(jen.Nil()),
+	)
+}
+
+// fields writes a composite literal's fields in the order given (jennifer's
+// Dict sorts them), as name, value pairs.
+func fields(multi bool, kv ...any) *jen.Statement {
+	items := make([]jen.Code, 0, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		items = append(items, jen.Id(kv[i].(string)).Op(":").Add(kv[i+1].(jen.Code)))
+	}
+	if multi {
+		return jen.Custom(multiline("{", "}"), items...)
+	}
+	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ","}, items...)
+}
+
+func multiline(open, close string) jen.Options {
+	return jen.Options{Open: open, Close: close, Separator: ",", Multi: true}
+}
+
+// duration writes d as a readable expression (5 * time.Minute).
+func duration(d time.Duration) jen.Code {
+	units := []struct {
+		name string
+		d    time.Duration
+	}{{"Hour", time.Hour}, {"Minute", time.Minute}, {"Second", time.Second}, {"Millisecond", time.Millisecond}}
+	for _, u := range units {
+		if d%u.d == 0 {
+			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
+		}
+	}
+	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
+}
+
+func lowerFirst(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	switch {
+	case i == 0:
+		return s
+	case i == 1 || i == len(s):
+		return strings.ToLower(s[:i]) + s[i:]
+	default: // an initialism: HTTPRoute -> httpRoute
+		return strings.ToLower(s[:i-1]) + s[i-1:]
+	}
+}

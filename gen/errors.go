@@ -1,0 +1,138 @@
+package gen
+
+import (
+	"errors"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Error is a problem in the user's code: where it is and how to fix it.
+type Error struct {
+	// Pos is the file, line and column; Filename is empty when the error
+	// has no place in a file.
+	Pos token.Position
+	// Msg says what is wrong and how to fix it.
+	Msg string
+}
+
+func (e *Error) Error() string {
+	if e.Pos.Filename == "" {
+		return e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// Errors collects every problem a run finds, so that all of them are
+// reported together. It is safe for concurrent use. Two errors at the same
+// position are one: the first reported wins, which lets opgen's own checks
+// replace a library's less helpful message about the same marker.
+type Errors struct {
+	mu   sync.Mutex
+	list []*Error
+	seen map[token.Position]bool
+}
+
+// Add records an error at pos.
+func (e *Errors) Add(pos token.Position, format string, args ...any) {
+	e.add(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// AddErr records err; positioned errors (*Error, or a list from errors.Join)
+// keep their positions.
+func (e *Errors) AddErr(err error) {
+	if err == nil {
+		return
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, err := range joined.Unwrap() {
+			e.AddErr(err)
+		}
+		return
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		e.add(pe)
+		return
+	}
+	e.add(&Error{Msg: err.Error()})
+}
+
+func (e *Errors) add(err *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err.Pos.Filename != "" {
+		if e.seen == nil {
+			e.seen = map[token.Position]bool{}
+		}
+		if e.seen[err.Pos] {
+			return
+		}
+		e.seen[err.Pos] = true
+	}
+	e.list = append(e.list, err)
+}
+
+// Len returns how many errors were recorded.
+func (e *Errors) Len() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.list)
+}
+
+// Err returns nil when nothing was recorded, or a RunError with every
+// error, sorted by position.
+func (e *Errors) Err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.list) == 0 {
+		return nil
+	}
+	list := append([]*Error(nil), e.list...)
+	sort.SliceStable(list, func(i, j int) bool { return less(list[i].Pos, list[j].Pos) })
+	return &RunError{Errors: list}
+}
+
+func less(a, b token.Position) bool {
+	if a.Filename != b.Filename {
+		return a.Filename < b.Filename
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Column < b.Column
+}
+
+// RunError is what a failed run returns: every error it found. Nothing was
+// written.
+type RunError struct {
+	Errors []*Error
+}
+
+func (r *RunError) Error() string {
+	var b strings.Builder
+	for _, e := range r.Errors {
+		b.WriteString(e.Error())
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%d error(s); nothing was written", len(r.Errors))
+	return b.String()
+}
+
+// Relative returns a copy of r with file names relative to dir, as a user
+// running opgen in dir would type them.
+func (r *RunError) Relative(dir string) *RunError {
+	out := &RunError{Errors: make([]*Error, len(r.Errors))}
+	for i, e := range r.Errors {
+		c := *e
+		c.Msg = strings.ReplaceAll(c.Msg, dir+string(filepath.Separator), "")
+		if rel, err := filepath.Rel(dir, c.Pos.Filename); err == nil && c.Pos.Filename != "" && !strings.HasPrefix(rel, "..") {
+			c.Pos.Filename = rel
+		}
+		out.Errors[i] = &c
+	}
+	return out
+}

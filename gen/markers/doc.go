@@ -1,0 +1,11 @@
+// Package markers defines opgen's own markers, the `+opgen:` comments
+// users put on their API types beside the kubebuilder markers. Each marker
+// is a Go type whose godoc shows the marker line and whose
+// ApplyToController method applies it; `opgen generate --help` prints the
+// godoc, through Help methods generated from it (zz_generated.markerhelp.go,
+// written by gen/internal/helpgen).
+//
+// Every +opgen:controller:... marker implies +opgen:controller.
+package markers
+
+//go:generate go run ../internal/helpgen

@@ -1,0 +1,102 @@
+package markers_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
+
+	"github.com/opgen-sdk/opgen/gen/markers"
+)
+
+func TestParseKindRef(t *testing.T) {
+	ok := map[string]schema.GroupVersionKind{
+		"apps/v1.Deployment":         {Group: "apps", Version: "v1", Kind: "Deployment"},
+		"v1.Service":                 {Version: "v1", Kind: "Service"},
+		"example.com/v1beta1.Widget": {Group: "example.com", Version: "v1beta1", Kind: "Widget"},
+		" batch/v1.Job ":             {Group: "batch", Version: "v1", Kind: "Job"},
+	}
+	for ref, want := range ok {
+		t.Run(ref, func(t *testing.T) {
+			got, err := markers.ParseKindRef(ref)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, strings.TrimSpace(ref), markers.FormatKindRef(got))
+		})
+	}
+	bad := map[string]string{
+		"apps.Deployment":    `malformed owns reference "apps.Deployment" ("apps" is not a version like v1 or v1beta1)`,
+		"apps/v1":            `malformed owns reference "apps/v1" (no kind after the version)`,
+		"apps/v1.deployment": `malformed owns reference "apps/v1.deployment" (the kind must be one capitalized word)`,
+		"/v1.Service":        `malformed owns reference "/v1.Service" ("v1" is not a version like v1 or v1beta1)`,
+		"Deployment":         `malformed owns reference "Deployment" (no kind after the version)`,
+	}
+	for ref, want := range bad {
+		t.Run(ref, func(t *testing.T) {
+			_, err := markers.ParseKindRef(ref)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+			assert.Contains(t, err.Error(), "write [group/]version.Kind")
+		})
+	}
+}
+
+func TestMarkersApply(t *testing.T) {
+	reg := &ctmarkers.Registry{}
+	require.NoError(t, markers.Register(reg))
+	spec := &markers.ControllerSpec{}
+	for _, line := range []string{
+		"+opgen:controller",
+		"+opgen:controller:owns=apps/v1.Deployment;v1.Service",
+		"+opgen:controller:owns=v1.Service;v1.ConfigMap",
+		"+opgen:controller:reconcileEvery=1h30m",
+		"+opgen:controller:workers=4",
+	} {
+		def := reg.Lookup(line, ctmarkers.DescribesType)
+		require.NotNil(t, def, line)
+		v, err := def.Parse(line)
+		require.NoError(t, err, line)
+		require.NoError(t, v.(markers.Applier).ApplyToController(spec), line)
+	}
+	assert.Equal(t, []schema.GroupVersionKind{
+		{Group: "apps", Version: "v1", Kind: "Deployment"},
+		{Version: "v1", Kind: "Service"},
+		{Version: "v1", Kind: "ConfigMap"},
+	}, spec.Owns, "in order, without repeats")
+	assert.Equal(t, "1h30m0s", spec.ReconcileEvery.String())
+	assert.Equal(t, 4, spec.Workers)
+}
+
+func TestEveryMarkerHasHelp(t *testing.T) {
+	for _, def := range markers.Definitions {
+		h := markers.Help(def)
+		require.NotNil(t, h, def.Name)
+		assert.Contains(t, h.Details, "// +"+def.Name, "the godoc of %s shows its marker line", def.Name)
+	}
+}
+
+func TestUnknownSuggestsTheClosestMarker(t *testing.T) {
+	cases := map[string]string{
+		"opgen:controler":              "did you mean +opgen:controller?",
+		"opgen:controller:own":         "did you mean +opgen:controller:owns?",
+		"opgen:controller:reconcileIn": "did you mean +opgen:controller:reconcileEvery?",
+	}
+	for name, want := range cases {
+		assert.Contains(t, markers.Unknown(name).Error(), want)
+	}
+	assert.NotContains(t, markers.Unknown("opgen:webhook:validating").Error(), "did you mean")
+}
+
+func ExampleParseKindRef() {
+	gvk, _ := markers.ParseKindRef("apps/v1.Deployment")
+	fmt.Println(gvk.Group, gvk.Version, gvk.Kind)
+	core, _ := markers.ParseKindRef("v1.Service")
+	fmt.Printf("%q %s %s\n", core.Group, core.Version, core.Kind)
+	// Output:
+	// apps v1 Deployment
+	// "" v1 Service
+}

@@ -1,0 +1,114 @@
+package markers
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/controller-tools/pkg/markers"
+)
+
+// Prefix starts every opgen marker.
+const Prefix = "+opgen:"
+
+// Applier is implemented by every opgen controller marker.
+type Applier interface {
+	ApplyToController(*ControllerSpec) error
+}
+
+// helper is implemented by every marker type, in zz_generated.markerhelp.go.
+type helper interface {
+	Help() *markers.DefinitionHelp
+}
+
+// Definitions are opgen's markers, in the order the help lists them.
+var Definitions = []*markers.Definition{
+	markers.Must(markers.MakeDefinition("opgen:controller", markers.DescribesType, Controller{})),
+	markers.Must(markers.MakeDefinition("opgen:controller:owns", markers.DescribesType, Owns(nil))),
+	markers.Must(markers.MakeDefinition("opgen:controller:reconcileEvery", markers.DescribesType, ReconcileEvery(""))),
+	markers.Must(markers.MakeDefinition("opgen:controller:workers", markers.DescribesType, Workers(0))),
+}
+
+// Register adds opgen's markers, with their help, to reg.
+func Register(reg *markers.Registry) error {
+	for _, def := range Definitions {
+		if err := reg.Register(def); err != nil {
+			return err
+		}
+		reg.AddHelp(def, Help(def))
+	}
+	return nil
+}
+
+// Help returns the help of an opgen marker definition.
+func Help(def *markers.Definition) *markers.DefinitionHelp {
+	if h, ok := reflect.Zero(def.Output).Interface().(helper); ok {
+		return h.Help()
+	}
+	return nil
+}
+
+// Known reports whether name (a marker without its + and arguments) is an
+// opgen marker.
+func Known(name string) bool {
+	for _, def := range Definitions {
+		if def.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Name returns the name of the marker in a comment's text: what stands
+// between the + and the first = or end.
+func Name(text string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(text), "+"), "=")
+	return strings.TrimSpace(name)
+}
+
+// Unknown returns the error for a +opgen: marker that does not exist, with
+// the closest known marker as a suggestion.
+func Unknown(name string) error {
+	best, bestDist := "", 1<<30
+	for _, def := range Definitions {
+		if d := Distance(strings.ToLower(name), strings.ToLower(def.Name)); d < bestDist {
+			best, bestDist = def.Name, d
+		}
+	}
+	msg := fmt.Sprintf("unknown marker +%s", name)
+	if bestDist <= len(best)/2 {
+		msg += fmt.Sprintf(": did you mean +%s?", best)
+	}
+	return fmt.Errorf("%s (known opgen markers: %s; `opgen generate --help` documents them)", msg, strings.Join(names(), ", "))
+}
+
+func names() []string {
+	var out []string
+	for _, def := range Definitions {
+		out = append(out, "+"+def.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Distance is the Levenshtein distance between a and b.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,226 @@
+package gen
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+)
+
+// Options configure a run. The zero value of every field but Root has a
+// documented default.
+type Options struct {
+	// Root is the project root: the directory of the //go:generate line.
+	// Patterns and every output path are relative to it.
+	Root string
+
+	// Patterns select the packages to read, relative to Root, in the go
+	// command's form ("./...", "./apis/...", "."). Default: ./...
+	Patterns []string
+
+	// Name names the ClusterRole, the leader-election Role and the
+	// controllers' field manager. Default: the base name of Root.
+	Name string
+
+	// ClientDir is where the clientset, listers, informers and apply
+	// configurations go. Default: pkg/generated.
+	ClientDir string
+
+	// ControllerDir is the package of the controller glue and stubs.
+	// Default: internal/controller.
+	ControllerDir string
+
+	// CRDDir and RBACDir hold the manifests. Defaults: config/crd and
+	// config/rbac.
+	CRDDir, RBACDir string
+
+	// Force runs even when the stamp says nothing changed.
+	Force bool
+
+	// DryRun stages everything and writes nothing; Result.Output holds
+	// what a run would write. Golden tests use it.
+	DryRun bool
+
+	// StampDir keeps the no-op stamps. Default: the user cache directory's
+	// opgen/stamps; "-" disables stamps.
+	StampDir string
+
+	// Version identifies the generator build in stamps; the CLI sets it.
+	Version string
+}
+
+func (o Options) withDefaults() (Options, error) {
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return o, fmt.Errorf("project root %q: %w", o.Root, err)
+	}
+	o.Root = root
+	if len(o.Patterns) == 0 {
+		o.Patterns = []string{"./..."}
+	}
+	if o.Name == "" {
+		o.Name = filepath.Base(root)
+	}
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&o.ClientDir, "pkg/generated")
+	def(&o.ControllerDir, "internal/controller")
+	def(&o.CRDDir, "config/crd")
+	def(&o.RBACDir, "config/rbac")
+	return o, nil
+}
+
+// Project is the project a run works on: its root, its module and the
+// directories its patterns select.
+type Project struct {
+	Options
+	// ModuleDir and ModulePath are the enclosing module's root and path.
+	ModuleDir, ModulePath string
+	// Dirs are the absolute package directories the patterns select,
+	// sorted, found the way the go command does (skipping testdata,
+	// vendor, directories starting with . or _ and nested modules).
+	Dirs []string
+}
+
+// NewProject resolves opts into a Project.
+func NewProject(opts Options) (*Project, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Project{Options: opts}
+	if p.ModuleDir, p.ModulePath, err = findModule(opts.Root); err != nil {
+		return nil, err
+	}
+	if p.Dirs, err = expandPatterns(opts.Root, opts.Patterns); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Abs returns the absolute path of rel, relative to the project root.
+func (p *Project) Abs(rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(p.Root, rel)
+}
+
+// ImportPath returns the import path of the package in dir.
+func (p *Project) ImportPath(dir string) string {
+	rel, err := filepath.Rel(p.ModuleDir, p.Abs(dir))
+	if err != nil || rel == "." {
+		return p.ModulePath
+	}
+	return path.Join(p.ModulePath, filepath.ToSlash(rel))
+}
+
+func findModule(dir string) (string, string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			mod := modfile.ModulePath(data)
+			if mod == "" {
+				return "", "", fmt.Errorf("%s: no module line; run `go mod init`", filepath.Join(d, "go.mod"))
+			}
+			return d, mod, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", "", fmt.Errorf("%s is not inside a Go module: run opgen from a directory under a go.mod (go mod init)", dir)
+		}
+	}
+}
+
+// expandPatterns turns relative package patterns into directories that
+// hold Go files.
+func expandPatterns(root string, patterns []string) ([]string, error) {
+	seen := map[string]bool{}
+	for _, pat := range patterns {
+		if !strings.HasPrefix(pat, ".") && !filepath.IsAbs(pat) {
+			return nil, fmt.Errorf("package pattern %q is not relative to the project root: write it like ./apis/... or ./apis/v1", pat)
+		}
+		recursive := strings.HasSuffix(pat, "/...")
+		dir := filepath.Join(root, strings.TrimSuffix(pat, "/..."))
+		if pat == "..." {
+			dir, recursive = root, true
+		}
+		info, err := os.Stat(dir)
+		if err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("package pattern %q: %s is not a directory", pat, dir)
+		}
+		if !recursive {
+			if hasGoFiles(dir) {
+				seen[dir] = true
+			}
+			continue
+		}
+		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			if p != dir && skipDir(p, d.Name()) {
+				return filepath.SkipDir
+			}
+			if hasGoFiles(p) {
+				seen[p] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	dirs := make([]string, 0, len(seen))
+	for d := range seen {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+func skipDir(path, name string) bool {
+	if name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(path, "go.mod"))
+	return err == nil
+}
+
+func hasGoFiles(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if isSourceFile(e.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSourceFile reports whether name is a non-test Go file.
+func isSourceFile(name string) bool {
+	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
+}
+
+// ClientsetPackage is the import path of the generated clientset.
+func (p *Project) ClientsetPackage() string {
+	return p.ImportPath(filepath.Join(p.ClientDir, "clientset", "versioned"))
+}
+
+// InformersPackage is the import path of the generated informers of v.
+func (p *Project) InformersPackage(v *Version) string {
+	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.Group.ShortName(), v.Name))
+}
+
+// ApplyConfigurationsPackage is the import path of the generated apply
+// configurations of v.
+func (p *Project) ApplyConfigurationsPackage(v *Version) string {
+	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.Group.ShortName(), v.Name))
+}

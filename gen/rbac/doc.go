@@ -1,0 +1,30 @@
+// Package rbac generates the operator's RBAC under config/rbac: role.yaml,
+// the ClusterRole (and any Roles that +kubebuilder:rbac markers ask for),
+// and leader_election_role.yaml, the namespaced Role for leader election.
+//
+// # What the runtime needs
+//
+// The rules are derived from the controllers, least privilege, then merged
+// with the explicit +kubebuilder:rbac markers of every package read:
+//
+//   - each controller kind: get, list, watch and patch on <plural> (patch
+//     because the finalizer is written with server-side apply);
+//     get, patch and update on <plural>/status (status is written with
+//     server-side apply); update on <plural>/finalizers (needed to set
+//     blockOwnerDeletion on owner references of owned objects).
+//   - each owned kind (+opgen:controller:owns): get, list, watch, create,
+//     patch and delete (server-side apply creates through patch, which
+//     needs create; pruning deletes).
+//   - events.k8s.io events: create and patch (the runtime's Kubernetes
+//     Events), in the ClusterRole.
+//   - coordination.k8s.io leases: get, create and update, in the
+//     leader-election Role, which is bound in the operator's namespace.
+//
+// # Determinism
+//
+// Rules are merged per group, resource and resource names (verbs are
+// unioned; "*" absorbs the others), then resources with the same group,
+// resource names and verbs share a rule. Rules are sorted by group, then
+// resources; verbs and resources are sorted. The same inputs give the same
+// bytes.
+package rbac

@@ -1,0 +1,258 @@
+package rbac
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-tools/pkg/markers"
+	ctrbac "sigs.k8s.io/controller-tools/pkg/rbac"
+	"sigs.k8s.io/yaml"
+
+	"github.com/opgen-sdk/opgen/gen"
+)
+
+// File names under the RBAC directory.
+const (
+	RoleFile           = "role.yaml"
+	LeaderElectionFile = "leader_election_role.yaml"
+)
+
+// Generator writes the operator's ClusterRole and leader-election Role.
+type Generator struct{}
+
+var _ gen.Generator = Generator{}
+
+// RegisterMarkers registers +kubebuilder:rbac.
+func (Generator) RegisterMarkers(into *markers.Registry) error {
+	return ctrbac.Generator{}.RegisterMarkers(into)
+}
+
+// Generate writes the roles, or removes stale ones when nothing needs
+// them.
+func (Generator) Generate(ctx *gen.Context) error {
+	dir := ctx.Project.Abs(ctx.Project.RBACDir)
+	ctx.Output.Own(filepath.Join(dir, RoleFile))
+	ctx.Output.Own(filepath.Join(dir, LeaderElectionFile))
+	roles := map[roleKey]*ruleSet{}
+	role := func(k roleKey) *ruleSet {
+		if roles[k] == nil {
+			roles[k] = &ruleSet{}
+		}
+		return roles[k]
+	}
+	manager := roleKey{name: ctx.Project.Name + "-manager"}
+	for _, r := range Derived(ctx.API) {
+		role(manager).add(r)
+	}
+	for _, root := range ctx.Roots {
+		pm, err := markers.PackageMarkers(ctx.Collector, root)
+		if err != nil {
+			continue // reported with the package's errors
+		}
+		for _, v := range pm[ctrbac.RuleDefinition.Name] {
+			m := v.(ctrbac.Rule)
+			k := roleKey{namespace: m.Namespace, name: manager.name}
+			if m.RoleName != "" {
+				k.name = m.RoleName
+			}
+			role(k).add(fromMarker(m))
+		}
+	}
+	if docs := documents(roles); len(docs) > 0 {
+		data, err := marshal(docs...)
+		if err != nil {
+			return err
+		}
+		ctx.Output.YAML(filepath.Join(dir, RoleFile), data)
+	}
+	if len(ctx.API.Controllers()) > 0 {
+		data, err := marshal(LeaderElectionRole(ctx.Project.Name + "-leader-election"))
+		if err != nil {
+			return err
+		}
+		ctx.Output.YAML(filepath.Join(dir, LeaderElectionFile), data)
+	}
+	return nil
+}
+
+// Derived returns the rules the runtime needs for the controllers of api.
+func Derived(api *gen.API) []rbacv1.PolicyRule {
+	var rules []rbacv1.PolicyRule
+	controllers := api.Controllers()
+	for _, k := range controllers {
+		g := k.Version.Group.Name
+		rules = append(rules,
+			rule(g, k.Plural, "get", "list", "watch", "patch"),
+			rule(g, k.Plural+"/status", "get", "patch", "update"),
+			rule(g, k.Plural+"/finalizers", "update"),
+		)
+		for _, owned := range k.Controller.Owns {
+			rules = append(rules, rule(owned.Group, api.Resource(owned), "get", "list", "watch", "create", "patch", "delete"))
+		}
+	}
+	if len(controllers) > 0 {
+		rules = append(rules, rule("events.k8s.io", "events", "create", "patch"))
+	}
+	return rules
+}
+
+// LeaderElectionRole is the Role the runtime's leader election needs, to
+// be bound in the operator's namespace.
+func LeaderElectionRole(name string) rbacv1.Role {
+	return rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules:      []rbacv1.PolicyRule{rule("coordination.k8s.io", "leases", "create", "get", "update")},
+	}
+}
+
+func rule(group, resource string, verbs ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: verbs}
+}
+
+func fromMarker(m ctrbac.Rule) rbacv1.PolicyRule {
+	groups := slices.Clone(m.Groups)
+	for i, g := range groups {
+		if g == "core" {
+			groups[i] = ""
+		}
+	}
+	return rbacv1.PolicyRule{APIGroups: groups, Resources: m.Resources, ResourceNames: m.ResourceNames, NonResourceURLs: m.URLs, Verbs: m.Verbs}
+}
+
+// roleKey names one role: a ClusterRole without namespace, a Role with.
+type roleKey struct{ namespace, name string }
+
+// atom is one (group, resource, resource names) or one URL.
+type atom struct{ group, resource, names, url string }
+
+// ruleSet merges rules into verbs per atom.
+type ruleSet struct{ verbs map[atom]sets.Set[string] }
+
+func (s *ruleSet) add(r rbacv1.PolicyRule) {
+	if s.verbs == nil {
+		s.verbs = map[atom]sets.Set[string]{}
+	}
+	names := strings.Join(sets.List(sets.New(r.ResourceNames...)), ",")
+	var atoms []atom
+	for _, g := range r.APIGroups {
+		for _, res := range r.Resources {
+			atoms = append(atoms, atom{group: g, resource: res, names: names})
+		}
+	}
+	for _, u := range r.NonResourceURLs {
+		atoms = append(atoms, atom{url: u})
+	}
+	for _, a := range atoms {
+		if s.verbs[a] == nil {
+			s.verbs[a] = sets.New[string]()
+		}
+		s.verbs[a].Insert(r.Verbs...)
+	}
+}
+
+// rules returns the merged, sorted policy rules.
+func (s *ruleSet) rules() []rbacv1.PolicyRule {
+	type shape struct{ group, names, verbs string }
+	resources := map[shape][]string{}
+	urls := map[string][]string{}
+	for a, v := range s.verbs {
+		verbs := sets.List(v)
+		if v.Has("*") {
+			verbs = []string{"*"}
+		}
+		joined := strings.Join(verbs, ",")
+		if a.url != "" {
+			urls[joined] = append(urls[joined], a.url)
+			continue
+		}
+		k := shape{a.group, a.names, joined}
+		resources[k] = append(resources[k], a.resource)
+	}
+	var out []rbacv1.PolicyRule
+	for k, res := range resources {
+		sort.Strings(res)
+		r := rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: res, Verbs: strings.Split(k.verbs, ",")}
+		if k.names != "" {
+			r.ResourceNames = strings.Split(k.names, ",")
+		}
+		out = append(out, r)
+	}
+	for verbs, u := range urls {
+		sort.Strings(u)
+		out = append(out, rbacv1.PolicyRule{NonResourceURLs: u, Verbs: strings.Split(verbs, ",")})
+	}
+	sort.Slice(out, func(i, j int) bool { return ruleKey(out[i]) < ruleKey(out[j]) })
+	return out
+}
+
+func ruleKey(r rbacv1.PolicyRule) string {
+	return fmt.Sprintf("%q %q %q %q %q", r.APIGroups, r.Resources, r.ResourceNames, r.NonResourceURLs, r.Verbs)
+}
+
+// documents returns the ClusterRoles, then the Roles, sorted by namespace
+// and name.
+func documents(roles map[roleKey]*ruleSet) []any {
+	keys := make([]roleKey, 0, len(roles))
+	for k := range roles {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].namespace != keys[j].namespace {
+			return keys[i].namespace < keys[j].namespace
+		}
+		return keys[i].name < keys[j].name
+	})
+	var docs []any
+	for _, k := range keys {
+		rules := roles[k].rules()
+		if len(rules) == 0 {
+			continue
+		}
+		if k.namespace == "" {
+			docs = append(docs, rbacv1.ClusterRole{
+				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+				ObjectMeta: metav1.ObjectMeta{Name: k.name},
+				Rules:      rules,
+			})
+			continue
+		}
+		docs = append(docs, rbacv1.Role{
+			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
+			ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
+			Rules:      rules,
+		})
+	}
+	return docs
+}
+
+// marshal writes objs as a YAML stream without empty metadata fields.
+func marshal(objs ...any) ([]byte, error) {
+	var out []byte
+	for _, o := range objs {
+		j, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(j, &m); err != nil {
+			return nil, err
+		}
+		if md, ok := m["metadata"].(map[string]any); ok {
+			delete(md, "creationTimestamp")
+		}
+		y, err := yaml.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, "---\n"...), y...)
+	}
+	return out, nil
+}

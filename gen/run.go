@@ -1,0 +1,346 @@
+package gen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
+
+	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
+)
+
+// Result says what a run did.
+type Result struct {
+	// UpToDate is true when the stamp showed that nothing changed since
+	// the last run, which then did nothing else.
+	UpToDate bool
+	// Changes are the files written, created or removed.
+	Changes []Change
+	// Output is the staged output, for tests.
+	Output *Output
+	// Timings are the durations of the run's stages and generators, in
+	// the order they finished.
+	Timings []Timing
+}
+
+// Timing is how long one stage or generator of a run took.
+type Timing struct {
+	Name     string
+	Duration time.Duration
+}
+
+// clock records timings; it is safe for concurrent use.
+type clock struct {
+	mu      sync.Mutex
+	timings []Timing
+}
+
+func (c *clock) since(name string, start time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.timings = append(c.timings, Timing{name, time.Since(start)})
+}
+
+// Run runs generators on the project opts describe: it loads the packages
+// once, builds the API model, runs the generators (those that are
+// Concurrent in parallel with the others) and, when no generator reported
+// an error, writes the output. A failed run returns a *RunError with every
+// error and writes nothing.
+func Run(ctx context.Context, opts Options, generators map[string]Generator) (*Result, error) {
+	p, err := NewProject(opts)
+	if err != nil {
+		return nil, err
+	}
+	names := sortedNames(generators)
+	st := newStamp(p, names)
+	if !opts.Force && !opts.DryRun && st.UpToDate() {
+		return &Result{UpToDate: true}, nil
+	}
+	clk := &clock{}
+	start := time.Now()
+	gctx, err := newContext(ctx, p, generators, names)
+	if err != nil {
+		return nil, err
+	}
+	clk.since("load and model", start)
+	if err := runGenerators(gctx, generators, names, clk); err != nil {
+		return nil, err
+	}
+	collectPackageErrors(gctx)
+	if err := gctx.Errors.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Output: gctx.Output}
+	if !opts.DryRun {
+		start = time.Now()
+		if res.Changes, err = gctx.Output.Commit(); err != nil {
+			return nil, fmt.Errorf("write the generated files: %w", err)
+		}
+		st.Save(gctx.Output.Files())
+		clk.since("write", start)
+	}
+	res.Timings = clk.timings
+	return res, nil
+}
+
+func sortedNames(generators map[string]Generator) []string {
+	names := make([]string, 0, len(generators))
+	for n := range generators {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// newContext loads the roots once and builds the API model.
+func newContext(ctx context.Context, p *Project, generators map[string]Generator, names []string) (*Context, error) {
+	reg := &markers.Registry{}
+	if err := registerModelMarkers(reg); err != nil {
+		return nil, err
+	}
+	var filters []loader.NodeFilter
+	for _, name := range names {
+		g := generators[name]
+		if err := g.RegisterMarkers(reg); err != nil {
+			return nil, fmt.Errorf("%s: register markers: %w", name, err)
+		}
+		if f, ok := g.(interface{ CheckFilter() loader.NodeFilter }); ok {
+			filters = append(filters, f.CheckFilter())
+		}
+	}
+	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv()}
+	roots, err := loader.LoadRootsWithConfig(cfg, p.Patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", strings.Join(p.Patterns, " "), err)
+	}
+	errs := &Errors{}
+	gctx := &Context{
+		Context:   ctx,
+		Project:   p,
+		Roots:     roots,
+		Fset:      cfg.Fset,
+		Collector: &markers.Collector{Registry: reg},
+		Checker:   &loader.TypeChecker{NodeFilters: filters},
+		Output:    NewOutput(errs),
+		Errors:    errs,
+	}
+	gctx.API = buildAPI(gctx)
+	return gctx, nil
+}
+
+// LoadEnv is the environment of opgen's package loads: the process's,
+// with cgo off. API types never use cgo, and with it on, go list runs cgo
+// on every dependency that has C files (net, os/user, ...) before it
+// answers, which dominates a load with a cold build cache.
+func LoadEnv() []string {
+	return append(os.Environ(), "CGO_ENABLED=0")
+}
+
+// registerModelMarkers registers the kubebuilder markers the API model
+// reads, whichever generators run.
+func registerModelMarkers(reg *markers.Registry) error {
+	if err := crdmarkers.Register(reg); err != nil {
+		return err
+	}
+	if err := reg.Define("kubebuilder:object:generate", markers.DescribesPackage, false); err != nil {
+		return err
+	}
+	if err := reg.Define("kubebuilder:object:root", markers.DescribesType, false); err != nil {
+		return err
+	}
+	return opgenmarkers.Register(reg)
+}
+
+// runGenerators runs the sequential generators one after the other, in
+// name order, and the concurrent ones beside them. When the model is
+// already broken, no generator runs: their output would be partial and
+// their errors consequences of the model's. The API packages are still
+// type-checked, so that their Go errors are reported in the same run.
+func runGenerators(ctx *Context, generators map[string]Generator, names []string, clk *clock) error {
+	if ctx.Errors.Len() > 0 {
+		for _, v := range ctx.API.Versions() {
+			ctx.Checker.Check(v.Package)
+		}
+		return nil
+	}
+	for _, name := range names {
+		if pr, ok := generators[name].(Preparer); ok {
+			start := time.Now()
+			if err := pr.Prepare(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			clk.since(name+" (prepare)", start)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(names))
+	for i, name := range names {
+		if _, ok := generators[name].(Concurrent); !ok {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			errs[i] = generate(ctx, name, generators[name])
+			clk.since(name+" (concurrent)", start)
+		}()
+	}
+	for i, name := range names {
+		if _, ok := generators[name].(Concurrent); !ok {
+			start := time.Now()
+			errs[i] = generate(ctx, name, generators[name])
+			clk.since(name, start)
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func generate(ctx *Context, name string, g Generator) error {
+	if err := g.Generate(ctx); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// collectPackageErrors reports the Go errors of the loaded packages that
+// matter to generation. The loader type-checks lazily and only what the
+// generators ask for, so type errors are real only inside the type
+// declarations of the root packages it checked (what it did not check
+// stands in as empty packages); those are reported, as are all parse, list and
+// generator errors of the API packages, the checked packages and their
+// imports, and syntax errors anywhere (a package that does not parse may
+// hide markers). Other errors of other packages, such as imports of code
+// not generated yet or generated code that is stale until this run
+// finishes, are left to the compiler.
+func collectPackageErrors(ctx *Context) {
+	api := map[*loader.Package]bool{}
+	for _, v := range ctx.API.Versions() {
+		api[v.Package] = true
+	}
+	seen := map[*loader.Package]bool{}
+	var visit func(pkg *loader.Package, all bool, types ranges)
+	visit = func(pkg *loader.Package, all bool, types ranges) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		for _, e := range pkg.Errors {
+			pos := parsePos(e.Pos)
+			switch {
+			case e.Kind == packages.TypeError && !types.contain(pos):
+			case all || e.Kind == packages.ParseError || e.Kind == packages.TypeError:
+				msg := explain(e)
+				if pos.Filename == "" {
+					msg = "package " + pkg.PkgPath + ": " + msg
+				}
+				ctx.Errors.Add(pos, "%s", msg)
+			}
+		}
+		if all {
+			for _, imp := range pkg.Imports() {
+				visit(imp, true, nil)
+			}
+		}
+	}
+	for _, root := range ctx.Roots {
+		var types ranges
+		if api[root] || generatesDeepCopy(ctx, root) {
+			types = typeDeclRanges(ctx, root)
+		}
+		visit(root, api[root], types)
+	}
+}
+
+// generatesDeepCopy reports whether pkg asks for deep copies with
+// +kubebuilder:object:generate=true, which makes its types matter.
+func generatesDeepCopy(ctx *Context, pkg *loader.Package) bool {
+	pm, err := markers.PackageMarkers(ctx.Collector, pkg)
+	if err != nil {
+		return false
+	}
+	on, _ := pm.Get("kubebuilder:object:generate").(bool)
+	return on
+}
+
+type lineRange struct {
+	file       string
+	start, end int
+}
+
+type ranges []lineRange
+
+func (r ranges) contain(pos token.Position) bool {
+	for _, lr := range r {
+		if lr.file == pos.Filename && pos.Line >= lr.start && pos.Line <= lr.end {
+			return true
+		}
+	}
+	return false
+}
+
+// typeDeclRanges returns where pkg's type declarations are, when it was
+// parsed.
+func typeDeclRanges(ctx *Context, pkg *loader.Package) ranges {
+	var out ranges
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				start, end := ctx.Fset.Position(gd.Pos()), ctx.Fset.Position(gd.End())
+				out = append(out, lineRange{start.Filename, start.Line, end.Line})
+			}
+		}
+	}
+	return out
+}
+
+func explain(e packages.Error) string {
+	switch e.Kind {
+	case packages.TypeError:
+		return e.Msg + " (API types must compile before opgen can read them: fix this Go error; generated files are ignored while loading)"
+	case packages.ParseError:
+		return e.Msg + " (fix the syntax error: opgen reads markers from every package it is given)"
+	}
+	return e.Msg
+}
+
+// parsePos parses the "file:line:col" of a packages.Error.
+func parsePos(s string) token.Position {
+	s = strings.TrimSuffix(s, ":-")
+	parts := strings.Split(s, ":")
+	var pos token.Position
+	var nums []int
+	for len(parts) > 1 {
+		n, err := strconv.Atoi(parts[len(parts)-1])
+		if err != nil {
+			break
+		}
+		nums = append([]int{n}, nums...)
+		parts = parts[:len(parts)-1]
+	}
+	pos.Filename = strings.Join(parts, ":")
+	if !strings.HasSuffix(pos.Filename, ".go") {
+		return token.Position{} // a package, not a file: the message names it
+	}
+	if len(nums) > 0 {
+		pos.Line = nums[0]
+	}
+	if len(nums) > 1 {
+		pos.Column = nums[1]
+	}
+	return pos
+}

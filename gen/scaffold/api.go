@@ -1,0 +1,202 @@
+package scaffold
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/controller"
+	"github.com/opgen-sdk/opgen/gen/markers"
+)
+
+// APIOptions describe a kind for CreateAPI.
+type APIOptions struct {
+	// Group is the full API group, such as hello.example.com.
+	Group string
+	// Version is the API version, such as v1 or v1alpha1.
+	Version string
+	// Kind is the kind, such as Greeting.
+	Kind string
+	// ClusterScoped makes the kind cluster-scoped.
+	ClusterScoped bool
+	// APIDir is where group directories go, relative to the project root.
+	// Default: apis.
+	APIDir string
+}
+
+// Created lists the files CreateAPI wrote and what to do next.
+type Created struct {
+	Files []string
+	Notes []string
+}
+
+var kindName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+// CreateAPI writes the types of a new kind, or of a new version of an
+// existing kind, into <APIDir>/<group>/<version>/ and the controller stub
+// of a new kind into the controller package. It refuses to overwrite
+// anything.
+func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	short := strings.ToLower(strings.SplitN(opts.Group, ".", 2)[0])
+	dir := p.Abs(filepath.Join(opts.APIDir, short, opts.Version))
+	typesFile := filepath.Join(dir, strings.ToLower(opts.Kind)+"_types.go")
+	if _, err := os.Stat(typesFile); err == nil {
+		return nil, fmt.Errorf("%s exists: opgen create api never overwrites; pick another kind or version", typesFile)
+	}
+	others := otherVersions(p.Abs(filepath.Join(opts.APIDir, short)), opts.Version, opts.Kind)
+	out := &Created{}
+	files := map[string][]byte{}
+	if _, err := os.Stat(filepath.Join(dir, "doc.go")); os.IsNotExist(err) {
+		files[filepath.Join(dir, "doc.go")] = render(docTemplate, opts)
+	}
+	files[typesFile] = render(typesTemplate, struct {
+		APIOptions
+		Controller bool
+	}{opts, len(others) == 0})
+	if len(others) > 0 {
+		out.Notes = append(out.Notes,
+			fmt.Sprintf("%s exists in %s: the new version has no +opgen:controller (a kind has one controller)", opts.Kind, strings.Join(others, ", ")),
+			"with two versions, mark the one objects are stored in with // +kubebuilder:storageversion")
+	} else if err := addStub(p, opts, dir, files, out); err != nil {
+		return nil, err
+	}
+	for path, src := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			return nil, err
+		}
+		out.Files = append(out.Files, path)
+	}
+	out.Notes = append(out.Notes, "run `go generate ./...` (with //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./... in the project root) to generate the rest")
+	return out, nil
+}
+
+// addStub adds the controller stub of a new kind to files, unless its
+// handler type is declared already.
+func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byte, out *Created) error {
+	v := &gen.Version{Group: &gen.Group{Name: opts.Group}, Name: opts.Version, ImportPath: p.ImportPath(dir)}
+	k := &gen.Kind{Version: v, Name: opts.Kind}
+	stub := filepath.Join(p.Abs(p.ControllerDir), strings.ToLower(opts.Kind)+".go")
+	if declaredTypes(filepath.Dir(stub))[controller.HandlerName(k)] {
+		out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
+		return nil
+	}
+	if _, err := os.Stat(stub); err == nil {
+		return fmt.Errorf("%s exists: opgen create api never overwrites; move it away or pick another kind", stub)
+	}
+	src, err := format.Source(Stub(p, k))
+	if err != nil {
+		return err
+	}
+	files[stub] = src
+	return nil
+}
+
+func (o *APIOptions) validate() error {
+	if o.APIDir == "" {
+		o.APIDir = "apis"
+	}
+	switch {
+	case !strings.Contains(o.Group, ".") || strings.ToLower(o.Group) != o.Group:
+		return fmt.Errorf("--group %q: give the full, lower-case API group, such as hello.example.com", o.Group)
+	case !kindName.MatchString(o.Kind):
+		return fmt.Errorf("--kind %q: give a capitalized Go identifier, such as Greeting", o.Kind)
+	}
+	if _, err := markers.ParseKindRef(o.Version + "." + o.Kind); err != nil {
+		return fmt.Errorf("--version %q: give a Kubernetes API version, such as v1, v1beta1 or v2alpha1", o.Version)
+	}
+	return nil
+}
+
+// otherVersions returns the versions under groupDir, other than version,
+// that declare kind.
+func otherVersions(groupDir, version, kind string) []string {
+	var out []string
+	entries, _ := os.ReadDir(groupDir)
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != version && declaredTypes(filepath.Join(groupDir, e.Name()))[kind] {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func render(t *template.Template, data any) []byte {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		panic(err) // the templates are constants
+	}
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		panic(err)
+	}
+	return src
+}
+
+var docTemplate = template.Must(template.New("doc").Parse(`// Package {{.Version}} holds version {{.Version}} of the {{.Group}} API.
+//
+// +groupName={{.Group}}
+package {{.Version}}
+`))
+
+var typesTemplate = template.Must(template.New("types").Parse(`package {{.Version}}
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/opgen-sdk/opgen/apis"
+)
+
+// {{.Kind}}Spec is the desired state of a {{.Kind}}.
+type {{.Kind}}Spec struct {
+	// Add the fields of the desired state here. Markers such as
+	// +kubebuilder:validation:Minimum, +kubebuilder:default and
+	// +kubebuilder:validation:XValidation validate and default them in the CRD.
+}
+
+// {{.Kind}}Status is the observed state of a {{.Kind}}.
+type {{.Kind}}Status struct {
+	// Status records the observed generation and the conditions.
+	apis.Status ` + "`json:\",inline\"`" + `
+}
+
+// {{.Kind}} is ...
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+{{- if .ClusterScoped}}
+// +kubebuilder:resource:scope=Cluster
+{{- end}}
+// +kubebuilder:printcolumn:name=Ready,type=string,JSONPath=` + "`" + `.status.conditions[?(@.type=="Ready")].status` + "`" + `
+// +kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp
+{{- if .Controller}}
+// +opgen:controller
+{{- end}}
+type {{.Kind}} struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+
+	Spec   {{.Kind}}Spec   ` + "`json:\"spec,omitempty\"`" + `
+	Status {{.Kind}}Status ` + "`json:\"status,omitempty\"`" + `
+}
+
+// {{.Kind}}List is a list of {{.Kind}} objects.
+//
+// +kubebuilder:object:root=true
+type {{.Kind}}List struct {
+	metav1.TypeMeta ` + "`json:\",inline\"`" + `
+	metav1.ListMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Items           []{{.Kind}} ` + "`json:\"items\"`" + `
+}
+`))

@@ -1,0 +1,105 @@
+package scaffold_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/scaffold"
+	"github.com/opgen-sdk/opgen/internal/gentest"
+)
+
+func newProject(t *testing.T) *gen.Project {
+	t.Helper()
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/hello\n\ngo 1.26\n"), 0o644))
+	p, err := gen.NewProject(gen.Options{Root: root})
+	require.NoError(t, err)
+	return p
+}
+
+func rel(t *testing.T, p *gen.Project, files []string) []string {
+	t.Helper()
+	var out []string
+	for _, f := range files {
+		r, err := filepath.Rel(p.Root, f)
+		require.NoError(t, err)
+		out = append(out, filepath.ToSlash(r))
+	}
+	return out
+}
+
+func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
+	p := newProject(t)
+	created, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go"}, rel(t, p, created.Files))
+
+	types, err := os.ReadFile(filepath.Join(p.Root, "apis/hello/v1/greeting_types.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(types), "// +opgen:controller\ntype Greeting struct")
+	assert.Contains(t, string(types), "apis.Status `json:\",inline\"`")
+	doc, err := os.ReadFile(filepath.Join(p.Root, "apis/hello/v1/doc.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "// +groupName=hello.example.com\npackage v1")
+	stub, err := os.ReadFile(filepath.Join(p.Root, "internal/controller/greeting.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(stub), "type GreetingController struct{}")
+
+	_, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "never overwrites")
+}
+
+func TestCreateAPINewVersionKeepsTheController(t *testing.T) {
+	p := newProject(t)
+	_, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
+	require.NoError(t, err)
+	created, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v2", Kind: "Greeting"})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"apis/hello/v2/doc.go", "apis/hello/v2/greeting_types.go"}, rel(t, p, created.Files))
+	types, err := os.ReadFile(filepath.Join(p.Root, "apis/hello/v2/greeting_types.go"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(types), "+opgen:controller")
+	assert.Contains(t, created.Notes[0], "Greeting exists in v1")
+	assert.Contains(t, created.Notes[1], "+kubebuilder:storageversion")
+}
+
+func TestCreateAPIRejectsBadNames(t *testing.T) {
+	p := newProject(t)
+	cases := []struct {
+		opts scaffold.APIOptions
+		want string
+	}{
+		{scaffold.APIOptions{Group: "hello", Version: "v1", Kind: "Greeting"}, "--group \"hello\": give the full, lower-case API group"},
+		{scaffold.APIOptions{Group: "hello.example.com", Version: "1", Kind: "Greeting"}, "--version \"1\": give a Kubernetes API version"},
+		{scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "greeting"}, "--kind \"greeting\": give a capitalized Go identifier"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			_, err := scaffold.CreateAPI(p, tc.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestCreatedAPIGenerates runs every generator on a scaffolded project
+// inside this module, so the scaffold is known to be valid input.
+func TestCreatedAPIGenerates(t *testing.T) {
+	root, err := os.MkdirTemp(".", "created-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	p, err := gen.NewProject(gen.Options{Root: root})
+	require.NoError(t, err)
+	_, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting", ClusterScoped: true})
+	require.NoError(t, err)
+	files := gentest.Run(t, root, gentest.All())
+	assert.Contains(t, files, "config/crd/hello.example.com_greetings.yaml")
+	assert.Contains(t, files, "internal/controller/zz_generated.controllers.go")
+	assert.Contains(t, files, "pkg/generated/clientset/versioned/clientset.go")
+}

@@ -1,0 +1,35 @@
+package scaffold_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/scaffold"
+	"github.com/opgen-sdk/opgen/internal/gentest"
+)
+
+const golden = "../testdata/golden"
+
+// TestGolden compares the stub of every controller of the golden project
+// with the stub committed there; go test -update rewrites them.
+func TestGolden(t *testing.T) {
+	p, api := gentest.Model(t, golden)
+	files := map[string][]byte{}
+	for _, k := range api.Controllers() {
+		path := filepath.Join(p.ControllerDir, strings.ToLower(k.Name)+".go")
+		files[filepath.ToSlash(path)] = scaffold.Stub(p, k)
+	}
+	assert.Len(t, files, 2)
+	gentest.Compare(t, golden, files)
+}
+
+// TestStubsAreNeverOverwritten runs the generator on the golden project,
+// whose stubs exist: it must stage nothing.
+func TestStubsAreNeverOverwritten(t *testing.T) {
+	files := gentest.Run(t, golden, map[string]gen.Generator{"stubs": scaffold.Generator{}})
+	assert.Empty(t, files)
+}

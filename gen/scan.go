@@ -1,0 +1,83 @@
+package gen
+
+import (
+	"go/ast"
+	"go/token"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/controller-tools/pkg/loader"
+)
+
+// markerLine is one marker comment that opgen reads itself, rather than
+// through the collector, because it needs the marker's own position: every
+// +opgen: marker and every +groupName.
+type markerLine struct {
+	Pos  token.Position
+	Text string // without the // and surrounding space, starting with +
+	// Type is the type declaration the marker documents, or nil for a
+	// package-level marker or one inside a declaration.
+	Type *ast.TypeSpec
+}
+
+// scanMarkers returns the +opgen: and +groupName markers of pkg, in file
+// order. A marker documents a type when it is in the type's doc comment or
+// in a comment group between the previous declaration and the type, as
+// controller-tools associates type markers.
+func scanMarkers(fset *token.FileSet, pkg *loader.Package) []markerLine {
+	pkg.NeedSyntax()
+	var out []markerLine
+	for _, file := range pkg.Syntax {
+		owner := commentOwners(file)
+		for _, group := range file.Comments {
+			for _, c := range group.List {
+				text, ok := markerText(c.Text)
+				if !ok || !(strings.HasPrefix(text, "+opgen:") || strings.HasPrefix(text, "+groupName")) {
+					continue
+				}
+				out = append(out, markerLine{Pos: fset.Position(c.Pos()), Text: text, Type: owner[group]})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Pos, out[j].Pos) })
+	return out
+}
+
+func markerText(comment string) (string, bool) {
+	if !strings.HasPrefix(comment, "//") {
+		return "", false
+	}
+	text := strings.TrimSpace(comment[2:])
+	return text, strings.HasPrefix(text, "+")
+}
+
+// commentOwners maps the comment groups of file that document a type
+// declaration to the type.
+func commentOwners(file *ast.File) map[*ast.CommentGroup]*ast.TypeSpec {
+	owners := map[*ast.CommentGroup]*ast.TypeSpec{}
+	prevEnd := file.Name.End()
+	ci := 0
+	for _, decl := range file.Decls {
+		gd, isType := decl.(*ast.GenDecl)
+		// Comment groups between the previous declaration and this one.
+		for ; ci < len(file.Comments) && file.Comments[ci].Pos() < decl.Pos(); ci++ {
+			g := file.Comments[ci]
+			if g.Pos() > prevEnd && isType && gd.Tok == token.TYPE && len(gd.Specs) == 1 {
+				owners[g] = gd.Specs[0].(*ast.TypeSpec)
+			}
+		}
+		if isType && gd.Tok == token.TYPE {
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if ts.Doc != nil {
+					owners[ts.Doc] = ts
+				}
+			}
+		}
+		// Skip the comments inside the declaration.
+		for ; ci < len(file.Comments) && file.Comments[ci].Pos() < decl.End(); ci++ {
+		}
+		prevEnd = decl.End()
+	}
+	return owners
+}

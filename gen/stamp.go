@@ -1,0 +1,159 @@
+package gen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// stamp makes a run that would change nothing cheap: it records a hash of
+// every input of a run (the Go files of the selected packages, go.mod and
+// go.sum, the opgen build, the options) and of every file it generated.
+// When both are unchanged, the run is skipped. Stamps live in the user
+// cache directory, never in the project, so they cannot make a checkout
+// dirty; deleting them only costs one full run.
+type stamp struct {
+	file    string
+	project *Project
+	gens    []string
+	prev    stampData
+}
+
+type stampData struct {
+	Inputs  string            `json:"inputs"`
+	Outputs map[string]string `json:"outputs"`
+}
+
+func newStamp(p *Project, generators []string) *stamp {
+	s := &stamp{project: p, gens: generators}
+	dir := p.StampDir
+	if dir == "-" {
+		return s
+	}
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return s
+		}
+		dir = filepath.Join(cache, "opgen", "stamps")
+	}
+	key := sha256.Sum256([]byte(p.Root + "\x00" + strings.Join(p.Patterns, "\x00") + "\x00" + strings.Join(generators, ",")))
+	s.file = filepath.Join(dir, hex.EncodeToString(key[:12])+".json")
+	if data, err := os.ReadFile(s.file); err == nil {
+		_ = json.Unmarshal(data, &s.prev)
+	}
+	return s
+}
+
+// UpToDate reports whether the inputs and the generated files are what
+// the last successful run saw and wrote.
+func (s *stamp) UpToDate() bool {
+	if s.file == "" || s.prev.Inputs == "" {
+		return false
+	}
+	for path, sum := range s.prev.Outputs {
+		if got, err := fileSum(path); err != nil || got != sum {
+			return false
+		}
+	}
+	inputs, err := s.inputs(s.prev.Outputs)
+	return err == nil && inputs == s.prev.Inputs
+}
+
+// Save records the inputs and the outputs of a successful run.
+func (s *stamp) Save(outputs map[string][]byte) {
+	if s.file == "" {
+		return
+	}
+	data := stampData{Outputs: map[string]string{}}
+	for path, content := range outputs {
+		sum := sha256.Sum256(content)
+		data.Outputs[path] = hex.EncodeToString(sum[:])
+	}
+	inputs, err := s.inputs(data.Outputs)
+	if err != nil {
+		return
+	}
+	data.Inputs = inputs
+	out, err := json.Marshal(data)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(s.file), 0o755) == nil {
+		_ = writeAtomic(s.file, out)
+	}
+}
+
+// inputs hashes everything a run depends on, except the generated files.
+func (s *stamp) inputs(generated map[string]string) (string, error) {
+	h := sha256.New()
+	p := s.project
+	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir)
+	if exe, err := os.Executable(); err == nil {
+		if info, err := os.Stat(exe); err == nil {
+			// go run caches binaries under content-addressed paths, so
+			// path, size and time identify the build.
+			fmt.Fprintf(h, "%s %d %d\n", exe, info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if err := hashFile(h, filepath.Join(p.ModuleDir, f)); err != nil && !os.IsNotExist(err) {
+			return "", err
+		}
+	}
+	dirs, err := expandPatterns(p.Root, p.Patterns) // packages may have come or gone
+	if err != nil {
+		return "", err
+	}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return "", err
+		}
+		names := make([]string, 0, len(entries))
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			if _, gen := generated[path]; isSourceFile(e.Name()) && !gen {
+				names = append(names, path)
+			}
+		}
+		sort.Strings(names)
+		for _, path := range names {
+			if err := hashFile(h, path); err != nil {
+				return "", err
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func hashFile(h hash.Hash, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(h, "%s\n", path)
+	_, err = io.Copy(h, f)
+	return err
+}
+
+func fileSum(path string) (string, error) {
+	h := sha256.New()
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
