@@ -109,7 +109,7 @@ func LeaderElectionRole(name string) rbacv1.Role {
 	return rbacv1.Role{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Rules:      []rbacv1.PolicyRule{rule("coordination.k8s.io", "leases", "create", "get", "update")},
+		Rules:      []rbacv1.PolicyRule{rule("coordination.k8s.io", "leases", "create", "get", "update", "watch")},
 	}
 }
 

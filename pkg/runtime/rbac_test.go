@@ -25,7 +25,7 @@ var contractRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{"test.opgen.dev"}, Resources: []string{"gadgets/finalizers"}, Verbs: []string{"update"}},
 	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
 	{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-	{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}},
+	{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update", "watch"}},
 }
 
 // TestLeastPrivilege runs the whole lifecycle, with descendants, status,
