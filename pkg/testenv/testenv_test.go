@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -300,4 +301,41 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+func TestFakeKubeletMakesDeploymentsReady(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := env.Namespace(t)
+	cs := env.Clientset()
+	var kubeletErr atomic.Value
+	require.NoError(t, env.RunFakeKubelet(ctx, func(err error) { kubeletErr.Store(err) }))
+
+	labels := map[string]string{"app": "ready"}
+	_, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "ready"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](2),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
+			},
+		},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		d, err := cs.AppsV1().Deployments(ns).Get(ctx, "ready", metav1.GetOptions{})
+		return err == nil && d.Status.ReadyReplicas == 2, nil
+	})
+	require.NoError(t, err, "the Deployment never had 2 ready replicas")
+	assert.Nil(t, kubeletErr.Load(), "the fake kubelet failed")
+
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, p := range pods.Items {
+		assert.Equal(t, testenv.FakeNodeName, p.Spec.NodeName)
+		assert.Equal(t, corev1.PodRunning, p.Status.Phase)
+	}
 }
