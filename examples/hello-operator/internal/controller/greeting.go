@@ -147,4 +147,3 @@ func service(g *hellov1.Greeting) *corev1ac.ServiceApplyConfiguration {
 				WithTargetPort(intstr.FromString("http")).
 				WithProtocol(corev1.ProtocolTCP)))
 }
-
