@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/opgen-sdk/opgen/apis"
+	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
+	todov1alpha1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1alpha1"
+	"github.com/opgen-sdk/opgen/examples/todo-operator/internal/controller"
+	"github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
+	"github.com/opgen-sdk/opgen/internal/e2e"
+	"github.com/opgen-sdk/opgen/pkg/testenv"
+)
+
+// The operator runs once for the package, in-process but as its own
+// ServiceAccount with exactly the generated RBAC.
+var (
+	env      = testenv.New(testenv.Options{CRDDirs: []string{"config/crd"}})
+	todos    versioned.Interface
+	operator *e2e.Operator
+	stopOp   func() error
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	if err := env.Start(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer env.Stop()
+	var err error
+	if operator, err = e2e.Install(ctx, env, "todo-operator", "config"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := startOperator(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	todos = versioned.NewForConfigOrDie(env.Config)
+	code := m.Run()
+	if err := stopOp(); err != nil {
+		fmt.Fprintln(os.Stderr, "operator:", err)
+		return 1
+	}
+	return code
+}
+
+func startOperator() (err error) {
+	stopOp, err = operator.Run(operator.Options(logr.Logger{}), setup)
+	return err
+}
+
+func createTodo(t *testing.T, ns, name string, spec todov1.TodoSpec) {
+	t.Helper()
+	_, err := todos.TodoV1().Todos(ns).Create(context.Background(), &todov1.Todo{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       spec,
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+func getTodo(t *testing.T, ns, name string) *todov1.Todo {
+	t.Helper()
+	todo, err := todos.TodoV1().Todos(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	return todo
+}
+
+func waitTodo(t *testing.T, ns, name, what string, cond func(*todov1.Todo) bool) {
+	t.Helper()
+	e2e.Eventually(t, time.Minute, what, func() bool {
+		todo, err := todos.TodoV1().Todos(ns).Get(context.Background(), name, metav1.GetOptions{})
+		return err == nil && cond(todo)
+	})
+}
+
+func archived(t *testing.T, ns, name string) (map[string]any, bool) {
+	t.Helper()
+	cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(context.Background(), controller.ArchiveName, metav1.GetOptions{})
+	if err != nil || cm.Data[name] == "" {
+		return nil, false
+	}
+	var entry map[string]any
+	require.NoError(t, json.Unmarshal([]byte(cm.Data[name]), &entry))
+	return entry, true
+}
+
+func TestTodoLifecycle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	past := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
+	createTodo(t, ns, "taxes", todov1.TodoSpec{Title: "File taxes", Description: "before the deadline", DueDate: &past})
+
+	waitTodo(t, ns, "taxes", "overdue and handled", func(td *todov1.Todo) bool {
+		return td.Status.Overdue && td.Status.ObservedGeneration == 1
+	})
+	td := getTodo(t, ns, "taxes")
+	assert.Equal(t, todov1.Pending, td.Spec.State, "the CRD defaults the state")
+	assert.True(t, meta(td, controller.Overdue), "the Overdue condition")
+	assert.Len(t, td.Finalizers, 1, "Delete exists, so the runtime holds a finalizer")
+	assertEvent(t, ns, corev1.EventTypeWarning, "Overdue", "File taxes")
+
+	// Done: no longer overdue.
+	td.Spec.State = todov1.Done
+	_, err := todos.TodoV1().Todos(ns).Update(ctx, td, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	waitTodo(t, ns, "taxes", "done and no longer overdue", func(td *todov1.Todo) bool {
+		return !td.Status.Overdue && td.Status.ObservedGeneration == 2
+	})
+
+	// The CEL rule: a Done todo cannot go back to Pending.
+	td = getTodo(t, ns, "taxes")
+	td.Spec.State = todov1.Pending
+	_, err = todos.TodoV1().Todos(ns).Update(ctx, td, metav1.UpdateOptions{})
+	require.Error(t, err)
+	assert.True(t, apierrors.IsInvalid(err))
+	assert.Contains(t, err.Error(), "a Done todo cannot go back to Pending")
+
+	// Delete archives it, then the Todo is gone.
+	require.NoError(t, todos.TodoV1().Todos(ns).Delete(ctx, "taxes", metav1.DeleteOptions{}))
+	e2e.Eventually(t, time.Minute, "the Todo gone", func() bool {
+		_, err := todos.TodoV1().Todos(ns).Get(ctx, "taxes", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	entry, ok := archived(t, ns, "taxes")
+	require.True(t, ok, "no archive entry")
+	assert.Equal(t, "File taxes", entry["title"])
+	assert.Equal(t, "Done", entry["state"])
+	assertEvent(t, ns, corev1.EventTypeNormal, "Archived", "File taxes")
+}
+
+// TestDueDateArrives: a Todo due in a few seconds turns overdue right then,
+// through the RequeueAfter its Reconcile asks for, not a minute later.
+func TestDueDateArrives(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	due := metav1.NewTime(time.Now().Add(3 * time.Second))
+	createTodo(t, ns, "soon", todov1.TodoSpec{Title: "Soon", DueDate: &due})
+	waitTodo(t, ns, "soon", "handled, not overdue yet", func(td *todov1.Todo) bool {
+		return td.Status.ObservedGeneration == 1
+	})
+	if time.Now().Before(due.Time) {
+		assert.False(t, getTodo(t, ns, "soon").Status.Overdue, "overdue before its due date")
+	}
+	waitTodo(t, ns, "soon", "overdue after the due date", func(td *todov1.Todo) bool { return td.Status.Overdue })
+}
+
+// TestOlderVersionIsServed: v1alpha1 is served and converted to the storage
+// version v1 (the schemas match, so conversion is a change of apiVersion).
+func TestOlderVersionIsServed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	_, err := todos.TodoV1alpha1().Todos(ns).Create(ctx, &todov1alpha1.Todo{
+		ObjectMeta: metav1.ObjectMeta{Name: "old"},
+		Spec:       todov1alpha1.TodoSpec{Title: "Written as v1alpha1", State: todov1alpha1.InProgress},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	waitTodo(t, ns, "old", "handled through v1", func(td *todov1.Todo) bool {
+		return td.Spec.Title == "Written as v1alpha1" && td.Spec.State == todov1.InProgress && td.Status.ObservedGeneration == 1
+	})
+}
+
+// TestPrinterColumns: kubectl shows the columns the markers declare.
+func TestPrinterColumns(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	createTodo(t, ns, "columns", todov1.TodoSpec{Title: "Columns"})
+	out, err := exec.Command(env.Binaries.Kubectl, "--kubeconfig", env.Kubeconfig, "get", "todos", "-n", ns).CombinedOutput()
+	require.NoError(t, err, string(out))
+	header := strings.Fields(strings.SplitN(string(out), "\n", 2)[0])
+	assert.Equal(t, []string{"NAME", "TITLE", "STATE", "DUE", "OVERDUE", "AGE"}, header)
+}
+
+func TestManifestIsAcceptedByTheServer(t *testing.T) {
+	t.Parallel()
+	out, err := e2e.DryRun(context.Background(), env, "deploy/todo-operator.yaml")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "deployment.apps/todo-operator created (server dry run)")
+}
+
+// TestDeleteWhileOperatorIsDown is not parallel: it stops the package's
+// operator, deletes a Todo, and starts the operator again. The finalizer
+// keeps the Todo until the restarted operator has archived it.
+func TestDeleteWhileOperatorIsDown(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	createTodo(t, ns, "while-down", todov1.TodoSpec{Title: "Deleted while the operator was down"})
+	waitTodo(t, ns, "while-down", "the finalizer", func(td *todov1.Todo) bool { return len(td.Finalizers) == 1 })
+
+	require.NoError(t, stopOp())
+	require.NoError(t, todos.TodoV1().Todos(ns).Delete(ctx, "while-down", metav1.DeleteOptions{}))
+	td := getTodo(t, ns, "while-down")
+	assert.NotNil(t, td.DeletionTimestamp, "the finalizer holds the Todo while nobody archives it")
+	_, ok := archived(t, ns, "while-down")
+	assert.False(t, ok)
+
+	require.NoError(t, startOperator())
+	e2e.Eventually(t, time.Minute, "the Todo archived and gone", func() bool {
+		_, err := todos.TodoV1().Todos(ns).Get(ctx, "while-down", metav1.GetOptions{})
+		_, ok := archived(t, ns, "while-down")
+		return apierrors.IsNotFound(err) && ok
+	})
+}
+
+func meta(td *todov1.Todo, typ string) bool { return apis.IsTrue(td, typ) }
+
+func assertEvent(t *testing.T, ns, typ, reason, note string) {
+	t.Helper()
+	e2e.Eventually(t, 30*time.Second, "a "+reason+" event", func() bool {
+		list, err := env.Clientset().EventsV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		for _, e := range list.Items {
+			if e.Type == typ && e.Reason == reason && strings.Contains(e.Note, note) {
+				return true
+			}
+		}
+		return false
+	})
+}
