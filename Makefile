@@ -46,12 +46,12 @@ lint: ## go vet, a gofmt check and staticcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 .PHONY: manifests
-manifests: ## Write the examples' operator manifests
-	@echo "make manifests: 'opgen manifests' does not exist yet; it comes with the hello-operator and todo-operator examples" >&2; exit 1
+manifests: ## Write the examples' whole operator manifests (examples/*/deploy/*.yaml) with opgen manifests
+	$(GO) generate -run 'cmd/opgen manifests' ./examples/...
 
 .PHONY: demo
 demo: ## Run hello-operator on a local control plane and show what it does
-	@echo "make demo: hello-operator does not exist yet" >&2; exit 1
+	$(GO) run ./examples/hello-operator/demo
 
 .PHONY: bench-codegen
 bench-codegen: ## Time opgen generate against controller-gen + code-generator on the fixture types

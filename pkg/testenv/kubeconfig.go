@@ -27,17 +27,24 @@ func (e *Environment) adminConfig(host string) *rest.Config {
 }
 
 func (e *Environment) writeKubeconfig() error {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[contextName] = &clientcmdapi.Cluster{
-		Server:                   e.Config.Host,
-		CertificateAuthorityData: e.creds.caPEM,
-	}
-	cfg.AuthInfos[contextName] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: e.creds.adminCertPEM,
-		ClientKeyData:         e.creds.adminKeyPEM,
-	}
-	cfg.Contexts[contextName] = &clientcmdapi.Context{Cluster: contextName, AuthInfo: contextName, Namespace: "default"}
-	cfg.CurrentContext = contextName
 	e.Kubeconfig = filepath.Join(e.Dir, "kubeconfig")
-	return clientcmd.WriteToFile(*cfg, e.Kubeconfig)
+	return e.WriteKubeconfig(e.Config, e.Kubeconfig)
+}
+
+// WriteKubeconfig writes a kubeconfig for cfg (for example one from
+// ServiceAccountConfig) to path, so that a separate process, such as an
+// operator binary or kubectl, can act as that identity.
+func (e *Environment) WriteKubeconfig(cfg *rest.Config, path string) error {
+	c := clientcmdapi.NewConfig()
+	c.Clusters[contextName] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	c.AuthInfos[contextName] = &clientcmdapi.AuthInfo{
+		Token:                 cfg.BearerToken,
+		ClientCertificateData: cfg.CertData,
+		ClientKeyData:         cfg.KeyData,
+		Impersonate:           cfg.Impersonate.UserName,
+		ImpersonateGroups:     cfg.Impersonate.Groups,
+	}
+	c.Contexts[contextName] = &clientcmdapi.Context{Cluster: contextName, AuthInfo: contextName}
+	c.CurrentContext = contextName
+	return clientcmd.WriteToFile(*c, path)
 }

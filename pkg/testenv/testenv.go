@@ -147,15 +147,16 @@ func (e *Environment) Start(ctx context.Context) (err error) {
 	if err := e.writeKubeconfig(); err != nil {
 		return err
 	}
-	if e.opts.ControllerManager {
-		if err := e.startControllerManager(); err != nil {
-			return err
-		}
-	}
+	// CRDs go in before the controller manager starts: its garbage
+	// collector learns about new resources only on its discovery resync,
+	// every 30 seconds, and would collect their dependents that late.
 	for _, dir := range e.opts.CRDDirs {
 		if err := e.InstallCRDs(ctx, dir); err != nil {
 			return err
 		}
+	}
+	if e.opts.ControllerManager {
+		return e.startControllerManager()
 	}
 	return nil
 }
