@@ -21,6 +21,7 @@ package controller
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -50,17 +51,47 @@ var _ gen.Generator = Generator{}
 // +opgen: markers for the API model.
 func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
-// Generate writes the glue when at least one kind has a controller, and
-// removes a stale one otherwise.
+// Generate writes the glue when at least one kind has a controller. With
+// none, it writes a Setup that registers nothing when the controller package
+// exists (a project fresh from opgen init, whose main calls Setup), and
+// removes a stale glue file otherwise.
 func (Generator) Generate(ctx *gen.Context) error {
-	path := filepath.Join(ctx.Project.Abs(ctx.Project.ControllerDir), FileName)
+	dir := ctx.Project.Abs(ctx.Project.ControllerDir)
+	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
-	if len(kinds) == 0 {
-		return nil
+	switch {
+	case len(kinds) > 0:
+		ctx.Output.Jen(path, File(ctx.Project, kinds))
+	case hasOwnGoFiles(dir):
+		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
-	ctx.Output.Jen(path, File(ctx.Project, kinds))
 	return nil
+}
+
+// hasOwnGoFiles reports whether dir holds Go files other than the glue.
+func hasOwnGoFiles(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && e.Name() != FileName {
+			return true
+		}
+	}
+	return false
+}
+
+// EmptyFile is the glue of a controller package without kinds yet.
+func EmptyFile(p *gen.Project) *jen.File {
+	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
+	f.ImportName(runtimePkg, "runtime")
+	f.Comment("Setup registers a controller for every kind marked +opgen:controller.")
+	f.Comment("There is none yet: add one with")
+	f.Comment("")
+	f.Comment("\topgen create api --group <group> --version <version> --kind <Kind>")
+	f.Comment("")
+	f.Comment("and run go generate ./... again.")
+	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(jen.Return(jen.Nil()))
+	return f
 }
 
 // PackageName is the Go package name of the controller directory.

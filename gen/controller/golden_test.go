@@ -15,3 +15,11 @@ func TestGolden(t *testing.T) {
 		return map[string]gen.Generator{"controller": controller.Generator{}}
 	})
 }
+
+// TestGoldenWithoutKinds: a controller package without kinds still gets a
+// Setup, so that a project fresh from opgen init compiles.
+func TestGoldenWithoutKinds(t *testing.T) {
+	gentest.Golden(t, "../testdata/nokinds", func() map[string]gen.Generator {
+		return map[string]gen.Generator{"controller": controller.Generator{}}
+	})
+}
