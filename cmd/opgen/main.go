@@ -20,6 +20,7 @@ var commands = []func() *cobra.Command{
 	newControlplaneCommand,
 	newDevCommand,
 	newDockerfileCommand,
+	newInitCommand,
 	newManifestsCommand,
 }
 

@@ -1,0 +1,218 @@
+package scaffold
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"text/template"
+
+	"golang.org/x/mod/module"
+
+	"github.com/opgen-sdk/opgen/gen/dockerfile"
+)
+
+// ProjectOptions describe a new operator project for InitProject.
+type ProjectOptions struct {
+	// Module is the Go module path, such as example.com/hello-operator.
+	Module string
+	// Name is the operator's name: its binary, field manager, lease and
+	// RBAC names. Default: the last element of Module.
+	Name string
+	// OpgenVersion is the version of github.com/opgen-sdk/opgen to
+	// require. Required unless Replace is set.
+	OpgenVersion string
+	// Replace, when set, replaces github.com/opgen-sdk/opgen with this
+	// directory (an opgen checkout), for development builds of opgen.
+	Replace string
+}
+
+var operatorName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func (o *ProjectOptions) validate() error {
+	var errs []error
+	if err := module.CheckPath(o.Module); err != nil {
+		errs = append(errs, fmt.Errorf("--module %q is not a module path (%v): use one like example.com/hello-operator", o.Module, err))
+	}
+	if o.Name == "" && o.Module != "" {
+		o.Name = filepath.Base(o.Module)
+	}
+	if !operatorName.MatchString(o.Name) || len(o.Name) > 52 {
+		errs = append(errs, fmt.Errorf("--name %q must be a DNS label of at most 52 characters (lower-case letters, digits, '-'): it names the Lease and the RBAC", o.Name))
+	}
+	if o.OpgenVersion == "" && o.Replace == "" {
+		errs = append(errs, errors.New("this opgen is a development build with no version to require: pass --replace with the path of your opgen checkout"))
+	}
+	if o.OpgenVersion == "" {
+		o.OpgenVersion = "v0.0.0-00010101000000-000000000000" // replaced
+	}
+	return errors.Join(errs...)
+}
+
+// InitProject writes a new operator project into dir: go.mod, main.go, the
+// go:generate line, an empty controller package, a Makefile, a Dockerfile,
+// a README and a .gitignore. It refuses to overwrite any file; it writes
+// nothing when one exists or the options are wrong. The caller runs
+// `go mod tidy` and the generators afterwards.
+func InitProject(dir string, opts ProjectOptions) (*Created, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	docker, err := dockerfile.Build(dockerfile.Options{})
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{
+		"go.mod":                     renderText(goModTemplate, opts),
+		"main.go":                    render(mainTemplate, opts),
+		"generate.go":                render(generateTemplate, opts),
+		"internal/controller/doc.go": render(controllerDocTemplate, opts),
+		"Makefile":                   renderText(makefileTemplate, opts),
+		"README.md":                  renderText(readmeTemplate, opts),
+		".gitignore":                 []byte("/bin/\n/.kube/\n"),
+		"Dockerfile":                 docker,
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			return nil, fmt.Errorf("%s exists: opgen init never overwrites; run it in an empty directory", filepath.Join(dir, p))
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := &Created{Notes: []string{
+		"next: opgen create api --group <group> --version <version> --kind <Kind>, then go generate ./...",
+	}}
+	for _, p := range paths {
+		abs := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(abs, files[p], 0o644); err != nil {
+			return nil, err
+		}
+		out.Files = append(out.Files, abs)
+	}
+	return out, nil
+}
+
+// renderText executes a template whose output is not Go.
+func renderText(t *template.Template, data any) []byte {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		panic(err) // the templates are constants
+	}
+	return b.Bytes()
+}
+
+var goModTemplate = template.Must(template.New("go.mod").Parse(`module {{.Module}}
+
+go 1.26.0
+
+require github.com/opgen-sdk/opgen {{.OpgenVersion}}
+
+// go tool opgen runs the opgen of this version, with its dependencies
+// recorded in go.sum.
+tool github.com/opgen-sdk/opgen/cmd/opgen
+{{- if .Replace}}
+
+replace github.com/opgen-sdk/opgen => {{.Replace}}
+{{- end}}
+`))
+
+var mainTemplate = template.Must(template.New("main.go").Parse(`// Command {{.Name}} is a Kubernetes operator built with opgen.
+package main
+
+import (
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+
+	"{{.Module}}/internal/controller"
+)
+
+func main() {
+	// Main binds the runtime's flags (run with -h to list them), loads the
+	// kubeconfig or the in-cluster config, registers every controller of
+	// the generated controller.Setup and runs until SIGTERM or Ctrl-C.
+	runtime.Main(runtime.Options{Name: "{{.Name}}"}, controller.Setup)
+}
+`))
+
+var generateTemplate = template.Must(template.New("generate.go").Parse(`package main
+
+// go generate ./... regenerates everything derivable from the API types:
+// deep copies, registration, clientset, listers, informers, apply
+// configurations, CRDs, RBAC and the controller glue.
+//go:generate go tool opgen generate ./...
+`))
+
+var controllerDocTemplate = template.Must(template.New("doc.go").Parse(`// Package controller holds the operator's controllers: for each kind with
+// the opgen:controller marker, a handler type with typed Add, Modify,
+// Reconcile and, optionally, Delete methods. opgen writes each handler's stub once, and the
+// glue that registers them (zz_generated.controllers.go) on every go generate.
+package controller
+`))
+
+var makefileTemplate = template.Must(template.New("Makefile").Parse(`# {{.Name}}: run make help for the targets.
+NAME := {{.Name}}
+IMG ?= $(NAME):dev
+NAMESPACE ?= $(NAME)-system
+GO ?= go
+OPGEN := $(GO) tool opgen
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: generate
+generate: ## Regenerate code, CRDs and RBAC from the API types
+	$(GO) generate ./...
+
+.PHONY: manifests
+manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG)
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml
+
+.PHONY: install
+install: generate ## Apply the CRDs, the ServiceAccount and the RBAC to the current cluster
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --out - | kubectl apply --server-side -f -
+
+.PHONY: run
+run: generate ## Run the operator here, against the current kubeconfig
+	OPGEN_POD_NAMESPACE=$(NAMESPACE) $(GO) run .
+
+.PHONY: dev
+dev: ## Run a local Kubernetes control plane; its kubeconfig goes to .kube/config
+	$(OPGEN) dev --kubeconfig .kube/config
+
+.PHONY: test
+test: ## Run the tests
+	$(GO) test ./...
+
+.PHONY: build
+build: generate ## Build bin/$(NAME)
+	$(GO) build -o bin/$(NAME) .
+
+.PHONY: docker-build
+docker-build: ## Build the image $(IMG)
+	docker build -t $(IMG) .
+`))
+
+var readmeTemplate = template.Must(template.New("README.md").Parse(`# {{.Name}}
+
+A Kubernetes operator built with [opgen](https://github.com/opgen-sdk/opgen).
+
+| step | command |
+|---|---|
+| add a kind | ` + "`go tool opgen create api --group G --version V --kind K`" + ` |
+| regenerate after changing the API types | ` + "`make generate`" + ` |
+| start a local control plane (another terminal) | ` + "`make dev`" + `, then ` + "`export KUBECONFIG=$PWD/.kube/config`" + ` |
+| install the CRDs and RBAC | ` + "`make install`" + ` |
+| run the operator here | ` + "`make run`" + ` |
+| the whole manifest for a cluster | ` + "`make manifests IMG=registry.example.com/{{.Name}}:v0.1.0`" + ` |
+
+The handlers live in ` + "`internal/controller`" + `; the API types in ` + "`apis/`" + `.
+`))
