@@ -16,13 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"internal/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}})
 
 func TestMain(m *testing.M) { env.Main(m) }
 
