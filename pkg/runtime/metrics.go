@@ -1,9 +1,14 @@
 package runtime
 
 import (
+	"strconv"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // metrics are the operator's Prometheus collectors, in a registry of its
@@ -44,6 +49,27 @@ func newMetrics() *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue.register(m.registry)
 	return m
+}
+
+// handle counts the events the metrics are made of: the metrics are a
+// subscriber of the operator's telemetry like any other.
+func (m *metrics) handle(e telemetry.Event) {
+	switch e := e.(type) {
+	case telemetry.ReconcileSucceeded:
+		m.action(e.Reconcile, e.Duration)
+	case telemetry.ReconcileFailed:
+		m.action(e.Reconcile, e.Duration)
+		m.reconcileErrors.WithLabelValues(e.Controller, e.Verb, strconv.FormatBool(e.Terminal)).Inc()
+	case telemetry.LeaderAcquired:
+		m.leader.Set(1)
+	case telemetry.LeaderLost:
+		m.leader.Set(0)
+	}
+}
+
+func (m *metrics) action(r telemetry.Reconcile, d time.Duration) {
+	m.reconciles.WithLabelValues(r.Controller, r.Verb).Inc()
+	m.duration.WithLabelValues(r.Controller, r.Verb).Observe(d.Seconds())
 }
 
 // queueMetrics implement client-go's workqueue.MetricsProvider with
