@@ -3,6 +3,7 @@ module github.com/opgen-sdk/opgen
 go 1.26.8
 
 require (
+	github.com/dave/jennifer v1.7.1
 	github.com/go-logr/logr v1.4.4
 	github.com/moby/buildkit v0.34.2
 	github.com/prometheus/client_golang v1.25.0

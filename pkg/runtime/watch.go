@@ -5,8 +5,10 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -65,10 +67,51 @@ func (l *listObserver) ListWithContext(ctx context.Context, opts metav1.ListOpti
 
 func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := l.lw.WatchWithContext(ctx, opts)
-	if err == nil && opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+	if err != nil {
+		return nil, err
+	}
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
 		l.listed()
 	}
-	return w, err
+	return newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }), nil
+}
+
+// errorObserver passes a watch's events on and reports its error events:
+// a watch that breaks mid-stream (a dropped connection, an expired
+// resource version) ends with one, and client-go then lists again without
+// calling the informer's watch error handler.
+type errorObserver struct {
+	w       watch.Interface
+	out     chan watch.Event
+	stop    chan struct{}
+	stopped sync.Once
+}
+
+func newErrorObserver(w watch.Interface, report func(error)) *errorObserver {
+	o := &errorObserver{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go o.forward(report)
+	return o
+}
+
+func (o *errorObserver) forward(report func(error)) {
+	defer close(o.out)
+	for ev := range o.w.ResultChan() {
+		if ev.Type == watch.Error {
+			report(apierrors.FromObject(ev.Object))
+		}
+		select {
+		case o.out <- ev:
+		case <-o.stop:
+			return
+		}
+	}
+}
+
+func (o *errorObserver) ResultChan() <-chan watch.Event { return o.out }
+
+func (o *errorObserver) Stop() {
+	o.stopped.Do(func() { close(o.stop) })
+	o.w.Stop()
 }
 
 // List and Watch complete cache.ListerWatcher, which the informer

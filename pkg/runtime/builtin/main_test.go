@@ -1,0 +1,84 @@
+package builtin_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/testenv"
+)
+
+var env = testenv.New(testenv.Options{})
+
+func TestMain(m *testing.M) { env.Main(m) }
+
+// newOperator makes an operator that watches ns, without election or
+// servers, talking through cfg (the admin's when nil).
+func newOperator(t *testing.T, ns string, cfg *rest.Config) *runtime.Operator {
+	t.Helper()
+	if cfg == nil {
+		cfg = rest.CopyConfig(env.Config)
+	}
+	op, err := runtime.New(cfg, runtime.Options{
+		Name: "builtin-test", Namespaces: []string{ns}, MetricsAddr: "0", HealthAddr: "0",
+		LeaderElection: runtime.LeaderElectionOptions{Disabled: true},
+		Logger:         testr.New(t),
+	})
+	require.NoError(t, err)
+	return op
+}
+
+// run runs op until the test ends and waits for its caches.
+func run(t *testing.T, op *runtime.Operator) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- op.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	eventually(t, "the caches to sync", op.Ready)
+}
+
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	require.NoError(t, err, "waited in vain for %s", what)
+}
+
+// podNamespace is a namespace for t where Pods can be created: it has
+// the default ServiceAccount (no controller manager makes it here).
+func podNamespace(t testing.TB) string {
+	t.Helper()
+	ns := env.Namespace(t)
+	_, err := env.Clientset().CoreV1().ServiceAccounts(ns).Create(context.Background(),
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return ns
+}
+
+// createPod creates a Pod that never runs (there is no kubelet) in a
+// namespace from podNamespace.
+func createPod(t testing.TB, ns, name string, labels map[string]string) *corev1.Pod {
+	t.Helper()
+	no := false
+	p, err := env.Clientset().CoreV1().Pods(ns).Create(context.Background(), &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec: corev1.PodSpec{
+			AutomountServiceAccountToken: &no,
+			Containers:                   []corev1.Container{{Name: "app", Image: "registry.example/app:1"}},
+		},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return p
+}
