@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -128,4 +130,24 @@ func (q queueMetrics) NewLongestRunningProcessorSecondsMetric(name string) workq
 }
 func (q queueMetrics) NewRetriesMetric(name string) workqueue.CounterMetric {
 	return q.retries.WithLabelValues(name)
+}
+
+// SharedCollector registers c with the operator's registry and returns it,
+// or returns the collector of the same description registered before: the
+// packages built on the runtime (scheduler, task) share one set of
+// collectors per operator however many schedulers or runners it has. It
+// panics when c conflicts with a different collector of the same name, a
+// programming error.
+func SharedCollector[C prometheus.Collector](op *Operator, c C) C {
+	err := op.metrics.registry.Register(c)
+	if err == nil {
+		return c
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	panic(fmt.Sprintf("runtime.SharedCollector: %v", err))
 }

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -26,10 +24,10 @@ type metrics struct {
 // operator.
 func subscribeMetrics(op *runtime.Operator, name string) {
 	m := &metrics{
-		bindings: register(op, prometheus.NewCounterVec(prometheus.CounterOpts{
+		bindings: runtime.SharedCollector(op, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "opgen_scheduler_bindings_total", Help: "Scheduling attempts, by scheduler and result (bound, unschedulable, error).",
 		}, []string{"scheduler", "result"})),
-		duration: register(op, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		duration: runtime.SharedCollector(op, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "opgen_scheduler_attempt_duration_seconds", Help: "Time to select a node and bind, by scheduler and result.",
 			Buckets: prometheus.ExponentialBuckets(1e-4, 4, 10),
 		}, []string{"scheduler", "result"})),
@@ -54,17 +52,4 @@ func subscribeMetrics(op *runtime.Operator, name string) {
 func (m *metrics) observe(name, result string, seconds float64) {
 	m.bindings.WithLabelValues(name, result).Inc()
 	m.duration.WithLabelValues(name, result).Observe(seconds)
-}
-
-// register registers c, or returns the collector of the same name that a
-// scheduler registered before.
-func register[C prometheus.Collector](op *runtime.Operator, c C) C {
-	if err := op.Registry().Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			return are.ExistingCollector.(C)
-		}
-		panic(err) // the collectors above are valid
-	}
-	return c
 }
