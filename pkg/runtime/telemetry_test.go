@@ -119,19 +119,3 @@ func withoutLaterReconciles(lines []string) []string {
 	}
 	return out
 }
-
-// A subscriber that panics does not break the operator or other
-// subscribers.
-func TestTelemetryPanickingSubscriber(t *testing.T) {
-	var b telemetry.Bus
-	var panics, seen int
-	b.OnPanic = func(telemetry.Event, any) { panics++ }
-	b.Subscribe(telemetry.HandlerFunc(func(telemetry.Event) { panic("boom") }))
-	unsubscribe := telemetry.On(&b, func(telemetry.TaskRan) { seen++ })
-	b.Emit(telemetry.TaskRan{Task: "t"})
-	b.Emit(telemetry.TaskStopped{Task: "t"})
-	unsubscribe()
-	b.Emit(telemetry.TaskRan{Task: "t"})
-	assert.Equal(t, 3, panics)
-	assert.Equal(t, 1, seen, "On delivers only its type, until unsubscribed")
-}
