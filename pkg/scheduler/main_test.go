@@ -4,14 +4,13 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/opgen-sdk/opgen/internal/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -33,33 +32,16 @@ func newOperator(t *testing.T, ns string) *runtime.Operator {
 
 func run(t *testing.T, op *runtime.Operator) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- op.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	optest.Run(t, op)
 	eventually(t, "leadership", op.Leading)
 }
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	require.NoError(t, err, "waited in vain for %s", what)
+	optest.Eventually(t, what, cond)
 }
 
-// podNamespace is a namespace for t with the default ServiceAccount that
-// Pods need (no controller manager makes it here).
-func podNamespace(t testing.TB) string {
-	t.Helper()
-	ns := env.Namespace(t)
-	_, err := env.Clientset().CoreV1().ServiceAccounts(ns).Create(context.Background(),
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return ns
-}
+func podNamespace(t testing.TB) string { return optest.PodNamespace(t, env) }
 
 // createNode creates a Node (a plain API object: no kubelet runs it) with
 // its Ready condition, deleted when t ends. A ready node also loses the

@@ -14,6 +14,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/opgen-sdk/opgen/internal/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/scheduler"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -153,25 +154,5 @@ func hasNote(events []eventsv1.Event, reason, note string) bool {
 
 func metric(t testing.TB, op *runtime.Operator, name string, labels ...string) float64 {
 	t.Helper()
-	mfs, err := op.Registry().Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				got[lp.GetName()] = lp.GetValue()
-			}
-			for i := 0; i+1 < len(labels); i += 2 {
-				if got[labels[i]] != labels[i+1] {
-					continue next
-				}
-			}
-			return m.GetCounter().GetValue()
-		}
-	}
-	return 0
+	return optest.Metric(t, op, name, labels...)
 }

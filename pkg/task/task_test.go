@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/opgen-sdk/opgen/internal/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/task"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -96,9 +96,7 @@ func (h *harness) step(t *testing.T, d time.Duration) {
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	require.NoError(t, err, "waited in vain for %s", what)
+	optest.Eventually(t, what, cond)
 }
 
 var noElection = runtime.LeaderElectionOptions{Disabled: true}
@@ -246,34 +244,5 @@ func TestTaskIsChecked(t *testing.T) {
 
 func counter(t testing.TB, op *runtime.Operator, name, result string) float64 {
 	t.Helper()
-	mfs, err := op.Registry().Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, lp := range m.GetLabel() {
-				if lp.GetName() == "result" && lp.GetValue() == result {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
-}
-
-// TestJitter: with Jitter 0.5 the first run comes between Every and 1.5×Every.
-func TestJitter(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, noElection)
-	require.NoError(t, task.Register(h.tasks, task.Task[int]{
-		Name: "jittery", Every: time.Minute, Jitter: 0.5,
-		Run: func(context.Context, int) (task.Result[int], error) { return task.Stop[int](), nil },
-	}))
-	h.run(t)
-	h.step(t, time.Minute-time.Nanosecond)
-	assert.True(t, h.clk.HasWaiters(), "no run before Every")
-	h.clk.Step(30 * time.Second)
-	eventually(t, "the run by 1.5×Every", func() bool { return h.runs() == 1 })
+	return optest.Metric(t, op, name, "result", result)
 }

@@ -3,15 +3,14 @@ package builtin_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -36,36 +35,14 @@ func newOperator(t *testing.T, ns string, cfg *rest.Config) *runtime.Operator {
 	return op
 }
 
-// run runs op until the test ends and waits for its caches.
-func run(t *testing.T, op *runtime.Operator) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- op.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-	eventually(t, "the caches to sync", op.Ready)
-}
+func run(t *testing.T, op *runtime.Operator) { optest.Run(t, op) }
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	require.NoError(t, err, "waited in vain for %s", what)
+	optest.Eventually(t, what, cond)
 }
 
-// podNamespace is a namespace for t where Pods can be created: it has
-// the default ServiceAccount (no controller manager makes it here).
-func podNamespace(t testing.TB) string {
-	t.Helper()
-	ns := env.Namespace(t)
-	_, err := env.Clientset().CoreV1().ServiceAccounts(ns).Create(context.Background(),
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return ns
-}
+func podNamespace(t testing.TB) string { return optest.PodNamespace(t, env) }
 
 // createPod creates a Pod that never runs (there is no kubelet) in a
 // namespace from podNamespace.
