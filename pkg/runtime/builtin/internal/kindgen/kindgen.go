@@ -99,6 +99,7 @@ func Render() ([]byte, error) {
 	for _, k := range Table {
 		f.ImportAlias(k.Package, k.Alias)
 	}
+	table(f)
 	for _, k := range Table {
 		constructor(f, k)
 	}
@@ -135,6 +136,34 @@ func constructor(f *jen.File, k Kind) {
 		)))
 }
 
+// table writes Kinds, the list of constructors for generators.
+func table(f *jen.File) {
+	f.Comment("Kinds lists every Kind constructor of this package, in the order of the")
+	f.Comment("generator's table: how generators map a marker such as v1.Pod to its")
+	f.Comment("constructor and derive the RBAC rules of a controller for it.")
+	f.Var().Id("Kinds").Op("=").Index().Id("Info").ValuesFunc(func(g *jen.Group) {
+		for _, k := range Table {
+			g.Line().Values(jen.Dict{
+				jen.Id("Marker"):     jen.Lit(marker(k)),
+				jen.Id("Func"):       jen.Lit(k.Method),
+				jen.Id("Group"):      jen.Lit(k.Group),
+				jen.Id("Version"):    jen.Lit(k.Version),
+				jen.Id("Kind"):       jen.Lit(k.Kind),
+				jen.Id("Resource"):   jen.Lit(k.Resource),
+				jen.Id("Namespaced"): jen.Lit(k.Namespaced),
+			})
+		}
+		g.Line()
+	})
+}
+
+func marker(k Kind) string {
+	if k.Group == "" {
+		return k.Version + "." + k.Kind
+	}
+	return k.Group + "/" + k.Version + "." + k.Kind
+}
+
 func doc(k Kind) string {
 	scope := "namespaced"
 	if !k.Namespaced {
@@ -144,5 +173,5 @@ func doc(k Kind) string {
 	if k.Group != "" {
 		gv = k.Group + "/" + k.Version
 	}
-	return fmt.Sprintf("%s returns the Kind of %s %s (%s; marker %s.%s, resource %s).", k.Method, gv, k.Kind, scope, gv, k.Kind, k.Resource)
+	return fmt.Sprintf("%s returns the Kind of %s %s (%s; marker %s, resource %s).", k.Method, gv, k.Kind, scope, marker(k), k.Resource)
 }
