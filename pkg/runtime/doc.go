@@ -215,5 +215,7 @@
 // list, watch, create, patch, delete on owned kinds; list and watch on
 // watched kinds; create and patch on events.k8s.io events; get, create,
 // update on coordination.k8s.io leases in the operator's namespace (watch
-// too for the fastest handover); discovery.
+// too for the fastest handover); discovery. Pausing needs nothing more
+// (the Paused condition is a status patch, its events are events).
+// Telemetry, tracing and Runnables need no permissions.
 package runtime
