@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -32,6 +33,11 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 		case telemetry.WatchStarted:
 			log.V(1).Info("watching", watchValues(e.Watch)...)
 		case telemetry.WatchFailed:
+			if apierrors.IsResourceExpired(e.Err) || apierrors.IsGone(e.Err) {
+				// Routine: the server compacted the watch's resource version.
+				log.V(1).Info("watch expired; listing again", append(watchValues(e.Watch), "reason", e.Err.Error())...)
+				return
+			}
 			log.Error(e.Err, "watch failed; listing again after a backoff", watchValues(e.Watch)...)
 		case telemetry.WatchRelisted:
 			log.V(1).Info("listed again", watchValues(e.Watch)...)
