@@ -33,7 +33,7 @@ func TestTracing(t *testing.T) {
 	root := reconcileSpan(spans.Ended(), "g", "Add")
 	attrs := map[attribute.Key]string{}
 	for _, kv := range root.Attributes() {
-		attrs[kv.Key] = kv.Value.Emit()
+		attrs[kv.Key] = kv.Value.String()
 	}
 	assert.Equal(t, "gadget", attrs[runtime.AttrController])
 	assert.Equal(t, ns, attrs[runtime.AttrNamespace])
