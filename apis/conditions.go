@@ -70,3 +70,18 @@ func set(obj ConditionsObject, f func(*[]metav1.Condition, int64)) {
 	f(&c, obj.GetGeneration())
 	obj.SetConditions(c)
 }
+
+// MarkPaused sets Paused=True: reconciliation is suspended on purpose.
+// The other conditions keep what they said when it paused.
+func MarkPaused(obj ConditionsObject, reason, message string) {
+	set(obj, func(c *[]metav1.Condition, g int64) {
+		SetCondition(c, g, Paused, metav1.ConditionTrue, reason, message)
+	})
+}
+
+// MarkUnpaused sets Paused=False.
+func MarkUnpaused(obj ConditionsObject, reason, message string) {
+	set(obj, func(c *[]metav1.Condition, g int64) {
+		SetCondition(c, g, Paused, metav1.ConditionFalse, reason, message)
+	})
+}

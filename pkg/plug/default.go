@@ -18,13 +18,13 @@ import "github.com/opgen-sdk/opgen/apis"
 // announce), then the action is logged with its duration.
 func Default[T apis.Object](env Env[T], h Handler[T]) Pipeline[T] {
 	return Pipeline[T]{
-		Logger[T](),
-		RecordEvents[T](env.Recorder),
-		AddMissingGVK[T](env.GVK),
-		Finalizer(env),
-		ApplyStatus(env),
-		ApplyDescendants(env),
-		ManagedByLabel[T](env.FieldManager),
-		Delegate(h),
+		Named("Logger", Logger[T]()),
+		Named("RecordEvents", RecordEvents[T](env.Recorder)),
+		Named("AddMissingGVK", AddMissingGVK[T](env.GVK)),
+		Named("Finalizer", Finalizer(env)),
+		Named("ApplyStatus", ApplyStatus(env)),
+		Named("ApplyDescendants", ApplyDescendants(env)),
+		Named("ManagedByLabel", ManagedByLabel[T](env.FieldManager)),
+		Named("Delegate", Delegate(h)),
 	}
 }

@@ -101,6 +101,15 @@ type statusMemo struct {
 
 const statusMemoKey = "plug.ApplyStatus"
 
+// WriteStatus applies a.Object's status as ApplyStatus does (server-side
+// apply to the status subresource, only when it differs from the cached
+// status and from the last write), without touching observedGeneration or
+// the Degraded condition. It is for code that records a state outside the
+// pipeline, such as the runtime's pause handling.
+func WriteStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
+	return writeStatus(ctx, env, a)
+}
+
 func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
 	desired, ok, err := statusJSON(a.Object)
 	if err != nil || !ok {

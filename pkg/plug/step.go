@@ -3,6 +3,7 @@ package plug
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -66,4 +67,28 @@ func Terminal(err error) error {
 func IsTerminal(err error) bool {
 	var t terminalError
 	return errors.As(err, &t)
+}
+
+// Named gives a step a name, which traces and logs show (see StepName).
+// Default names each of its steps after the function that made it.
+func Named[T apis.Object](name string, s Step[T]) Step[T] { return namedStep[T]{name: name, step: s} }
+
+type namedStep[T apis.Object] struct {
+	name string
+	step Step[T]
+}
+
+func (n namedStep[T]) Run(ctx context.Context, a *Action[T], next Next) error {
+	return n.step.Run(ctx, a, next)
+}
+
+func (n namedStep[T]) Name() string { return n.name }
+
+// StepName returns the name given with Named, the Name method of a step
+// that has one, or the step's Go type.
+func StepName[T apis.Object](s Step[T]) string {
+	if n, ok := s.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return fmt.Sprintf("%T", s)
 }

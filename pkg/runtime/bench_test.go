@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 )
 
 // benchNamespace creates a namespace for a benchmark.

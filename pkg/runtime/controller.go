@@ -16,6 +16,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Controller runs one kind's handler: a typed informer feeds keys into a
@@ -29,6 +30,7 @@ type Controller[T apis.Object] struct {
 	handler   plug.Handler[T]
 	finalizer string
 	deletes   bool
+	env       plug.Env[T]
 	pipeline  plug.Pipeline[T]
 	log       logr.Logger
 
@@ -119,7 +121,7 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 
 // handle runs the pipeline for key and decides what happens next: forget
 // on success (and requeue after the period or the asked delay), backoff on
-// error, nothing on a terminal error.
+// error, nothing on a terminal error. A paused object gets no action.
 func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	obj, ok := c.Get(key)
 	if !ok {
@@ -133,26 +135,42 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		c.queue.Forget(key)
 		return
 	}
-	a := plug.NewAction(verb, obj, c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", verb,
-		"reconcileID", strconv.FormatUint(c.reconID.Add(1), 36)))
+	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(verb), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
+	log := c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", verb, "reconcileID", r.ID)
+	if IsPaused(obj) {
+		c.pause(ctx, key, obj, st, log, r)
+		return
+	}
+	c.act(ctx, key, plug.NewAction(verb, obj, log), st, r)
+}
+
+// act runs the pipeline for a, traced and reported, and schedules what
+// comes next.
+func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) {
 	a.Memory = st.memory
+	c.resume(a)
+	c.op.emit(telemetry.ReconcileStarted{Reconcile: r})
 	start := time.Now()
-	err := c.run(ctx, a)
-	defer c.record(verb, start, err) // after the queue knows what comes next
+	spanCtx, span := startReconcile(ctx, c.op.tracer, r)
+	err := c.run(spanCtx, a)
+	endSpan(span, err)
+	var next time.Duration
 	switch {
 	case err == nil:
-		if verb != plug.Delete {
-			st.handled, st.known = obj.GetGeneration(), true
+		if a.Verb != plug.Delete {
+			st.handled, st.known = a.Observed().GetGeneration(), true
+			next = c.next(a)
 		}
 		c.queue.Forget(key)
-		if d := c.next(a); d > 0 && verb != plug.Delete {
-			c.queue.AddAfter(key, d)
+		if next > 0 {
+			c.queue.AddAfter(key, next)
 		}
 	case plug.IsTerminal(err):
 		c.queue.Forget(key)
 	default:
 		c.queue.AddRateLimited(key)
 	}
+	c.report(r, time.Since(start), next, err) // after the queue knows what comes next
 }
 
 // run runs the pipeline, turning a panic into an error that is retried.
@@ -176,13 +194,13 @@ func (c *Controller[T]) next(a *plug.Action[T]) time.Duration {
 	return d
 }
 
-func (c *Controller[T]) record(verb plug.Verb, start time.Time, err error) {
-	m := c.op.metrics
-	m.reconciles.WithLabelValues(c.name, string(verb)).Inc()
-	m.duration.WithLabelValues(c.name, string(verb)).Observe(time.Since(start).Seconds())
+// report emits the end of an action; the metrics count it from there.
+func (c *Controller[T]) report(r telemetry.Reconcile, d, next time.Duration, err error) {
 	if err != nil {
-		m.reconcileErrors.WithLabelValues(c.name, string(verb), strconv.FormatBool(plug.IsTerminal(err))).Inc()
+		c.op.emit(telemetry.ReconcileFailed{Reconcile: r, Duration: d, Err: err, Terminal: plug.IsTerminal(err)})
+		return
 	}
+	c.op.emit(telemetry.ReconcileSucceeded{Reconcile: r, Duration: d, RequeueAfter: next})
 }
 
 // state returns the object's state, new when the object is new or was

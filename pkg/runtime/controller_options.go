@@ -120,3 +120,12 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// AnyChange enqueues every update that changed the object (a new
+// resourceVersion), status included. It is the default for built-in kinds
+// (package builtin), whose status the cluster writes and a handler watches
+// (a pod printer wants to see a Pod turn Running); the operator writes no
+// status to them unless its handler changes it.
+func AnyChange(oldObj, newObj metav1.Object) bool {
+	return oldObj.GetResourceVersion() != newObj.GetResourceVersion()
+}

@@ -51,6 +51,8 @@
 // from the event that woke it, so the rules hold across restarts, missed
 // events and merged events:
 //
+//  0. the object carries PauseAnnotation (opgen.dev/paused: "true"): no
+//     verb runs (see Pausing).
 //  1. deletionTimestamp set: Delete if the controller's finalizer is on the
 //     object, else nothing (the object is not ours to hold). A handler that
 //     does not implement plug.Deleter still gets the finalizer removed.
@@ -81,6 +83,21 @@
 //     restart starts over.
 //
 // A handler panic is recovered and handled as an error.
+//
+// # Pausing
+//
+// Every controller honours PauseAnnotation: while an object carries
+// opgen.dev/paused: "true", no handler runs for it, Delete included (a
+// deleted object stays Terminating, held by the finalizer, until the
+// annotation goes), and nothing is requeued. The runtime emits a Normal
+// event Paused once per pause and, when the kind implements
+// apis.ConditionsObject, sets the Paused condition True with a status
+// write of its own (only when it changes; observedGeneration is left
+// alone, so no change is lost). Removing the annotation is an annotation
+// change, which wakes the object: the action that follows has the verb
+// its state calls for (Add if it was never handled, Modify if its spec
+// moved, Delete if it is being deleted), emits a Normal event Resumed and
+// sets Paused False.
 //
 // # The pipeline
 //
@@ -139,20 +156,15 @@
 //
 // # Built-in kinds
 //
-// A controller for a built-in kind takes its Kind from client-go's
-// clientset and informers, exactly as generated glue does for custom
-// kinds:
+// Package builtin has the Kind of every common built-in kind, built on
+// client-go's typed clients:
 //
-//	cs := op.Clientset()
-//	kind := runtime.Kind[*corev1.ConfigMap]{
-//		GVK:        corev1.SchemeGroupVersion.WithKind("ConfigMap"),
-//		Resource:   "configmaps",
-//		Namespaced: true,
-//		NewInformer: func(ns string, idx cache.Indexers) cache.SharedIndexInformer {
-//			return coreinformers.NewFilteredConfigMapInformer(cs, ns, 0, idx, nil)
-//		},
-//		Client: func(ns string) runtime.Client[*corev1.ConfigMap] { return cs.CoreV1().ConfigMaps(ns) },
-//	}
+//	runtime.Register(op, builtin.Pods(op, builtin.Options{}), podPrinter{}, runtime.ControllerOptions[*corev1.Pod]{})
+//
+// Their controllers run exactly like those of custom kinds, with one
+// difference of default: their UpdateFilter is AnyChange, so status
+// changes made by the cluster (a Pod turning Running) wake the handler
+// with Reconcile.
 //
 // Handlers read other built-in kinds from the shared factory:
 // op.Informers(ns).Apps().V1().Deployments().Lister(), requested before
@@ -164,6 +176,25 @@
 // ("all" or a comma-separated list) choose the watched namespaces; one
 // informer per kind and namespace. Cluster-scoped kinds are watched
 // cluster-wide.
+//
+// # Telemetry and tracing
+//
+// Operator.Telemetry is a typed event bus (package telemetry): watches
+// started, failed and relisted; actions started, succeeded, failed and
+// paused; leadership acquired and lost; and the events of the scheduler
+// and of periodic tasks. The Prometheus metrics and the logs below are
+// subscribers of it, and so can a user's hook be:
+//
+//	telemetry.On(op.Telemetry(), func(e telemetry.ReconcileFailed) { ... })
+//
+// With Options.TracerProvider set, each action is an OpenTelemetry span
+// (SpanReconcile) with a child span per pipeline step (SpanStep), nested
+// as the steps are; without it tracing costs nothing.
+//
+// # Leader-only work
+//
+// Operator.Add runs a Runnable beside the controllers while this replica
+// leads; periodic tasks (package task) are one.
 //
 // # Observability
 //
@@ -184,5 +215,7 @@
 // list, watch, create, patch, delete on owned kinds; list and watch on
 // watched kinds; create and patch on events.k8s.io events; get, create,
 // update on coordination.k8s.io leases in the operator's namespace (watch
-// too for the fastest handover); discovery.
+// too for the fastest handover); discovery. Pausing needs nothing more
+// (the Paused condition is a status patch, its events are events).
+// Telemetry, tracing and Runnables need no permissions.
 package runtime

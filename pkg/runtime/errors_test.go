@@ -14,9 +14,9 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 )
 
 // TestErrorIsRetriedWithBackoff steps an injected clock: a failed Add is

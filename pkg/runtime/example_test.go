@@ -12,9 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // greeter is a typed handler: it owns one ConfigMap per Gadget and reports
@@ -109,4 +110,49 @@ func ExampleMain() {
 	if false { // it runs until SIGTERM
 		runtime.Main(runtime.Options{Name: "hello-operator"}, setup)
 	}
+}
+
+// Pause reconciliation of one object with an annotation; every controller
+// honours it.
+func ExampleIsPaused() {
+	g := &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "g", Annotations: map[string]string{runtime.PauseAnnotation: "true"}}}
+	fmt.Println(runtime.IsPaused(g))
+	delete(g.Annotations, runtime.PauseAnnotation)
+	fmt.Println(runtime.IsPaused(g))
+	// Output:
+	// true
+	// false
+}
+
+// Work that runs only on the leader, beside the controllers, such as a
+// cache warmer or a reporter; package task builds periodic tasks on it.
+func ExampleOperator_Add() {
+	op, err := runtime.New(env.Config, runtime.Options{Name: "reporter", LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
+	if err != nil {
+		panic(err)
+	}
+	err = op.Add(runtime.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done() // leadership ended or the operator shuts down
+		return nil
+	}))
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+// Subscribe to the operator's telemetry: the same events feed its
+// metrics and logs. With a TracerProvider, each action is also a span.
+func ExampleOperator_Telemetry() {
+	op, err := runtime.New(env.Config, runtime.Options{
+		Name:           "observed",
+		LeaderElection: runtime.LeaderElectionOptions{Disabled: true},
+		// TracerProvider: sdktrace.NewTracerProvider(...), // spans per action and step
+	})
+	if err != nil {
+		panic(err)
+	}
+	telemetry.On(op.Telemetry(), func(e telemetry.ReconcileFailed) {
+		fmt.Println(e.Controller, e.Key, "failed:", e.Err)
+	})
+	fmt.Println("subscribed")
+	// Output: subscribed
 }

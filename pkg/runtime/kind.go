@@ -24,9 +24,19 @@ type Kind[T apis.Object] struct {
 	// (metav1.NamespaceAll for all), with the given indexers and no resync.
 	// The runtime sets its transform (managedFields stripping) and runs it.
 	NewInformer func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer
+	// ListWatch, when set, is used instead of NewInformer: the runtime
+	// builds the informer from it, which lets it report every relist
+	// (telemetry.WatchRelisted). Package builtin sets it for the built-in
+	// kinds. Optional.
+	ListWatch func(namespace string) *cache.ListWatch
 	// Client returns the typed client for namespace ("" for
 	// cluster-scoped kinds).
 	Client func(namespace string) Client[T]
+	// UpdateFilter is the default ControllerOptions.UpdateFilter of the
+	// kind's controllers. nil means DefaultUpdateFilter. Built-in kinds,
+	// whose status others write, use AnyChange so that a handler sees
+	// status changes (see package builtin).
+	UpdateFilter func(oldObj, newObj T) bool
 }
 
 // GVR returns the kind's group, version and resource.

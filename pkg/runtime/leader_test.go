@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 )
 
 // fastElection keeps leader election tests short.

@@ -13,16 +13,16 @@ import (
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"internal/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}})
 
 func TestMain(m *testing.M) { env.Main(m) }
 
@@ -144,9 +144,7 @@ func (h *harness) stop() error {
 // eventually polls cond every 20ms for up to 30s.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	require.NoError(t, err, "waited in vain for %s", what)
+	optest.Eventually(t, what, cond)
 }
 
 // calls records the actions a handler ran.
@@ -256,32 +254,5 @@ func getGadget(t testing.TB, ns, name string) (*testapi.Gadget, error) {
 // metric reads one sample of the operator's registry.
 func metric(t testing.TB, op *runtime.Operator, name string, labels ...string) float64 {
 	t.Helper()
-	mfs, err := op.Registry().Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				got[lp.GetName()] = lp.GetValue()
-			}
-			for i := 0; i+1 < len(labels); i += 2 {
-				if got[labels[i]] != labels[i+1] {
-					continue next
-				}
-			}
-			switch {
-			case m.Counter != nil:
-				return m.Counter.GetValue()
-			case m.Gauge != nil:
-				return m.Gauge.GetValue()
-			case m.Histogram != nil:
-				return float64(m.Histogram.GetSampleCount())
-			}
-		}
-	}
-	return 0
+	return optest.Metric(t, op, name, labels...)
 }

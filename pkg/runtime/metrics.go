@@ -1,9 +1,16 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // metrics are the operator's Prometheus collectors, in a registry of its
@@ -44,6 +51,27 @@ func newMetrics() *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue.register(m.registry)
 	return m
+}
+
+// handle counts the events the metrics are made of: the metrics are a
+// subscriber of the operator's telemetry like any other.
+func (m *metrics) handle(e telemetry.Event) {
+	switch e := e.(type) {
+	case telemetry.ReconcileSucceeded:
+		m.action(e.Reconcile, e.Duration)
+	case telemetry.ReconcileFailed:
+		m.action(e.Reconcile, e.Duration)
+		m.reconcileErrors.WithLabelValues(e.Controller, e.Verb, strconv.FormatBool(e.Terminal)).Inc()
+	case telemetry.LeaderAcquired:
+		m.leader.Set(1)
+	case telemetry.LeaderLost:
+		m.leader.Set(0)
+	}
+}
+
+func (m *metrics) action(r telemetry.Reconcile, d time.Duration) {
+	m.reconciles.WithLabelValues(r.Controller, r.Verb).Inc()
+	m.duration.WithLabelValues(r.Controller, r.Verb).Observe(d.Seconds())
 }
 
 // queueMetrics implement client-go's workqueue.MetricsProvider with
@@ -102,4 +130,24 @@ func (q queueMetrics) NewLongestRunningProcessorSecondsMetric(name string) workq
 }
 func (q queueMetrics) NewRetriesMetric(name string) workqueue.CounterMetric {
 	return q.retries.WithLabelValues(name)
+}
+
+// SharedCollector registers c with the operator's registry and returns it,
+// or returns the collector of the same description registered before: the
+// packages built on the runtime (scheduler, task) share one set of
+// collectors per operator however many schedulers or runners it has. It
+// panics when c conflicts with a different collector of the same name, a
+// programming error.
+func SharedCollector[C prometheus.Collector](op *Operator, c C) C {
+	err := op.metrics.registry.Register(c)
+	if err == nil {
+		return c
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	panic(fmt.Sprintf("runtime.SharedCollector: %v", err))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -22,6 +23,8 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Operator owns the REST config, the informers, the controllers, leader
@@ -42,9 +45,12 @@ type Operator struct {
 	recorder    events.EventRecorder
 	metrics     *metrics
 	caches      *sharedCaches
+	bus         *telemetry.Bus
+	tracer      trace.Tracer
 
 	mu          sync.Mutex
 	controllers []runner
+	runnables   []Runnable
 	started     bool
 	servers     *servers
 	ready       atomic.Bool
@@ -61,6 +67,8 @@ type runner interface {
 	setup(ctx context.Context) error
 	// informers are the informers setup created, to start and sync.
 	informers() []cache.SharedIndexInformer
+	// watchesStarted reports the controller's informers as started.
+	watchesStarted()
 	// work runs the workers until leadCtx ends (see Operator.work).
 	work(leadCtx, handlerCtx context.Context)
 }
@@ -81,6 +89,8 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		cfg.UserAgent = opts.Name
 	}
 	o := &Operator{config: cfg, opts: opts, log: opts.Logger.WithName(opts.Name), metrics: newMetrics(), serving: make(chan struct{})}
+	o.bus = newBus(o.metrics, o.log)
+	o.tracer = newTracer(opts.TracerProvider)
 	if err := o.buildClients(); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 )
@@ -81,6 +82,12 @@ type Options struct {
 	// reconcile) and leader election. Default: the real clock. Tests inject
 	// k8s.io/utils/clock/testing.FakeClock to step time.
 	Clock clock.WithTicker
+
+	// TracerProvider, when set, traces every action with OpenTelemetry: a
+	// span "opgen.reconcile" per action with a child span "opgen.step
+	// <name>" per pipeline step (nested as the steps are). Default: nil,
+	// no tracing and no cost.
+	TracerProvider trace.TracerProvider
 }
 
 // LeaderElectionOptions configure leader election with a

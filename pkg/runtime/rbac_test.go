@@ -11,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 )
 
 // contractRules are exactly the RBAC rules opgen's generator grants an

@@ -14,6 +14,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Register adds a controller for kind, run by h, to op. It must be called
@@ -48,8 +49,8 @@ func checkKind[T apis.Object](kind Kind[T], h plug.Handler[T]) error {
 		return errors.New("runtime.Register: Kind.GVK is incomplete; use the Kind generated for the type")
 	case kind.Resource == "":
 		return fmt.Errorf("runtime.Register: Kind.Resource of %s is empty; set it to the plural resource name", kind.GVK.Kind)
-	case kind.NewInformer == nil || kind.Client == nil:
-		return fmt.Errorf("runtime.Register: Kind of %s lacks NewInformer or Client; use the Kind generated for the type", kind.GVK.Kind)
+	case (kind.NewInformer == nil && kind.ListWatch == nil) || kind.Client == nil:
+		return fmt.Errorf("runtime.Register: Kind of %s lacks NewInformer (or ListWatch) or Client; use the Kind generated for the type, or package builtin for a built-in kind", kind.GVK.Kind)
 	}
 	return nil
 }
@@ -61,6 +62,9 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	opts.Workers = orDefault(opts.Workers, op.opts.Workers)
 	if opts.Workers < 0 || opts.ReconcileEvery < 0 {
 		return nil, fmt.Errorf("runtime.Register: controller %s: Workers (%d) and ReconcileEvery (%s) must not be negative", opts.Name, opts.Workers, opts.ReconcileEvery)
+	}
+	if opts.UpdateFilter == nil {
+		opts.UpdateFilter = kind.UpdateFilter
 	}
 	if opts.RateLimiter == nil {
 		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
@@ -85,6 +89,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
+	c.env = c.Env()
 	c.pipeline = c.buildPipeline()
 	return c, nil
 }
@@ -115,11 +120,14 @@ func (c *Controller[T]) Env() plug.Env[T] {
 }
 
 func (c *Controller[T]) buildPipeline() plug.Pipeline[T] {
-	env := c.Env()
+	return traced(c.op.tracer, c.pipelineSteps())
+}
+
+func (c *Controller[T]) pipelineSteps() plug.Pipeline[T] {
 	if c.opts.Pipeline != nil {
-		return c.opts.Pipeline(env, c.handler)
+		return c.opts.Pipeline(c.env, c.handler)
 	}
-	p := plug.Default(env, c.handler)
+	p := plug.Default(c.env, c.handler)
 	if len(c.opts.Steps) == 0 {
 		return p
 	}
@@ -132,12 +140,9 @@ func (c *Controller[T]) buildPipeline() plug.Pipeline[T] {
 // watched kinds.
 func (c *Controller[T]) setup(ctx context.Context) error {
 	for _, ns := range c.op.namespaces(c.kind.Namespaced) {
-		inf := c.kind.NewInformer(ns, cache.Indexers{})
-		if err := inf.SetTransform(c.op.transform()); err != nil {
+		inf, err := c.newInformer(ns)
+		if err != nil {
 			return fmt.Errorf("runtime: controller %s: %w", c.name, err)
-		}
-		if _, err := inf.AddEventHandler(c.events()); err != nil {
-			return err
 		}
 		c.caches[ns] = inf
 	}
@@ -154,9 +159,30 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 	return nil
 }
 
+// newInformer makes the kind's informer for ns, from Kind.ListWatch when
+// set, with the operator's transform, the controller's event handler and
+// the watch telemetry.
+func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
+	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
+	var inf cache.SharedIndexInformer
+	if c.kind.ListWatch != nil {
+		inf = cache.NewSharedIndexInformer(observeLists(c.kind.ListWatch(ns), c.op, w), newObject[T](), 0, cache.Indexers{})
+	} else {
+		inf = c.kind.NewInformer(ns, cache.Indexers{})
+	}
+	if err := inf.SetTransform(c.op.transform()); err != nil {
+		return nil, err
+	}
+	if err := observeWatch(inf, c.op, w); err != nil {
+		return nil, err
+	}
+	_, err := inf.AddEventHandler(c.events())
+	return inf, err
+}
+
 // events enqueues adds, updates that pass the filter, and forgets deletes.
 func (c *Controller[T]) events() cache.ResourceEventHandler {
-	filter := c.opts.UpdateFilter
+	filter := c.opts.UpdateFilter // nil: DefaultUpdateFilter
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { c.enqueue(obj) },
 		UpdateFunc: func(oldObj, newObj any) {

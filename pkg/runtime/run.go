@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Run runs the operator until ctx is cancelled (graceful shutdown) or
@@ -106,6 +108,9 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 		}
 		return errors.New("runtime: caches did not sync; check the operator's RBAC (list and watch on every controlled and owned kind) and the API server")
 	}
+	for _, c := range o.controllers {
+		c.watchesStarted()
+	}
 	return nil
 }
 
@@ -152,15 +157,19 @@ func (o *Operator) work(leadCtx context.Context) {
 	handlerCtx, cancelHandlers := context.WithCancel(context.WithoutCancel(leadCtx))
 	defer cancelHandlers()
 	o.leading.Store(true)
-	o.metrics.leader.Set(1)
+	o.emit(telemetry.LeaderAcquired{Leadership: o.leadership()})
 	var wg sync.WaitGroup
 	for _, c := range o.controllers {
 		wg.Go(func() { c.work(leadCtx, handlerCtx) })
 	}
+	for _, r := range o.runnables {
+		wg.Go(func() { o.runRunnable(leadCtx, r) })
+	}
 	<-leadCtx.Done()
 	o.leading.Store(false)
-	o.metrics.leader.Set(0)
-	if errors.Is(context.Cause(leadCtx), ErrLostLeadership) {
+	lost := errors.Is(context.Cause(leadCtx), ErrLostLeadership)
+	o.emit(telemetry.LeaderLost{Leadership: o.leadership(), Graceful: !lost})
+	if lost {
 		cancelHandlers()
 	} else {
 		o.log.Info("shutting down: waiting for in-flight handlers", "timeout", o.opts.ShutdownTimeout)

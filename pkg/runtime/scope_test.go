@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/testapi"
 )
 
 // TestNamespaceScope: an operator that watches two namespaces handles

@@ -1,0 +1,88 @@
+// Package optest holds the helpers the tests of opgen's packages share:
+// running an operator for a test, polling for a condition, reading a
+// metric, and a namespace where Pods can be created.
+package optest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/testenv"
+)
+
+// Eventually polls cond every 20ms for up to 30s and fails t when it
+// never held.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	require.NoError(t, err, "waited in vain for %s", what)
+}
+
+// Run runs op until t ends, when it checks that Run returned nil, and
+// waits for its caches to sync.
+func Run(t testing.TB, op *runtime.Operator) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- op.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	Eventually(t, "the caches to sync", op.Ready)
+}
+
+// PodNamespace is a namespace for t where Pods can be created: it has the
+// default ServiceAccount, which no controller manager makes in a test
+// environment.
+func PodNamespace(t testing.TB, env *testenv.Environment) string {
+	t.Helper()
+	ns := env.Namespace(t)
+	_, err := env.Clientset().CoreV1().ServiceAccounts(ns).Create(context.Background(),
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return ns
+}
+
+// Metric reads the first sample of the metric name in op's registry whose
+// labels include the given label-value pairs: a counter's or gauge's
+// value, a histogram's sample count; 0 when there is none.
+func Metric(t testing.TB, op *runtime.Operator, name string, labels ...string) float64 {
+	t.Helper()
+	mfs, err := op.Registry().Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			got := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				got[lp.GetName()] = lp.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if got[labels[i]] != labels[i+1] {
+					continue next
+				}
+			}
+			switch {
+			case m.Counter != nil:
+				return m.Counter.GetValue()
+			case m.Gauge != nil:
+				return m.Gauge.GetValue()
+			case m.Histogram != nil:
+				return float64(m.Histogram.GetSampleCount())
+			}
+		}
+	}
+	return 0
+}

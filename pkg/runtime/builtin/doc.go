@@ -1,0 +1,49 @@
+// Package builtin gives typed controllers for Kubernetes' built-in kinds:
+// one Kind constructor per kind (Pods, Nodes, Deployments, Jobs, ...),
+// built on client-go's typed clients and the operator's shared HTTP
+// client, so that a controller for Pods is registered exactly like one
+// for a custom kind, with the same lifecycle methods, pipeline, periodic
+// reconcile, pause annotation and telemetry:
+//
+//	err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), plug.Handler[*corev1.Pod](printer), runtime.ControllerOptions[*corev1.Pod]{})
+//
+// # What differs from custom kinds
+//
+// Built-in kinds have no status.observedGeneration the runtime could use,
+// and the cluster, not the operator, writes their status. So:
+//
+//   - Their default UpdateFilter is runtime.AnyChange: every change wakes
+//     the handler, status changes included (a pod printer sees a Pod turn
+//     Running). Set ControllerOptions.UpdateFilter to
+//     runtime.DefaultUpdateFilter to ignore status-only changes.
+//   - The record of handled generations is in memory: the first sight of
+//     an object in a process is Add (after a restart, every object gets
+//     Add again), a spec change (a new metadata.generation) is Modify, and
+//     anything else, status changes included, is Reconcile. Kinds without
+//     metadata.generation (ConfigMap, Secret, Namespace...) never get
+//     Modify.
+//   - The operator writes nothing to them unless the handler does: the
+//     status is applied only when the handler changed it, and a finalizer
+//     is kept only when the handler implements plug.Deleter.
+//
+// # Selecting objects
+//
+// Options.LabelSelector and Options.FieldSelector narrow the watch, and
+// so the cache: the scheduler (package scheduler) watches only the
+// unscheduled Pods that name it with
+// FieldSelector "spec.schedulerName=<name>,spec.nodeName=". An object that
+// stops matching looks deleted to the controller.
+//
+// # Permissions
+//
+// A controller for a built-in kind needs list and watch on its resource,
+// and patch when the handler implements plug.Deleter (the finalizer) or
+// changes the status (patch on <resource>/status); get is not needed.
+// The handler's own writes (deleting a Pod, evicting one) need their own
+// verbs.
+//
+// The constructors are generated from the table in internal/kindgen; to
+// add a kind, add a line there and run go generate.
+package builtin
+
+//go:generate go run ./internal/kindgen/cmd

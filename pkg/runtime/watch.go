@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
+)
+
+// observeWatch reports the informer's watch failures (WatchFailed);
+// Operator.startCaches reports WatchStarted once every cache synced.
+func observeWatch(inf cache.SharedIndexInformer, op *Operator, w telemetry.Watch) error {
+	return inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		op.emit(telemetry.WatchFailed{Watch: w, Err: err})
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+}
+
+// watchesStarted emits WatchStarted for each of the controller's
+// informers, in namespace order.
+func (c *Controller[T]) watchesStarted() {
+	for _, ns := range slices.Sorted(maps.Keys(c.caches)) {
+		c.op.emit(telemetry.WatchStarted{Watch: telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}})
+	}
+}
+
+// listObserver wraps a ListWatch and reports every list after the first
+// as WatchRelisted: a plain list, or a watch that streams the initial
+// objects (client-go's watch-list).
+type listObserver struct {
+	lw    *cache.ListWatch
+	op    *Operator
+	w     telemetry.Watch
+	lists atomic.Int64
+}
+
+var _ cache.ListerWatcherWithContext = (*listObserver)(nil)
+
+func observeLists(lw *cache.ListWatch, op *Operator, w telemetry.Watch) *listObserver {
+	return &listObserver{lw: lw, op: op, w: w}
+}
+
+func (l *listObserver) listed() {
+	if l.lists.Add(1) > 1 {
+		l.op.emit(telemetry.WatchRelisted{Watch: l.w})
+	}
+}
+
+func (l *listObserver) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	obj, err := l.lw.ListWithContext(ctx, opts)
+	if err == nil {
+		l.listed()
+	}
+	return obj, err
+}
+
+func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.lw.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		l.listed()
+	}
+	return newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }), nil
+}
+
+// errorObserver passes a watch's events on and reports its error events:
+// a watch that breaks mid-stream (a dropped connection, an expired
+// resource version) ends with one, and client-go then lists again without
+// calling the informer's watch error handler.
+type errorObserver struct {
+	w       watch.Interface
+	out     chan watch.Event
+	stop    chan struct{}
+	stopped sync.Once
+}
+
+func newErrorObserver(w watch.Interface, report func(error)) *errorObserver {
+	o := &errorObserver{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go o.forward(report)
+	return o
+}
+
+func (o *errorObserver) forward(report func(error)) {
+	defer close(o.out)
+	for ev := range o.w.ResultChan() {
+		if ev.Type == watch.Error {
+			report(apierrors.FromObject(ev.Object))
+		}
+		select {
+		case o.out <- ev:
+		case <-o.stop:
+			return
+		}
+	}
+}
+
+func (o *errorObserver) ResultChan() <-chan watch.Event { return o.out }
+
+func (o *errorObserver) Stop() {
+	o.stopped.Do(func() { close(o.stop) })
+	o.w.Stop()
+}
+
+// List and Watch complete cache.ListerWatcher, which the informer
+// constructor takes; client-go calls the context variants.
+func (l *listObserver) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return l.ListWithContext(context.Background(), opts)
+}
+
+func (l *listObserver) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return l.WatchWithContext(context.Background(), opts)
+}
+
+// newObject returns a new, empty T (T is a pointer to a struct).
+func newObject[T apis.Object]() T {
+	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+}

@@ -1,0 +1,40 @@
+// Package telemetry is opgen's typed event hook: every part of an operator
+// (watches, controllers, the scheduler, periodic tasks, leader election)
+// reports what happens to it as a typed Event on the operator's Bus, and
+// anyone may Subscribe. The operator's own Prometheus metrics and logs are
+// subscribers like any other, so what a dashboard counts is exactly what a
+// user's hook sees. It is Bonny's :telemetry events, typed.
+//
+// # Events
+//
+// Event is a closed sum of structs, one per thing that happened:
+//
+//	watches      WatchStarted, WatchFailed, WatchRelisted
+//	controllers  ReconcileStarted, ReconcileSucceeded, ReconcileFailed, ReconcilePaused
+//	scheduler    BindSucceeded, BindFailed
+//	tasks        TaskRan, TaskStopped
+//	leadership   LeaderAcquired, LeaderLost
+//
+// Switch on the type, or subscribe to one type with On:
+//
+//	telemetry.On(op.Telemetry(), func(e telemetry.ReconcileFailed) {
+//		alerts.Notify(e.Controller, e.Key, e.Err)
+//	})
+//
+// # Guarantees
+//
+// Subscribers are called synchronously, on the goroutine that emits, in
+// the order they subscribed; events from one goroutine arrive in the order
+// they happened (for one object: ReconcileStarted before its
+// ReconcileSucceeded or ReconcileFailed, and one object is never handled
+// by two workers at once). A subscriber that panics is recovered, so a
+// hook cannot break the operator; the panic is reported to the Bus's
+// OnPanic function.
+//
+// # Caveats
+//
+// A subscriber runs inside the operator's hot path: keep it fast and
+// non-blocking (count, log, or hand off to a channel with a default case).
+// Events from different goroutines (two workers, two controllers) are not
+// ordered with respect to each other.
+package telemetry

@@ -1,0 +1,186 @@
+package telemetry
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Event is one thing that happened in an operator. It is a closed sum: the
+// types in this file are all its cases.
+type Event interface {
+	// Name is the event's stable name, such as "reconcile.failed", for logs
+	// and for systems that key on strings.
+	Name() string
+	event()
+}
+
+// Watch names one watch of one kind in one namespace ("" for all
+// namespaces or a cluster-scoped kind), by the controller that runs it.
+type Watch struct {
+	Controller string
+	GVK        schema.GroupVersionKind
+	Namespace  string
+}
+
+// WatchStarted: the watch's cache has listed every object and is watching.
+type WatchStarted struct{ Watch }
+
+// WatchFailed: the watch broke with an error (the connection dropped, the
+// resource version expired, RBAC forbids it); client-go backs off and lists
+// again, and WatchRelisted follows when the kind's Kind has ListWatch.
+type WatchFailed struct {
+	Watch
+	Err error
+}
+
+// WatchRelisted: the watch listed every object again, after a failure or
+// an expired resource version. Objects changed in between are handled from
+// their state, so nothing is lost.
+type WatchRelisted struct {
+	Watch
+	// Objects is how many objects the list returned.
+	Objects int
+}
+
+// Reconcile names one action of one controller on one object.
+type Reconcile struct {
+	Controller string
+	Key        cache.ObjectName
+	// Verb is "Add", "Modify", "Reconcile" or "Delete" (plug.Verb).
+	Verb string
+	// ID identifies the action in logs (the reconcileID value) and traces.
+	ID string
+}
+
+// ReconcileStarted: a worker took the key and the pipeline starts.
+type ReconcileStarted struct{ Reconcile }
+
+// ReconcileSucceeded: the whole pipeline returned nil.
+type ReconcileSucceeded struct {
+	Reconcile
+	Duration time.Duration
+	// RequeueAfter is when the object comes back without a change (the
+	// earlier of the handler's RequeueAfter and the controller's period);
+	// 0 for never.
+	RequeueAfter time.Duration
+}
+
+// ReconcileFailed: the pipeline returned an error; Terminal errors are not
+// retried, others come back after the key's backoff.
+type ReconcileFailed struct {
+	Reconcile
+	Duration time.Duration
+	Err      error
+	Terminal bool
+}
+
+// ReconcilePaused: the object carries the pause annotation, so no handler
+// ran.
+type ReconcilePaused struct{ Reconcile }
+
+// Binding names one pod a scheduler placed or tried to place.
+type Binding struct {
+	Scheduler string
+	Pod       cache.ObjectName
+}
+
+// BindSucceeded: the pod was bound to Node.
+type BindSucceeded struct {
+	Binding
+	Node     string
+	Duration time.Duration
+}
+
+// BindFailed: no node was chosen (Unschedulable: none fits) or the binding
+// failed; the pod is tried again after its backoff.
+type BindFailed struct {
+	Binding
+	Err           error
+	Unschedulable bool
+	Duration      time.Duration
+}
+
+// TaskRan: a periodic task ran once. Err is nil when it succeeded.
+type TaskRan struct {
+	Task     string
+	Duration time.Duration
+	Err      error
+}
+
+// Reasons a task stops.
+const (
+	// StoppedByTask: the task returned its Stop result.
+	StoppedByTask = "Stopped"
+	// StoppedByUnregister: the task was unregistered.
+	StoppedByUnregister = "Unregistered"
+)
+
+// TaskStopped: a periodic task will not run again in this process.
+type TaskStopped struct {
+	Task string
+	// Reason is StoppedByTask or StoppedByUnregister.
+	Reason string
+}
+
+// Leadership names the lease and this replica.
+type Leadership struct {
+	// Lease is namespace/name of the Lease; empty when election is off.
+	Lease    string
+	Identity string
+}
+
+// LeaderAcquired: this replica leads and its workers start.
+type LeaderAcquired struct{ Leadership }
+
+// LeaderLost: this replica stopped leading. Graceful is true after a
+// shutdown (the lease is released), false when renewal failed.
+type LeaderLost struct {
+	Leadership
+	Graceful bool
+}
+
+func (WatchStarted) Name() string       { return "watch.started" }
+func (WatchFailed) Name() string        { return "watch.failed" }
+func (WatchRelisted) Name() string      { return "watch.relisted" }
+func (ReconcileStarted) Name() string   { return "reconcile.started" }
+func (ReconcileSucceeded) Name() string { return "reconcile.succeeded" }
+func (ReconcileFailed) Name() string    { return "reconcile.failed" }
+func (ReconcilePaused) Name() string    { return "reconcile.paused" }
+func (BindSucceeded) Name() string      { return "scheduler.bind.succeeded" }
+func (BindFailed) Name() string         { return "scheduler.bind.failed" }
+func (TaskRan) Name() string            { return "task.ran" }
+func (TaskStopped) Name() string        { return "task.stopped" }
+func (LeaderAcquired) Name() string     { return "leader.acquired" }
+func (LeaderLost) Name() string         { return "leader.lost" }
+
+func (WatchStarted) event()       {}
+func (WatchFailed) event()        {}
+func (WatchRelisted) event()      {}
+func (ReconcileStarted) event()   {}
+func (ReconcileSucceeded) event() {}
+func (ReconcileFailed) event()    {}
+func (ReconcilePaused) event()    {}
+func (BindSucceeded) event()      {}
+func (BindFailed) event()         {}
+func (TaskRan) event()            {}
+func (TaskStopped) event()        {}
+func (LeaderAcquired) event()     {}
+func (LeaderLost) event()         {}
+
+var (
+	_ Event = WatchStarted{}
+	_ Event = WatchFailed{}
+	_ Event = WatchRelisted{}
+	_ Event = ReconcileStarted{}
+	_ Event = ReconcileSucceeded{}
+	_ Event = ReconcileFailed{}
+	_ Event = ReconcilePaused{}
+	_ Event = BindSucceeded{}
+	_ Event = BindFailed{}
+	_ Event = TaskRan{}
+	_ Event = TaskStopped{}
+	_ Event = LeaderAcquired{}
+	_ Event = LeaderLost{}
+)
