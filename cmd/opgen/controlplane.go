@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -9,7 +10,8 @@ import (
 )
 
 func newControlplaneCommand() *cobra.Command {
-	return &cobra.Command{
+	var printDir bool
+	cmd := &cobra.Command{
 		Use:   "controlplane",
 		Short: "Build the local control-plane binaries when missing and print where they are",
 		Long: `Builds etcd, kube-apiserver, kube-controller-manager and kubectl from Go
@@ -24,6 +26,10 @@ later runs return at once.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if printDir {
+				fmt.Fprintln(out, filepath.Dir(b.Kubectl))
+				return nil
+			}
 			fmt.Fprintf(out, "etcd                     %s\n", b.Etcd)
 			fmt.Fprintf(out, "kube-apiserver           %s\n", b.APIServer)
 			fmt.Fprintf(out, "kube-controller-manager  %s\n", b.ControllerManager)
@@ -31,4 +37,7 @@ later runs return at once.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&printDir, "print-dir", false,
+		`print only the binaries' directory, for export PATH="$(opgen controlplane --print-dir):$PATH"`)
+	return cmd
 }

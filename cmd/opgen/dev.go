@@ -15,6 +15,7 @@ func newDevCommand() *cobra.Command {
 		crds       []string
 		kubeconfig string
 		noKCM      bool
+		noKubelet  bool
 		port       int
 	)
 	cmd := &cobra.Command{
@@ -22,8 +23,10 @@ func newDevCommand() *cobra.Command {
 		Short: "Run a local Kubernetes control plane in the foreground until Ctrl-C",
 		Long: `Starts etcd, kube-apiserver and kube-controller-manager on loopback, with
 authentication and RBAC on, builds them first when missing, and prints the
-kubeconfig to use. Ctrl-C stops everything. There is no kubelet: Pods are
-created but never run.`,
+kubeconfig to use. Ctrl-C stops everything. There is no kubelet and no
+container runs: unless --no-fake-kubelet, a stand-in binds pending Pods to a
+fake Node and reports them Running and Ready, so that Deployments become
+available and operators that wait for readiness can be tried.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env := testenv.New(testenv.Options{
@@ -36,6 +39,14 @@ created but never run.`,
 				return err
 			}
 			defer env.Stop()
+			if !noKubelet {
+				err := env.RunFakeKubelet(cmd.Context(), func(err error) {
+					fmt.Fprintln(cmd.ErrOrStderr(), "fake kubelet:", err)
+				})
+				if err != nil {
+					return err
+				}
+			}
 			path := env.Kubeconfig
 			if kubeconfig != "" {
 				if err := copyFile(env.Kubeconfig, kubeconfig); err != nil {
@@ -48,6 +59,9 @@ created but never run.`,
 			fmt.Fprintf(out, "kubeconfig: %s\n\n", path)
 			fmt.Fprintf(out, "export KUBECONFIG=%s\n", path)
 			fmt.Fprintf(out, "export PATH=%s:$PATH   # for kubectl\n\n", filepath.Dir(env.Binaries.Kubectl))
+			if !noKubelet {
+				fmt.Fprintln(out, "No container runs here: a stand-in kubelet reports Pods Running and Ready.")
+			}
 			fmt.Fprintln(out, "Press Ctrl-C to stop.")
 			<-cmd.Context().Done()
 			fmt.Fprintln(out, "stopping")
@@ -58,6 +72,7 @@ created but never run.`,
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "also write the kubeconfig to this path")
 	cmd.Flags().BoolVar(&noKCM, "no-controller-manager", false, "do not run kube-controller-manager")
 	cmd.Flags().IntVar(&port, "port", 0, "apiserver port on 127.0.0.1 (0 picks a free one)")
+	cmd.Flags().BoolVar(&noKubelet, "no-fake-kubelet", false, "leave Pods pending instead of reporting them Running and Ready")
 	return cmd
 }
 

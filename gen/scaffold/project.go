@@ -123,8 +123,7 @@ replace github.com/opgen-sdk/opgen => {{.Replace}}
 {{- end}}
 `))
 
-var mainTemplate = template.Must(template.New("main.go").Parse(`// Command {{.Name}} is a Kubernetes operator built with opgen.
-package main
+var mainTemplate = template.Must(template.New("main.go").Parse(`package main
 
 import (
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -140,7 +139,8 @@ func main() {
 }
 `))
 
-var generateTemplate = template.Must(template.New("generate.go").Parse(`package main
+var generateTemplate = template.Must(template.New("generate.go").Parse(`// Command {{.Name}} is a Kubernetes operator built with opgen.
+package main
 
 // go generate ./... regenerates everything derivable from the API types:
 // deep copies, registration, clientset, listers, informers, apply

@@ -1,0 +1,92 @@
+package scaffold_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/opgen-sdk/opgen/gen/scaffold"
+)
+
+// The whole flow (init, create api, generate, build, run) is the hello
+// tutorial's test in docs/tutorials; these check the scaffold itself.
+
+func TestInitProjectWritesAProject(t *testing.T) {
+	dir := t.TempDir()
+	created, err := scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/team/hello-operator", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	var names []string
+	for _, f := range created.Files {
+		rel, _ := filepath.Rel(dir, f)
+		names = append(names, rel)
+	}
+	assert.Equal(t, []string{".gitignore", "Dockerfile", "Makefile", "README.md", "generate.go", "go.mod", "internal/controller/doc.go", "main.go"}, names)
+
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gomod), "module example.com/team/hello-operator\n")
+	assert.Contains(t, string(gomod), "require github.com/opgen-sdk/opgen v0.3.0\n")
+	assert.Contains(t, string(gomod), "tool github.com/opgen-sdk/opgen/cmd/opgen\n")
+	assert.NotContains(t, string(gomod), "replace")
+
+	main, err := os.ReadFile(filepath.Join(dir, "main.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(main), `runtime.Options{Name: "hello-operator"}`)
+	assert.Contains(t, string(main), `"example.com/team/hello-operator/internal/controller"`)
+
+	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
+}
+
+func TestInitProjectReplacesOpgenForDevelopmentBuilds(t *testing.T) {
+	dir := t.TempDir()
+	_, err := scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/x", Replace: "/src/opgen"})
+	require.NoError(t, err)
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gomod), "replace github.com/opgen-sdk/opgen => /src/opgen\n")
+}
+
+func TestInitProjectRefusesBadInputAndWritesNothing(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opts scaffold.ProjectOptions
+		want []string
+	}{
+		"bad module and name": {
+			opts: scaffold.ProjectOptions{Module: "not a module", Name: "Bad_Name", OpgenVersion: "v0.1.0"},
+			want: []string{`--module "not a module" is not a module path`, `--name "Bad_Name" must be a DNS label`},
+		},
+		"development build without replace": {
+			opts: scaffold.ProjectOptions{Module: "example.com/x"},
+			want: []string{"pass --replace with the path of your opgen checkout"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, err := scaffold.InitProject(dir, tc.opts)
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			entries, _ := os.ReadDir(dir)
+			assert.Empty(t, entries, "a failed init writes nothing")
+		})
+	}
+}
+
+func TestInitProjectNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // mine\n"), 0o644))
+	_, err := scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/x", OpgenVersion: "v0.1.0"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "main.go exists: opgen init never overwrites")
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1)
+	data, _ := os.ReadFile(filepath.Join(dir, "main.go"))
+	assert.True(t, strings.Contains(string(data), "mine"))
+}
