@@ -272,6 +272,7 @@ func TestHelloOperatorTutorial(t *testing.T) {
 func TestTutorialCodeMatchesTheExample(t *testing.T) {
 	for _, tc := range []struct{ doc, example, module string }{
 		{"hello-operator.md", "../../examples/hello-operator", "example.com/hello-operator"},
+		{"todo-operator.md", "../../examples/todo-operator", "example.com/todo-operator"},
 	} {
 		for _, b := range parse(t, tc.doc) {
 			if b.lang != "go" || b.file == "" {
@@ -282,5 +283,12 @@ func TestTutorialCodeMatchesTheExample(t *testing.T) {
 			got := strings.ReplaceAll(strings.Join(b.body, "\n")+"\n", tc.module, "github.com/opgen-sdk/opgen/examples/"+strings.TrimPrefix(tc.module, "example.com/"))
 			assert.Equal(t, string(want), got, "%s line %d: %s differs from the example's", tc.doc, b.line, b.file)
 		}
+	}
+}
+
+func TestTodoOperatorTutorial(t *testing.T) {
+	s := newSession(t)
+	for _, b := range parse(t, "todo-operator.md") {
+		s.run(b)
 	}
 }

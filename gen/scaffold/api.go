@@ -78,7 +78,7 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 		}
 		out.Files = append(out.Files, path)
 	}
-	out.Notes = append(out.Notes, "run `go generate ./...` (with //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./... in the project root) to generate the rest")
+	out.Notes = append(out.Notes, "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one)")
 	return out, nil
 }
 

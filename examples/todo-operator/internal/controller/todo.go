@@ -73,7 +73,9 @@ func (c *TodoController) Reconcile(ctx context.Context, a *plug.Action[*todov1.T
 	case overdue:
 		apis.SetCondition(&t.Status.Conditions, t.Generation, Overdue, metav1.ConditionTrue, "PastDueDate",
 			"due "+t.Spec.DueDate.UTC().Format(time.RFC3339))
-	case t.Spec.DueDate != nil && t.Spec.State != todov1.Done:
+	case t.Spec.State == todov1.Done:
+		apis.SetCondition(&t.Status.Conditions, t.Generation, Overdue, metav1.ConditionFalse, "Done", "")
+	case t.Spec.DueDate != nil:
 		apis.SetCondition(&t.Status.Conditions, t.Generation, Overdue, metav1.ConditionFalse, "BeforeDueDate", "")
 		a.RequeueAfter(t.Spec.DueDate.Sub(now))
 	default:
