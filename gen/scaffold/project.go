@@ -52,8 +52,8 @@ func (o *ProjectOptions) validate() error {
 	return errors.Join(errs...)
 }
 
-// InitProject writes a new operator project into dir: go.mod, main.go, the
-// go:generate line, an empty controller package, a Makefile, a Dockerfile,
+// InitProject writes a new operator project into dir: go.mod, main.go,
+// generate.go with the line that runs opgen, an empty controller package, a Makefile, a Dockerfile,
 // a README and a .gitignore. It refuses to overwrite any file; it writes
 // nothing when one exists or the options are wrong. The caller runs
 // `go mod tidy` and the generators afterwards.
