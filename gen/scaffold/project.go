@@ -145,7 +145,7 @@ package main
 // go generate ./... regenerates everything derivable from the API types:
 // deep copies, registration, clientset, listers, informers, apply
 // configurations, CRDs, RBAC and the controller glue.
-//go:generate go tool opgen generate ./...
+{{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate ./...
 `))
 
 var controllerDocTemplate = template.Must(template.New("doc.go").Parse(`// Package controller holds the operator's controllers: for each kind with
