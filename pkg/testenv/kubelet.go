@@ -39,7 +39,7 @@ func (e *Environment) RunFakeKubelet(ctx context.Context, onError func(error)) e
 	pods := factory.Core().V1().Pods().Informer()
 	handle := func(obj any) {
 		if pod, ok := obj.(*corev1.Pod); ok {
-			if err := runPod(ctx, cs, pod); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			if err := runPod(ctx, cs, pod); err != nil && !ignorable(err) {
 				onError(err)
 			}
 		}
@@ -118,4 +118,11 @@ func markRunning(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) 
 	}
 	_, err := cs.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 	return err
+}
+
+// ignorable errors are the races a real kubelet shrugs off too: the pod
+// changed or went away meanwhile, or its namespace is being deleted.
+func ignorable(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsNotFound(err) ||
+		apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
 }
