@@ -6,11 +6,13 @@
 // For a kind Widget the glue declares
 //
 //   - WidgetKind(op): the runtime.Kind, built from the generated clientset
-//     and the generated filtered informer;
+//     (its ListWatch lists and watches through the clientset's REST
+//     client, which lets the runtime report relists);
 //   - WidgetOptions(): the runtime.ControllerOptions the markers declare
 //     (owned kinds, reconcile period, workers);
 //   - SetupWidget(op, h): registers h; when h implements
-//     runtime.Configurer, its Configure method adjusts the options first;
+//     runtime.Configurer, runtime.Register lets its Configure method adjust
+//     the options first;
 //   - a compile-time check that *WidgetController implements
 //     plug.Handler[*v1.Widget].
 //
@@ -39,6 +41,7 @@ const (
 	runtimePkg = "github.com/opgen-sdk/opgen/pkg/runtime"
 	plugPkg    = "github.com/opgen-sdk/opgen/pkg/plug"
 	cachePkg   = "k8s.io/client-go/tools/cache"
+	fieldsPkg  = "k8s.io/apimachinery/pkg/fields"
 	schemaPkg  = "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -109,7 +112,6 @@ func File(p *gen.Project, kinds []*gen.Kind) *jen.File {
 	f.ImportAlias(p.ClientsetPackage(), "versioned")
 	for _, k := range kinds {
 		f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
-		f.ImportAlias(p.InformersPackage(k.Version), k.Version.Alias()+"informers")
 	}
 	writeSetup(f, p, kinds)
 	for _, k := range kinds {
@@ -166,33 +168,28 @@ func (g glue) kind(f *jen.File) {
 	k, name := g.k, g.k.Name
 	kindType := jen.Qual(runtimePkg, "Kind").Types(g.obj())
 	f.Line()
-	f.Commentf("%sKind describes %s %s to the runtime, through the generated", name, k.Version.GroupVersion(), name)
-	f.Comment("clientset and informer.")
+	f.Commentf("%sKind describes %s %s to the runtime: it is watched and", name, k.Version.GroupVersion(), name)
+	f.Comment("written through the generated clientset.")
 	f.Func().Id(name+"Kind").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Params(kindType.Clone(), jen.Error()).Block(
 		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(kindType.Clone().Values(), jen.Err())),
 		jen.Return(jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Nil()),
 	)
 	f.Line()
-	informers := g.p.InformersPackage(k.Version)
-	informerArgs := []jen.Code{jen.Id("cs")}
-	if k.Namespaced {
-		informerArgs = append(informerArgs, jen.Id("namespace"))
-	}
-	informerArgs = append(informerArgs, jen.Lit(0), jen.Id("indexers"), jen.Nil())
 	client := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot(k.GoPlural())
 	if k.Namespaced {
 		client = client.Call(jen.Id("namespace"))
 	} else {
 		client = client.Call()
 	}
+	restClient := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot("RESTClient").Call()
 	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
 		jen.Return(kindType.Clone().Add(fields(true,
 			"GVK", jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
 			"Resource", jen.Lit(k.Plural),
 			"Namespaced", jen.Lit(k.Namespaced),
-			"NewInformer", jen.Func().Params(jen.Id("namespace").String(), jen.Id("indexers").Qual(cachePkg, "Indexers")).Qual(cachePkg, "SharedIndexInformer").Block(
-				jen.Return(jen.Qual(informers, "NewFiltered"+name+"Informer").Call(informerArgs...)),
+			"ListWatch", jen.Func().Params(jen.Id("namespace").String()).Op("*").Qual(cachePkg, "ListWatch").Block(
+				jen.Return(jen.Qual(cachePkg, "NewListWatchFromClient").Call(restClient, jen.Lit(k.Plural), jen.Id("namespace"), jen.Qual(fieldsPkg, "Everything").Call())),
 			),
 			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(runtimePkg, "Client").Types(g.obj()).Block(
 				jen.Return(client),
@@ -245,16 +242,18 @@ func (g glue) setup(f *jen.File) {
 		jen.Id("op").Op("*").Qual(runtimePkg, "Operator"),
 		jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface"),
 		handler.Clone(),
-	).Error().Block(
-		jen.Id("opts").Op(":=").Id(name+"Options").Call(),
-		jen.If(jen.List(jen.Id("c"), jen.Id("ok")).Op(":=").Id("any").Call(jen.Id("h")).Assert(jen.Qual(runtimePkg, "Configurer").Types(g.obj())), jen.Id("ok")).Block(
-			jen.Id("c").Dot("Configure").Call(jen.Op("&").Id("opts")),
-		),
-		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Id("h"), jen.Id("opts")), jen.Err().Op("!=").Nil()).Block(
+	).Error().Block(register(name, jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")))...)
+}
+
+// register is the body that registers h on kind with the options of name
+// (runtime.Register calls a Configurer's Configure).
+func register(name string, kind jen.Code) []jen.Code {
+	return []jen.Code{
+		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), kind, jen.Id("h"), jen.Id(name+"Options").Call()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("register the %s controller: %%w", name)), jen.Err())),
 		),
 		jen.Return(jen.Nil()),
-	)
+	}
 }
 
 // fields writes a composite literal's fields in the order given (jennifer's
