@@ -1,7 +1,8 @@
-// Package controller generates the typed glue between the project's kinds
-// and opgen's runtime: zz_generated.controllers.go in the controller
-// package (default internal/controller), for every kind marked
-// +opgen:controller.
+// Package controller generates the typed glue between the project's
+// controllers and opgen's runtime: zz_generated.controllers.go in the
+// controller package (default internal/controller), for every kind marked
+// +opgen:controller and every handler type of a built-in kind marked
+// +opgen:controller:for.
 //
 // For a kind Widget the glue declares
 //
@@ -16,9 +17,21 @@
 //   - a compile-time check that *WidgetController implements
 //     plug.Handler[*v1.Widget].
 //
-// Setup(op) registers every controller with a zero-value handler and one
-// shared clientset. Everything generic lives in pkg/runtime; the glue only
-// names concrete types.
+// For a handler type PodPrinter of a built-in kind (+opgen:controller:for=v1.Pod),
+// which the user writes (no stub is scaffolded), it declares
+//
+//   - PodPrinterOptions(): the options its markers declare; when the
+//     handler has Delete, a finalizer of its own (see Finalizer);
+//   - SetupPodPrinter(op, h): registers h on the Kind of package builtin
+//     (builtin.Pods), narrowed by +opgen:controller:labelSelector;
+//   - a compile-time check that *PodPrinter implements
+//     plug.Handler[*corev1.Pod] and, when it has Delete, plug.Deleter: the
+//     generated RBAC grants the finalizer's patch because of that method.
+//
+// Setup(op) registers every controller with a zero-value handler; the
+// kinds share one generated clientset, the built-in kinds use the
+// operator's. Everything generic lives in pkg/runtime; the glue only names
+// concrete types.
 package controller
 
 import (
@@ -29,9 +42,10 @@ import (
 	"time"
 
 	"github.com/dave/jennifer/jen"
-	"sigs.k8s.io/controller-tools/pkg/markers"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
 // FileName is the glue file in the controller package.
@@ -39,6 +53,7 @@ const FileName = "zz_generated.controllers.go"
 
 const (
 	runtimePkg = "github.com/opgen-sdk/opgen/pkg/runtime"
+	builtinPkg = "github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	plugPkg    = "github.com/opgen-sdk/opgen/pkg/plug"
 	cachePkg   = "k8s.io/client-go/tools/cache"
 	fieldsPkg  = "k8s.io/apimachinery/pkg/fields"
@@ -52,9 +67,9 @@ var _ gen.Generator = Generator{}
 
 // RegisterMarkers registers nothing more: the runner registers the
 // +opgen: markers for the API model.
-func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
+func (Generator) RegisterMarkers(*ctmarkers.Registry) error { return nil }
 
-// Generate writes the glue when at least one kind has a controller. With
+// Generate writes the glue when there is at least one controller. With
 // none, it writes a Setup that registers nothing when the controller package
 // exists (a project fresh from opgen init, whose main calls Setup), and
 // removes a stale glue file otherwise.
@@ -63,9 +78,12 @@ func (Generator) Generate(ctx *gen.Context) error {
 	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
+	if clashes(ctx, kinds, ctx.API.Handlers) {
+		return nil
+	}
 	switch {
-	case len(kinds) > 0:
-		ctx.Output.Jen(path, File(ctx.Project, kinds))
+	case ctx.API.HasControllers():
+		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.Handlers))
 	case hasOwnGoFiles(dir):
 		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
@@ -105,15 +123,19 @@ func PackageName(p *gen.Project) string {
 // HandlerName is the name of the handler type of kind.
 func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
 
-// File returns the glue for kinds.
-func File(p *gen.Project, kinds []*gen.Kind) *jen.File {
+// File returns the glue for kinds and handlers.
+func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
+	f.ImportName(builtinPkg, "builtin")
 	f.ImportAlias(p.ClientsetPackage(), "versioned")
 	for _, k := range kinds {
 		f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
 	}
-	writeSetup(f, p, kinds)
+	for _, h := range handlers {
+		f.ImportAlias(h.Kind.Package, h.Alias())
+	}
+	writeSetup(f, p, kinds, handlers)
 	for _, k := range kinds {
 		g := glue{p: p, k: k}
 		g.checks(f)
@@ -121,22 +143,38 @@ func File(p *gen.Project, kinds []*gen.Kind) *jen.File {
 		g.options(f)
 		g.setup(f)
 	}
+	for _, h := range handlers {
+		hg := handlerGlue{p: p, h: h}
+		hg.checks(f)
+		hg.options(f)
+		hg.setup(f)
+	}
 	return f
 }
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind) {
-	var calls []jen.Code
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) {
+	var calls, body []jen.Code
 	for _, k := range kinds {
 		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Op("&").Id(HandlerName(k)).Values()))
 	}
-	f.Comment("Setup registers a controller for every kind marked +opgen:controller, each")
-	f.Comment("with a zero-value handler and one shared clientset. When a handler needs")
-	f.Comment("dependencies, call the kind's Setup function with it instead.")
-	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(
-		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)),
-	)
+	for _, h := range handlers {
+		calls = append(calls, jen.Id("Setup"+h.Name).Call(jen.Id("op"), jen.Op("&").Id(h.Name).Values()))
+	}
+	f.Comment("Setup registers a controller for every kind marked +opgen:controller and")
+	f.Comment("every handler type marked +opgen:controller:for, each with a zero-value")
+	f.Comment("handler. When a handler needs dependencies, call its Setup function with")
+	f.Comment("it instead.")
+	if len(kinds) > 0 {
+		body = append(body,
+			jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		)
+	}
+	body = append(body, jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)))
+	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(body...)
+	if len(kinds) == 0 {
+		return // no generated clientset to make
+	}
 	f.Line()
 	f.Comment("newClientset returns the generated clientset on the operator's config and")
 	f.Comment("shared HTTP client.")
@@ -199,8 +237,19 @@ func (g glue) kind(f *jen.File) {
 }
 
 func (g glue) options(f *jen.File) {
-	k, spec := g.k, g.k.Controller
-	opts := []any{"Name", jen.Lit(strings.ToLower(k.Name))}
+	k := g.k
+	f.Line()
+	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
+	f.Commentf("markers of %s declare.", k.Name)
+	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
+		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, optionFields(k.Name, k.Controller)...))),
+	)
+}
+
+// optionFields are the fields of the ControllerOptions literal of the
+// controller named name that spec describes.
+func optionFields(name string, spec *markers.ControllerSpec) []any {
+	opts := []any{"Name", jen.Lit(strings.ToLower(name))}
 	if len(spec.Owns) > 0 {
 		var owns []jen.Code
 		for _, gvk := range spec.Owns {
@@ -218,12 +267,7 @@ func (g glue) options(f *jen.File) {
 	if spec.Workers > 0 {
 		opts = append(opts, "Workers", jen.Lit(spec.Workers))
 	}
-	f.Line()
-	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
-	f.Commentf("markers of %s declare.", k.Name)
-	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
-		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, opts...))),
-	)
+	return opts
 }
 
 func (g glue) setup(f *jen.File) {

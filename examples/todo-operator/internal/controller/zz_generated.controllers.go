@@ -14,9 +14,10 @@ import (
 	"time"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller, each
-// with a zero-value handler and one shared clientset. When a handler needs
-// dependencies, call the kind's Setup function with it instead.
+// Setup registers a controller for every kind marked +opgen:controller and
+// every handler type marked +opgen:controller:for, each with a zero-value
+// handler. When a handler needs dependencies, call its Setup function with
+// it instead.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {

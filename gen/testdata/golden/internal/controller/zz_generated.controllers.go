@@ -9,15 +9,18 @@ import (
 	versioned "github.com/opgen-sdk/opgen/gen/testdata/golden/pkg/generated/clientset/versioned"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
+	corev1 "k8s.io/api/core/v1"
 	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 	"time"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller, each
-// with a zero-value handler and one shared clientset. When a handler needs
-// dependencies, call the kind's Setup function with it instead.
+// Setup registers a controller for every kind marked +opgen:controller and
+// every handler type marked +opgen:controller:for, each with a zero-value
+// handler. When a handler needs dependencies, call its Setup function with
+// it instead.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -26,6 +29,7 @@ func Setup(op *runtime.Operator) error {
 	return errors.Join(
 		setupIndex(op, cs, &IndexController{}),
 		setupOrder(op, cs, &OrderController{}),
+		SetupPodPrinter(op, &PodPrinter{}),
 	)
 }
 
@@ -145,6 +149,29 @@ func SetupOrder(op *runtime.Operator, h *OrderController) error {
 func setupOrder(op *runtime.Operator, cs versioned.Interface, h *OrderController) error {
 	if err := runtime.Register(op, orderKind(cs), h, OrderOptions()); err != nil {
 		return fmt.Errorf("register the Order controller: %w", err)
+	}
+	return nil
+}
+
+// PodPrinter must implement the typed handler of v1.Pod.
+var _ plug.Handler[*corev1.Pod] = (*PodPrinter)(nil)
+
+// PodPrinterOptions returns the controller options that the +opgen:controller
+// markers of PodPrinter declare.
+func PodPrinterOptions() runtime.ControllerOptions[*corev1.Pod] {
+	return runtime.ControllerOptions[*corev1.Pod]{
+		Name:           "podprinter",
+		ReconcileEvery: 10 * time.Minute,
+		Workers:        2,
+	}
+}
+
+// SetupPodPrinter registers h as a controller of v1.Pod, watched through
+// client-go's typed client (package builtin). When h implements
+// runtime.Configurer, its Configure method adjusts the options first.
+func SetupPodPrinter(op *runtime.Operator, h *PodPrinter) error {
+	if err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), h, PodPrinterOptions()); err != nil {
+		return fmt.Errorf("register the PodPrinter controller: %w", err)
 	}
 	return nil
 }
