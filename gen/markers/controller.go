@@ -62,7 +62,8 @@ type For string
 // (+opgen:controller:for) to the objects whose labels match: only they are
 // watched and cached. It is a Kubernetes label selector; quote it when it
 // holds a comma. An object whose labels stop matching looks deleted to the
-// controller.
+// controller; when the handler has Delete, that object keeps its finalizer,
+// and if it is deleted later, no Delete runs to remove it.
 //
 //	// +opgen:controller:labelSelector=app.kubernetes.io/managed-by=shop
 //	// +opgen:controller:labelSelector="tier in (web,api),!canary"

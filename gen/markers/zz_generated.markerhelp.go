@@ -31,7 +31,7 @@ func (LabelSelector) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "LabelSelector limits the controller of a built-in kind\n(+opgen:controller:for) to the objects whose labels match: only they are\nwatched and cached. It is a Kubernetes label selector; quote it when it\nholds a comma. An object whose labels stop matching looks deleted to the\ncontroller.\n\n\t// +opgen:controller:labelSelector=app.kubernetes.io/managed-by=shop\n\t// +opgen:controller:labelSelector=\"tier in (web,api),!canary\"",
+			Details: "LabelSelector limits the controller of a built-in kind\n(+opgen:controller:for) to the objects whose labels match: only they are\nwatched and cached. It is a Kubernetes label selector; quote it when it\nholds a comma. An object whose labels stop matching looks deleted to the\ncontroller; when the handler has Delete, that object keeps its finalizer,\nand if it is deleted later, no Delete runs to remove it.\n\n\t// +opgen:controller:labelSelector=app.kubernetes.io/managed-by=shop\n\t// +opgen:controller:labelSelector=\"tier in (web,api),!canary\"",
 			Summary: "LabelSelector limits the controller of a built-in kind (+opgen:controller:for) to the objects whose labels match: only they are watched and cached.",
 		},
 	}
