@@ -26,6 +26,9 @@ import (
 type API struct {
 	// Groups are sorted by name.
 	Groups []*Group
+	// Handlers are the controllers of built-in kinds: the types of the
+	// controller package marked +opgen:controller:for, sorted by name.
+	Handlers []*Handler
 }
 
 // Group is an API group, declared with +groupName.
@@ -115,6 +118,12 @@ func (a *API) Controllers() []*Kind {
 	return out
 }
 
+// HasControllers reports whether the project has any controller: a kind
+// marked +opgen:controller or a handler of a built-in kind.
+func (a *API) HasControllers() bool {
+	return len(a.Controllers()) > 0 || len(a.Handlers) > 0
+}
+
 // Kind returns the project's kind with gvk, or nil.
 func (a *API) Kind(gvk schema.GroupVersionKind) *Kind {
 	for _, k := range a.Kinds() {
@@ -153,6 +162,8 @@ type apiBuilder struct {
 	// owns remembers where each owned kind was declared, to check it
 	// once every kind is known.
 	owns []ownsRef
+	// handlers are the handler types of built-in kinds found so far.
+	handlers []*Handler
 }
 
 type ownsRef struct {
@@ -171,6 +182,8 @@ func buildAPI(ctx *Context) *API {
 		api.Groups = append(api.Groups, g)
 	}
 	sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
+	sortHandlers(b.handlers)
+	api.Handlers = b.handlers
 	b.checkKinds(api)
 	return api
 }
@@ -181,6 +194,11 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	kinds, err := b.rootKinds(pkg)
 	// opgen's own marker checks first: they replace the collector's
 	// messages about the same lines.
+	if b.isControllerPackage(pkg) {
+		b.addHandlers(pkg, lines)
+		b.addCollectorError(err)
+		return
+	}
 	b.checkOpgenMarkers(lines, kinds, err == nil)
 	b.addCollectorError(err)
 	if group == "" {
@@ -342,6 +360,8 @@ func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kin
 		case !markers.Known(name):
 			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
 		case !kindsKnown:
+		case name == forMarker && l.Type != nil && kinds[l.Type.Name.Name] == nil:
+			b.ctx.Errors.Add(l.Pos, "%s has +%s outside the controller package: handler types of built-in kinds live in %s, whose generated glue registers them; move %s there", l.Type.Name.Name, name, b.ctx.Project.ControllerDir, l.Type.Name.Name)
 		case l.Type == nil:
 			b.ctx.Errors.Add(l.Pos, "+%s is not on a type: put it in the doc comment of a root kind (a type with +kubebuilder:object:root=true)", name)
 		case kinds[l.Type.Name.Name] == nil:
@@ -366,13 +386,32 @@ func (b *apiBuilder) applyControllerMarkers(v *Version, lines []markerLine) {
 		if k.Controller == nil {
 			k.Controller = &markers.ControllerSpec{}
 		}
-		before := len(k.Controller.Owns)
-		if err := applyMarker(b.ctx.Collector.Registry, l.Text, k.Controller); err != nil {
-			b.ctx.Errors.Add(l.Pos, "%v", err)
+		switch name {
+		case forMarker:
+			b.ctx.Errors.Add(l.Pos, "%s is a kind of this project: +opgen:controller alone gives it a controller; +%s selects a built-in kind for a handler type in %s", k.Name, name, b.ctx.Project.ControllerDir)
+		case labelSelectorMarker:
+			b.ctx.Errors.Add(l.Pos, "+%s narrows the watch of a built-in kind's handler (+opgen:controller:for); a custom kind's controller watches all its objects", name)
+		default:
+			b.apply(l, k.Controller)
 		}
-		for _, gvk := range k.Controller.Owns[before:] {
-			b.owns = append(b.owns, ownsRef{gvk: gvk, pos: l.Pos})
-		}
+	}
+}
+
+// Markers that only handler types of built-in kinds take.
+const (
+	forMarker           = "opgen:controller:for"
+	labelSelectorMarker = "opgen:controller:labelSelector"
+)
+
+// apply applies the marker of line l to spec, reporting a mistake at the
+// marker and remembering owned kinds for checkKinds.
+func (b *apiBuilder) apply(l markerLine, spec *markers.ControllerSpec) {
+	before := len(spec.Owns)
+	if err := applyMarker(b.ctx.Collector.Registry, l.Text, spec); err != nil {
+		b.ctx.Errors.Add(l.Pos, "%v", err)
+	}
+	for _, gvk := range spec.Owns[before:] {
+		b.owns = append(b.owns, ownsRef{gvk: gvk, pos: l.Pos})
 	}
 }
 
@@ -383,7 +422,11 @@ func applyMarker(reg *ctmarkers.Registry, text string, spec *markers.ControllerS
 	}
 	val, err := def.Parse(text)
 	if err != nil {
-		return fmt.Errorf("+%s: %v", def.Name, err)
+		hint := ""
+		if strings.Contains(err.Error(), "extra arguments") {
+			hint = ` (quote a value that holds a comma: +` + def.Name + `="a,b")`
+		}
+		return fmt.Errorf("+%s: %v%s", def.Name, err, hint)
 	}
 	return val.(markers.Applier).ApplyToController(spec)
 }

@@ -18,9 +18,15 @@
 //  3. Model. The API model (API, Group, Version, Kind) is derived from
 //     +groupName, +kubebuilder:object:root, +kubebuilder:resource,
 //     +kubebuilder:subresource and the +opgen: markers (package
-//     gen/markers). Mistakes found here (unknown or malformed markers, a
-//     kind without object:root, conflicting groups, duplicate kinds) are
-//     recorded with their positions.
+//     gen/markers). The handlers of built-in kinds (Handler) are the types
+//     of the controller package marked +opgen:controller:for; the
+//     controller package is read even when the patterns leave it out,
+//     since the run writes its glue, and its declarations are type-checked
+//     on their own to find each handler's methods. Mistakes found here
+//     (unknown or malformed markers, a kind without object:root,
+//     conflicting groups, duplicate kinds, an unknown built-in kind, a
+//     handler without Add, Modify or Reconcile) are recorded with their
+//     positions.
 //  4. Generate. Every Generator runs against the shared Context. Those that
 //     touch the shared packages run one after the other (controller-tools'
 //     lazy loader is not safe for concurrent use); those that implement
@@ -38,7 +44,7 @@
 //	gen/accessor    zz_generated.accessors.go: status accessors for apis.ObservedGenerationObject and apis.ConditionsObject
 //	gen/crd         config/crd/<group>_<plural>.yaml (controller-tools' CRD generator)
 //	gen/client      pkg/generated: clientset, fake, listers, informers, apply configurations (code-generator, in process)
-//	gen/controller  zz_generated.controllers.go: typed glue to pkg/runtime per +opgen:controller kind
+//	gen/controller  zz_generated.controllers.go: typed glue to pkg/runtime per +opgen:controller kind and +opgen:controller:for handler
 //	gen/scaffold    controller stubs, written once; `opgen create api`
 //	gen/rbac        config/rbac: ClusterRole derived from the controllers plus +kubebuilder:rbac, leader-election Role
 //

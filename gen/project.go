@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,7 +104,29 @@ func NewProject(opts Options) (*Project, error) {
 	if p.Dirs, err = expandPatterns(opts.Root, opts.Patterns); err != nil {
 		return nil, err
 	}
+	p.selectControllerPackage()
 	return p, nil
+}
+
+// selectControllerPackage adds the controller package to the patterns when
+// they leave it out (opgen generate ./apis/...): the run writes its glue,
+// which registers the handler types declared there, so it must read them.
+func (p *Project) selectControllerPackage() {
+	dir := p.Abs(p.ControllerDir)
+	if !hasGoFiles(dir) || slices.Contains(p.Dirs, dir) {
+		return
+	}
+	rel, err := filepath.Rel(p.Root, dir)
+	if err != nil {
+		return
+	}
+	pattern := filepath.ToSlash(rel)
+	if !strings.HasPrefix(pattern, ".") {
+		pattern = "./" + pattern
+	}
+	p.Patterns = append(slices.Clip(p.Patterns), pattern)
+	p.Dirs = append(p.Dirs, dir)
+	sort.Strings(p.Dirs)
 }
 
 // Abs returns the absolute path of rel, relative to the project root.

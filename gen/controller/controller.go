@@ -1,22 +1,37 @@
-// Package controller generates the typed glue between the project's kinds
-// and opgen's runtime: zz_generated.controllers.go in the controller
-// package (default internal/controller), for every kind marked
-// +opgen:controller.
+// Package controller generates the typed glue between the project's
+// controllers and opgen's runtime: zz_generated.controllers.go in the
+// controller package (default internal/controller), for every kind marked
+// +opgen:controller and every handler type of a built-in kind marked
+// +opgen:controller:for.
 //
 // For a kind Widget the glue declares
 //
 //   - WidgetKind(op): the runtime.Kind, built from the generated clientset
-//     and the generated filtered informer;
+//     (its ListWatch lists and watches through the clientset's REST
+//     client, which lets the runtime report relists);
 //   - WidgetOptions(): the runtime.ControllerOptions the markers declare
 //     (owned kinds, reconcile period, workers);
 //   - SetupWidget(op, h): registers h; when h implements
-//     runtime.Configurer, its Configure method adjusts the options first;
+//     runtime.Configurer, runtime.Register lets its Configure method adjust
+//     the options first;
 //   - a compile-time check that *WidgetController implements
 //     plug.Handler[*v1.Widget].
 //
-// Setup(op) registers every controller with a zero-value handler and one
-// shared clientset. Everything generic lives in pkg/runtime; the glue only
-// names concrete types.
+// For a handler type PodPrinter of a built-in kind (+opgen:controller:for=v1.Pod),
+// which the user writes (no stub is scaffolded), it declares
+//
+//   - PodPrinterOptions(): the options its markers declare; when the
+//     handler has Delete, a finalizer of its own (see Finalizer);
+//   - SetupPodPrinter(op, h): registers h on the Kind of package builtin
+//     (builtin.Pods), narrowed by +opgen:controller:labelSelector;
+//   - a compile-time check that *PodPrinter implements
+//     plug.Handler[*corev1.Pod] and, when it has Delete, plug.Deleter: the
+//     generated RBAC grants the finalizer's patch because of that method.
+//
+// Setup(op) registers every controller with a zero-value handler; the
+// kinds share one generated clientset, the built-in kinds use the
+// operator's. Everything generic lives in pkg/runtime; the glue only names
+// concrete types.
 package controller
 
 import (
@@ -27,9 +42,10 @@ import (
 	"time"
 
 	"github.com/dave/jennifer/jen"
-	"sigs.k8s.io/controller-tools/pkg/markers"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
 // FileName is the glue file in the controller package.
@@ -37,8 +53,10 @@ const FileName = "zz_generated.controllers.go"
 
 const (
 	runtimePkg = "github.com/opgen-sdk/opgen/pkg/runtime"
+	builtinPkg = "github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	plugPkg    = "github.com/opgen-sdk/opgen/pkg/plug"
 	cachePkg   = "k8s.io/client-go/tools/cache"
+	fieldsPkg  = "k8s.io/apimachinery/pkg/fields"
 	schemaPkg  = "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -49,9 +67,9 @@ var _ gen.Generator = Generator{}
 
 // RegisterMarkers registers nothing more: the runner registers the
 // +opgen: markers for the API model.
-func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
+func (Generator) RegisterMarkers(*ctmarkers.Registry) error { return nil }
 
-// Generate writes the glue when at least one kind has a controller. With
+// Generate writes the glue when there is at least one controller. With
 // none, it writes a Setup that registers nothing when the controller package
 // exists (a project fresh from opgen init, whose main calls Setup), and
 // removes a stale glue file otherwise.
@@ -60,9 +78,12 @@ func (Generator) Generate(ctx *gen.Context) error {
 	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
+	if clashes(ctx, kinds, ctx.API.Handlers) {
+		return nil
+	}
 	switch {
-	case len(kinds) > 0:
-		ctx.Output.Jen(path, File(ctx.Project, kinds))
+	case ctx.API.HasControllers():
+		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.Handlers))
 	case hasOwnGoFiles(dir):
 		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
@@ -102,16 +123,19 @@ func PackageName(p *gen.Project) string {
 // HandlerName is the name of the handler type of kind.
 func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
 
-// File returns the glue for kinds.
-func File(p *gen.Project, kinds []*gen.Kind) *jen.File {
+// File returns the glue for kinds and handlers.
+func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
+	f.ImportName(builtinPkg, "builtin")
 	f.ImportAlias(p.ClientsetPackage(), "versioned")
 	for _, k := range kinds {
 		f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
-		f.ImportAlias(p.InformersPackage(k.Version), k.Version.Alias()+"informers")
 	}
-	writeSetup(f, p, kinds)
+	for _, h := range handlers {
+		f.ImportAlias(h.Kind.Package, h.Alias())
+	}
+	writeSetup(f, p, kinds, handlers)
 	for _, k := range kinds {
 		g := glue{p: p, k: k}
 		g.checks(f)
@@ -119,22 +143,38 @@ func File(p *gen.Project, kinds []*gen.Kind) *jen.File {
 		g.options(f)
 		g.setup(f)
 	}
+	for _, h := range handlers {
+		hg := handlerGlue{p: p, h: h}
+		hg.checks(f)
+		hg.options(f)
+		hg.setup(f)
+	}
 	return f
 }
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind) {
-	var calls []jen.Code
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) {
+	var calls, body []jen.Code
 	for _, k := range kinds {
 		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Op("&").Id(HandlerName(k)).Values()))
 	}
-	f.Comment("Setup registers a controller for every kind marked +opgen:controller, each")
-	f.Comment("with a zero-value handler and one shared clientset. When a handler needs")
-	f.Comment("dependencies, call the kind's Setup function with it instead.")
-	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(
-		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)),
-	)
+	for _, h := range handlers {
+		calls = append(calls, jen.Id("Setup"+h.Name).Call(jen.Id("op"), jen.Op("&").Id(h.Name).Values()))
+	}
+	f.Comment("Setup registers a controller for every kind marked +opgen:controller and")
+	f.Comment("every handler type marked +opgen:controller:for, each with a zero-value")
+	f.Comment("handler. When a handler needs dependencies, call its Setup function with")
+	f.Comment("it instead.")
+	if len(kinds) > 0 {
+		body = append(body,
+			jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		)
+	}
+	body = append(body, jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)))
+	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(body...)
+	if len(kinds) == 0 {
+		return // no generated clientset to make
+	}
 	f.Line()
 	f.Comment("newClientset returns the generated clientset on the operator's config and")
 	f.Comment("shared HTTP client.")
@@ -166,33 +206,28 @@ func (g glue) kind(f *jen.File) {
 	k, name := g.k, g.k.Name
 	kindType := jen.Qual(runtimePkg, "Kind").Types(g.obj())
 	f.Line()
-	f.Commentf("%sKind describes %s %s to the runtime, through the generated", name, k.Version.GroupVersion(), name)
-	f.Comment("clientset and informer.")
+	f.Commentf("%sKind describes %s %s to the runtime: it is watched and", name, k.Version.GroupVersion(), name)
+	f.Comment("written through the generated clientset.")
 	f.Func().Id(name+"Kind").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Params(kindType.Clone(), jen.Error()).Block(
 		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(kindType.Clone().Values(), jen.Err())),
 		jen.Return(jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Nil()),
 	)
 	f.Line()
-	informers := g.p.InformersPackage(k.Version)
-	informerArgs := []jen.Code{jen.Id("cs")}
-	if k.Namespaced {
-		informerArgs = append(informerArgs, jen.Id("namespace"))
-	}
-	informerArgs = append(informerArgs, jen.Lit(0), jen.Id("indexers"), jen.Nil())
 	client := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot(k.GoPlural())
 	if k.Namespaced {
 		client = client.Call(jen.Id("namespace"))
 	} else {
 		client = client.Call()
 	}
+	restClient := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot("RESTClient").Call()
 	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
 		jen.Return(kindType.Clone().Add(fields(true,
 			"GVK", jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
 			"Resource", jen.Lit(k.Plural),
 			"Namespaced", jen.Lit(k.Namespaced),
-			"NewInformer", jen.Func().Params(jen.Id("namespace").String(), jen.Id("indexers").Qual(cachePkg, "Indexers")).Qual(cachePkg, "SharedIndexInformer").Block(
-				jen.Return(jen.Qual(informers, "NewFiltered"+name+"Informer").Call(informerArgs...)),
+			"ListWatch", jen.Func().Params(jen.Id("namespace").String()).Op("*").Qual(cachePkg, "ListWatch").Block(
+				jen.Return(jen.Qual(cachePkg, "NewListWatchFromClient").Call(restClient, jen.Lit(k.Plural), jen.Id("namespace"), jen.Qual(fieldsPkg, "Everything").Call())),
 			),
 			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(runtimePkg, "Client").Types(g.obj()).Block(
 				jen.Return(client),
@@ -202,8 +237,19 @@ func (g glue) kind(f *jen.File) {
 }
 
 func (g glue) options(f *jen.File) {
-	k, spec := g.k, g.k.Controller
-	opts := []any{"Name", jen.Lit(strings.ToLower(k.Name))}
+	k := g.k
+	f.Line()
+	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
+	f.Commentf("markers of %s declare.", k.Name)
+	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
+		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, optionFields(k.Name, k.Controller)...))),
+	)
+}
+
+// optionFields are the fields of the ControllerOptions literal of the
+// controller named name that spec describes.
+func optionFields(name string, spec *markers.ControllerSpec) []any {
+	opts := []any{"Name", jen.Lit(strings.ToLower(name))}
 	if len(spec.Owns) > 0 {
 		var owns []jen.Code
 		for _, gvk := range spec.Owns {
@@ -221,12 +267,7 @@ func (g glue) options(f *jen.File) {
 	if spec.Workers > 0 {
 		opts = append(opts, "Workers", jen.Lit(spec.Workers))
 	}
-	f.Line()
-	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
-	f.Commentf("markers of %s declare.", k.Name)
-	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
-		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, opts...))),
-	)
+	return opts
 }
 
 func (g glue) setup(f *jen.File) {
@@ -245,16 +286,18 @@ func (g glue) setup(f *jen.File) {
 		jen.Id("op").Op("*").Qual(runtimePkg, "Operator"),
 		jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface"),
 		handler.Clone(),
-	).Error().Block(
-		jen.Id("opts").Op(":=").Id(name+"Options").Call(),
-		jen.If(jen.List(jen.Id("c"), jen.Id("ok")).Op(":=").Id("any").Call(jen.Id("h")).Assert(jen.Qual(runtimePkg, "Configurer").Types(g.obj())), jen.Id("ok")).Block(
-			jen.Id("c").Dot("Configure").Call(jen.Op("&").Id("opts")),
-		),
-		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Id("h"), jen.Id("opts")), jen.Err().Op("!=").Nil()).Block(
+	).Error().Block(register(name, jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")))...)
+}
+
+// register is the body that registers h on kind with the options of name
+// (runtime.Register calls a Configurer's Configure).
+func register(name string, kind jen.Code) []jen.Code {
+	return []jen.Code{
+		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), kind, jen.Id("h"), jen.Id(name+"Options").Call()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("register the %s controller: %%w", name)), jen.Err())),
 		),
 		jen.Return(jen.Nil()),
-	)
+	}
 }
 
 // fields writes a composite literal's fields in the order given (jennifer's

@@ -1,7 +1,12 @@
 package controller_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/controller"
@@ -22,4 +27,25 @@ func TestGoldenWithoutKinds(t *testing.T) {
 	gentest.Golden(t, "../testdata/nokinds", func() map[string]gen.Generator {
 		return map[string]gen.Generator{"controller": controller.Generator{}}
 	})
+}
+
+// TestGoldenBuiltinOnly: handler types of built-in kinds, without API types
+// (and so without a generated clientset).
+func TestGoldenBuiltinOnly(t *testing.T) {
+	gentest.Golden(t, "../testdata/builtin", func() map[string]gen.Generator {
+		return map[string]gen.Generator{"controller": controller.Generator{}}
+	})
+}
+
+// TestGlueKeepsHandlersWithNarrowPatterns: opgen generate ./apis/... still
+// reads the controller package, whose glue it writes, so the handlers of
+// built-in kinds declared there stay registered.
+func TestGlueKeepsHandlersWithNarrowPatterns(t *testing.T) {
+	root, err := filepath.Abs("../testdata/golden")
+	require.NoError(t, err)
+	res, err := gen.Run(context.Background(), gen.Options{Root: root, Patterns: []string{"./apis/..."}, DryRun: true, StampDir: "-", Name: "golden"},
+		map[string]gen.Generator{"controller": controller.Generator{}})
+	require.NoError(t, err)
+	glue := res.Output.Files()[filepath.Join(root, "internal/controller", controller.FileName)]
+	assert.Contains(t, string(glue), "SetupPodPrinter(op, &PodPrinter{})")
 }

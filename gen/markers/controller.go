@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -41,11 +42,43 @@ type ReconcileEvery string
 //	// +opgen:controller:workers=4
 type Workers int
 
-// ControllerSpec is what the +opgen:controller markers of one kind say.
+// For makes a type of the controller package (default internal/controller)
+// the handler of a Kubernetes built-in kind, named as [group/]version.Kind
+// (v1.Pod, apps/v1.Deployment). The type, which the user writes, implements
+// plug.Handler of the kind (Add, Modify and Reconcile; Delete to keep a
+// finalizer); opgen generates its glue, watching through client-go's typed
+// client (package builtin), and its RBAC. owns, reconcileEvery, workers and
+// labelSelector apply to it as to a custom kind's controller.
+//
+//	// PodPrinter logs every Pod.
+//	// +opgen:controller:for=v1.Pod
+//	type PodPrinter struct{}
+//
+// The kind must be one of package builtin's Kinds. A custom kind takes
+// +opgen:controller on its API type instead.
+type For string
+
+// LabelSelector limits the controller of a built-in kind
+// (+opgen:controller:for) to the objects whose labels match: only they are
+// watched and cached. It is a Kubernetes label selector; quote it when it
+// holds a comma. An object whose labels stop matching looks deleted to the
+// controller; when the handler has Delete, that object keeps its finalizer,
+// and if it is deleted later, no Delete runs to remove it.
+//
+//	// +opgen:controller:labelSelector=app.kubernetes.io/managed-by=shop
+//	// +opgen:controller:labelSelector="tier in (web,api),!canary"
+type LabelSelector string
+
+// ControllerSpec is what the +opgen:controller markers of one kind, or of
+// one handler type of a built-in kind, say.
 type ControllerSpec struct {
+	// For is the built-in kind of a handler type (+opgen:controller:for);
+	// empty for a custom kind's controller.
+	For            schema.GroupVersionKind
 	Owns           []schema.GroupVersionKind
 	ReconcileEvery time.Duration
 	Workers        int
+	LabelSelector  string
 }
 
 // ApplyToController marks the kind as having a controller; the spec's
@@ -64,6 +97,33 @@ func (o Owns) ApplyToController(spec *ControllerSpec) error {
 			spec.Owns = append(spec.Owns, gvk)
 		}
 	}
+	return nil
+}
+
+// ApplyToController parses the kind reference; a handler handles one kind.
+func (f For) ApplyToController(spec *ControllerSpec) error {
+	gvk, err := parseKindRef(string(f), "for", false)
+	if err != nil {
+		return err
+	}
+	if !spec.For.Empty() && spec.For != gvk {
+		return fmt.Errorf("for=%s: the type already handles %s; a handler type handles one kind, so declare another type for %s", FormatKindRef(gvk), FormatKindRef(spec.For), FormatKindRef(gvk))
+	}
+	spec.For = gvk
+	return nil
+}
+
+// ApplyToController parses the selector, so that a mistake is reported at
+// the marker rather than by the API server when the operator starts.
+func (l LabelSelector) ApplyToController(spec *ControllerSpec) error {
+	if _, err := labels.Parse(string(l)); err != nil || strings.TrimSpace(string(l)) == "" {
+		why := "it is empty"
+		if err != nil {
+			why = err.Error()
+		}
+		return fmt.Errorf("labelSelector=%s is not a label selector (%s): write it like app=web, tier in (web,api) or !canary, quoted when it holds a comma", string(l), why)
+	}
+	spec.LabelSelector = string(l)
 	return nil
 }
 
@@ -87,10 +147,20 @@ func (w Workers) ApplyToController(spec *ControllerSpec) error {
 }
 
 // ParseKindRef parses a [group/]version.Kind reference such as
-// apps/v1.Deployment or v1.Service.
+// apps/v1.Deployment or v1.Service, as +opgen:controller:owns lists them.
 func ParseKindRef(ref string) (schema.GroupVersionKind, error) {
+	return parseKindRef(ref, "owns", true)
+}
+
+// parseKindRef parses ref, the argument of the marker named what, which
+// lists references when list is true.
+func parseKindRef(ref, what string, list bool) (schema.GroupVersionKind, error) {
+	sep := ""
+	if list {
+		sep = ", separated by ;"
+	}
 	bad := func(why string) (schema.GroupVersionKind, error) {
-		return schema.GroupVersionKind{}, fmt.Errorf("malformed owns reference %q (%s): write [group/]version.Kind, such as apps/v1.Deployment, or v1.Service for the core group, separated by ;", ref, why)
+		return schema.GroupVersionKind{}, fmt.Errorf("malformed %s reference %q (%s): write [group/]version.Kind, such as apps/v1.Deployment, or v1.Service for the core group%s", what, ref, why, sep)
 	}
 	ref = strings.TrimSpace(ref)
 	gv, kind, ok := strings.Cut(ref, ".")

@@ -6,6 +6,10 @@
 // written by gen/internal/helpgen).
 //
 // Every +opgen:controller:... marker implies +opgen:controller.
+//
+// The markers go on a custom kind's API type, or, with
+// +opgen:controller:for, on a handler type of a Kubernetes built-in kind in
+// the controller package; labelSelector applies only to those.
 package markers
 
 //go:generate go run ../internal/helpgen

@@ -71,6 +71,43 @@ func TestMarkersApply(t *testing.T) {
 	assert.Equal(t, 4, spec.Workers)
 }
 
+// TestHandlerMarkersApply: for and labelSelector, the markers of a handler
+// type of a built-in kind.
+func TestHandlerMarkersApply(t *testing.T) {
+	reg := &ctmarkers.Registry{}
+	require.NoError(t, markers.Register(reg))
+	apply := func(spec *markers.ControllerSpec, line string) error {
+		def := reg.Lookup(line, ctmarkers.DescribesType)
+		require.NotNil(t, def, line)
+		v, err := def.Parse(line)
+		require.NoError(t, err, line)
+		return v.(markers.Applier).ApplyToController(spec)
+	}
+	spec := &markers.ControllerSpec{}
+	require.NoError(t, apply(spec, "+opgen:controller:for=apps/v1.Deployment"))
+	require.NoError(t, apply(spec, "+opgen:controller:for=apps/v1.Deployment"), "a repeat is harmless")
+	require.NoError(t, apply(spec, `+opgen:controller:labelSelector="tier in (web,api),!canary"`))
+	assert.Equal(t, schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, spec.For)
+	assert.Equal(t, "tier in (web,api),!canary", spec.LabelSelector)
+
+	cases := map[string]string{
+		"+opgen:controller:for=v1.Service":            "for=v1.Service: the type already handles apps/v1.Deployment; a handler type handles one kind, so declare another type for v1.Service",
+		"+opgen:controller:for=Pod":                   `malformed for reference "Pod" (no kind after the version): write [group/]version.Kind, such as apps/v1.Deployment, or v1.Service for the core group`,
+		"+opgen:controller:labelSelector==web":        "labelSelector==web is not a label selector (",
+		`+opgen:controller:labelSelector=""`:          "labelSelector= is not a label selector (it is empty)",
+		"+opgen:controller:labelSelector=a b":         "labelSelector=a b is not a label selector (",
+		"+opgen:controller:labelSelector=tier in web": "write it like app=web, tier in (web,api) or !canary, quoted when it holds a comma",
+	}
+	for line, want := range cases {
+		t.Run(line, func(t *testing.T) {
+			err := apply(spec, line)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+			assert.NotContains(t, err.Error(), "separated by ;", "for= takes one kind")
+		})
+	}
+}
+
 func TestEveryMarkerHasHelp(t *testing.T) {
 	for _, def := range markers.Definitions {
 		h := markers.Help(def)

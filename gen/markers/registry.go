@@ -28,6 +28,8 @@ var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller:owns", markers.DescribesType, Owns(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:reconcileEvery", markers.DescribesType, ReconcileEvery(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:workers", markers.DescribesType, Workers(0))),
+	markers.Must(markers.MakeDefinition("opgen:controller:for", markers.DescribesType, For(""))),
+	markers.Must(markers.MakeDefinition("opgen:controller:labelSelector", markers.DescribesType, LabelSelector(""))),
 }
 
 // Register adds opgen's markers, with their help, to reg.

@@ -15,6 +15,28 @@ func (Controller) Help() *markers.DefinitionHelp {
 	}
 }
 
+// Help returns the help of the For marker, from its godoc.
+func (For) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "For makes a type of the controller package (default internal/controller)\nthe handler of a Kubernetes built-in kind, named as [group/]version.Kind\n(v1.Pod, apps/v1.Deployment). The type, which the user writes, implements\nplug.Handler of the kind (Add, Modify and Reconcile; Delete to keep a\nfinalizer); opgen generates its glue, watching through client-go's typed\nclient (package builtin), and its RBAC. owns, reconcileEvery, workers and\nlabelSelector apply to it as to a custom kind's controller.\n\n\t// PodPrinter logs every Pod.\n\t// +opgen:controller:for=v1.Pod\n\ttype PodPrinter struct{}\n\nThe kind must be one of package builtin's Kinds. A custom kind takes\n+opgen:controller on its API type instead.",
+			Summary: "For makes a type of the controller package (default internal/controller) the handler of a Kubernetes built-in kind, named as [group/]version.Kind (v1.Pod, apps/v1.Deployment).",
+		},
+	}
+}
+
+// Help returns the help of the LabelSelector marker, from its godoc.
+func (LabelSelector) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "LabelSelector limits the controller of a built-in kind\n(+opgen:controller:for) to the objects whose labels match: only they are\nwatched and cached. It is a Kubernetes label selector; quote it when it\nholds a comma. An object whose labels stop matching looks deleted to the\ncontroller; when the handler has Delete, that object keeps its finalizer,\nand if it is deleted later, no Delete runs to remove it.\n\n\t// +opgen:controller:labelSelector=app.kubernetes.io/managed-by=shop\n\t// +opgen:controller:labelSelector=\"tier in (web,api),!canary\"",
+			Summary: "LabelSelector limits the controller of a built-in kind (+opgen:controller:for) to the objects whose labels match: only they are watched and cached.",
+		},
+	}
+}
+
 // Help returns the help of the Owns marker, from its godoc.
 func (Owns) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{

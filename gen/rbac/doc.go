@@ -15,6 +15,18 @@
 //   - each owned kind (+opgen:controller:owns): get, list, watch, create,
 //     patch and delete (server-side apply creates through patch, which
 //     needs create; pruning deletes).
+//   - each handler of a built-in kind (+opgen:controller:for on a type of
+//     the controller package): get, list and watch on its resource; patch
+//     on it only when the handler has Delete, for the finalizer the
+//     runtime keeps then (read from the type's method set as the loaded
+//     package declares it; when the type embeds a type of another package,
+//     whose methods opgen does not load, patch is granted in case Delete
+//     comes from there); update on <resource>/finalizers only when it owns
+//     kinds (blockOwnerDeletion); never <resource>/status: the cluster
+//     writes the status of built-in kinds, so a handler that changes it
+//     asks for patch on <resource>/status with a +kubebuilder:rbac marker.
+//     get adds nothing list does not give, and lets handlers and tools read
+//     one object. Owned kinds are granted as for custom kinds.
 //   - events.k8s.io events: create and patch (the runtime's Kubernetes
 //     Events), in the ClusterRole.
 //   - coordination.k8s.io leases: get, create, update and watch, in the

@@ -15,3 +15,11 @@ func TestGolden(t *testing.T) {
 		return map[string]gen.Generator{"rbac": rbac.Generator{}}
 	})
 }
+
+// TestGoldenBuiltinOnly: handler types of built-in kinds, without API types
+// (and so without a generated clientset).
+func TestGoldenBuiltinOnly(t *testing.T) {
+	gentest.Golden(t, "../testdata/builtin", func() map[string]gen.Generator {
+		return map[string]gen.Generator{"rbac": rbac.Generator{}}
+	})
+}

@@ -10,6 +10,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-tools/pkg/markers"
 	ctrbac "sigs.k8s.io/controller-tools/pkg/rbac"
@@ -72,7 +73,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 		}
 		ctx.Output.YAML(filepath.Join(dir, RoleFile), data)
 	}
-	if len(ctx.API.Controllers()) > 0 {
+	if ctx.API.HasControllers() {
 		data, err := marshal(LeaderElectionRole(ctx.Project.Name + "-leader-election"))
 		if err != nil {
 			return err
@@ -85,20 +86,45 @@ func (Generator) Generate(ctx *gen.Context) error {
 // Derived returns the rules the runtime needs for the controllers of api.
 func Derived(api *gen.API) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
-	controllers := api.Controllers()
-	for _, k := range controllers {
+	for _, k := range api.Controllers() {
 		g := k.Version.Group.Name
 		rules = append(rules,
 			rule(g, k.Plural, "get", "list", "watch", "patch"),
 			rule(g, k.Plural+"/status", "get", "patch", "update"),
 			rule(g, k.Plural+"/finalizers", "update"),
 		)
-		for _, owned := range k.Controller.Owns {
-			rules = append(rules, rule(owned.Group, api.Resource(owned), "get", "list", "watch", "create", "patch", "delete"))
-		}
+		rules = append(rules, owned(api, k.Controller.Owns)...)
 	}
-	if len(controllers) > 0 {
+	for _, h := range api.Handlers {
+		rules = append(rules, handlerRules(api, h)...)
+	}
+	if api.HasControllers() {
 		rules = append(rules, rule("events.k8s.io", "events", "create", "patch"))
+	}
+	return rules
+}
+
+// handlerRules are the rules of the controller of a built-in kind: it
+// watches the kind, writes a finalizer only when it has Delete, and the
+// status never (the cluster writes it).
+func handlerRules(api *gen.API, h *gen.Handler) []rbacv1.PolicyRule {
+	g, res := h.Kind.Group, h.Kind.Resource
+	verbs := []string{"get", "list", "watch"}
+	if h.Deletes() {
+		verbs = append(verbs, "patch")
+	}
+	rules := []rbacv1.PolicyRule{rule(g, res, verbs...)}
+	if len(h.Controller.Owns) > 0 {
+		rules = append(rules, rule(g, res+"/finalizers", "update"))
+	}
+	return append(rules, owned(api, h.Controller.Owns)...)
+}
+
+// owned are the rules for descendants of the owned kinds.
+func owned(api *gen.API, kinds []schema.GroupVersionKind) []rbacv1.PolicyRule {
+	var rules []rbacv1.PolicyRule
+	for _, o := range kinds {
+		rules = append(rules, rule(o.Group, api.Resource(o), "get", "list", "watch", "create", "patch", "delete"))
 	}
 	return rules
 }

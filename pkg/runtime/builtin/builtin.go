@@ -51,6 +51,9 @@ type Info struct {
 	Resource string
 	// Namespaced is false for cluster-scoped kinds.
 	Namespaced bool
+	// Package is the Go package of the kind's types, such as
+	// "k8s.io/api/core/v1": generated code imports it to name the type.
+	Package string
 }
 
 // typedClient is what client-go's typed clients offer for every kind.

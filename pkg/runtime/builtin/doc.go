@@ -24,7 +24,11 @@
 //     Modify.
 //   - The operator writes nothing to them unless the handler does: the
 //     status is applied only when the handler changed it, and a finalizer
-//     is kept only when the handler implements plug.Deleter.
+//     is kept only when the handler implements plug.Deleter. Name that
+//     finalizer with ControllerOptions.Finalizer: the default
+//     (<kind>.opgen.dev/finalizer, or <group>/finalizer) is the same for
+//     every controller of the kind, in this operator and in others, and
+//     the first to finish its Delete would remove it for all.
 //
 // # Selecting objects
 //
@@ -41,6 +45,21 @@
 // changes the status (patch on <resource>/status); get is not needed.
 // The handler's own writes (deleting a Pod, evicting one) need their own
 // verbs.
+//
+// # From markers
+//
+// opgen generate registers such a controller from a marker on a handler
+// type of the project's controller package, which Kinds maps to its
+// constructor:
+//
+//	// PodPrinter logs every Pod.
+//	// +opgen:controller:for=v1.Pod
+//	type PodPrinter struct{}
+//
+// The generated glue declares SetupPodPrinter and PodPrinterOptions, adds
+// the type to Setup, names the finalizer <operator>.opgen.dev/<handler> and
+// the generated ClusterRole grants the verbs above, get included (see
+// package gen/rbac).
 //
 // The constructors are generated from the table in internal/kindgen; to
 // add a kind, add a line there and run go generate.

@@ -7,16 +7,17 @@ import (
 	"fmt"
 	hellov1 "github.com/opgen-sdk/opgen/examples/hello-operator/apis/hello/v1"
 	versioned "github.com/opgen-sdk/opgen/examples/hello-operator/pkg/generated/clientset/versioned"
-	hellov1informers "github.com/opgen-sdk/opgen/examples/hello-operator/pkg/generated/informers/externalversions/hello/v1"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller, each
-// with a zero-value handler and one shared clientset. When a handler needs
-// dependencies, call the kind's Setup function with it instead.
+// Setup registers a controller for every kind marked +opgen:controller and
+// every handler type marked +opgen:controller:for, each with a zero-value
+// handler. When a handler needs dependencies, call its Setup function with
+// it instead.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -40,8 +41,8 @@ func newClientset(op *runtime.Operator) (versioned.Interface, error) {
 // GreetingController must implement the typed handler of Greeting.
 var _ plug.Handler[*hellov1.Greeting] = (*GreetingController)(nil)
 
-// GreetingKind describes hello.example.com/v1 Greeting to the runtime, through the generated
-// clientset and informer.
+// GreetingKind describes hello.example.com/v1 Greeting to the runtime: it is watched and
+// written through the generated clientset.
 func GreetingKind(op *runtime.Operator) (runtime.Kind[*hellov1.Greeting], error) {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -55,8 +56,8 @@ func greetingKind(cs versioned.Interface) runtime.Kind[*hellov1.Greeting] {
 		GVK:        hellov1.SchemeGroupVersion.WithKind("Greeting"),
 		Resource:   "greetings",
 		Namespaced: true,
-		NewInformer: func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return hellov1informers.NewFilteredGreetingInformer(cs, namespace, 0, indexers, nil)
+		ListWatch: func(namespace string) *cache.ListWatch {
+			return cache.NewListWatchFromClient(cs.HelloV1().RESTClient(), "greetings", namespace, fields.Everything())
 		},
 		Client: func(namespace string) runtime.Client[*hellov1.Greeting] {
 			return cs.HelloV1().Greetings(namespace)
@@ -87,11 +88,7 @@ func SetupGreeting(op *runtime.Operator, h *GreetingController) error {
 }
 
 func setupGreeting(op *runtime.Operator, cs versioned.Interface, h *GreetingController) error {
-	opts := GreetingOptions()
-	if c, ok := any(h).(runtime.Configurer[*hellov1.Greeting]); ok {
-		c.Configure(&opts)
-	}
-	if err := runtime.Register(op, greetingKind(cs), h, opts); err != nil {
+	if err := runtime.Register(op, greetingKind(cs), h, GreetingOptions()); err != nil {
 		return fmt.Errorf("register the Greeting controller: %w", err)
 	}
 	return nil

@@ -7,16 +7,17 @@ import (
 	"fmt"
 	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
 	versioned "github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
-	todov1informers "github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/informers/externalversions/todo/v1"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	fields "k8s.io/apimachinery/pkg/fields"
 	cache "k8s.io/client-go/tools/cache"
 	"time"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller, each
-// with a zero-value handler and one shared clientset. When a handler needs
-// dependencies, call the kind's Setup function with it instead.
+// Setup registers a controller for every kind marked +opgen:controller and
+// every handler type marked +opgen:controller:for, each with a zero-value
+// handler. When a handler needs dependencies, call its Setup function with
+// it instead.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -40,8 +41,8 @@ func newClientset(op *runtime.Operator) (versioned.Interface, error) {
 // TodoController must implement the typed handler of Todo.
 var _ plug.Handler[*todov1.Todo] = (*TodoController)(nil)
 
-// TodoKind describes todo.example.com/v1 Todo to the runtime, through the generated
-// clientset and informer.
+// TodoKind describes todo.example.com/v1 Todo to the runtime: it is watched and
+// written through the generated clientset.
 func TodoKind(op *runtime.Operator) (runtime.Kind[*todov1.Todo], error) {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -55,8 +56,8 @@ func todoKind(cs versioned.Interface) runtime.Kind[*todov1.Todo] {
 		GVK:        todov1.SchemeGroupVersion.WithKind("Todo"),
 		Resource:   "todos",
 		Namespaced: true,
-		NewInformer: func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return todov1informers.NewFilteredTodoInformer(cs, namespace, 0, indexers, nil)
+		ListWatch: func(namespace string) *cache.ListWatch {
+			return cache.NewListWatchFromClient(cs.TodoV1().RESTClient(), "todos", namespace, fields.Everything())
 		},
 		Client: func(namespace string) runtime.Client[*todov1.Todo] {
 			return cs.TodoV1().Todos(namespace)
@@ -84,11 +85,7 @@ func SetupTodo(op *runtime.Operator, h *TodoController) error {
 }
 
 func setupTodo(op *runtime.Operator, cs versioned.Interface, h *TodoController) error {
-	opts := TodoOptions()
-	if c, ok := any(h).(runtime.Configurer[*todov1.Todo]); ok {
-		c.Configure(&opts)
-	}
-	if err := runtime.Register(op, todoKind(cs), h, opts); err != nil {
+	if err := runtime.Register(op, todoKind(cs), h, TodoOptions()); err != nil {
 		return fmt.Errorf("register the Todo controller: %w", err)
 	}
 	return nil

@@ -7,17 +7,20 @@ import (
 	"fmt"
 	shopv1 "github.com/opgen-sdk/opgen/gen/testdata/golden/apis/shop/v1"
 	versioned "github.com/opgen-sdk/opgen/gen/testdata/golden/pkg/generated/clientset/versioned"
-	shopv1informers "github.com/opgen-sdk/opgen/gen/testdata/golden/pkg/generated/informers/externalversions/shop/v1"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
+	corev1 "k8s.io/api/core/v1"
+	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 	"time"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller, each
-// with a zero-value handler and one shared clientset. When a handler needs
-// dependencies, call the kind's Setup function with it instead.
+// Setup registers a controller for every kind marked +opgen:controller and
+// every handler type marked +opgen:controller:for, each with a zero-value
+// handler. When a handler needs dependencies, call its Setup function with
+// it instead.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -26,6 +29,7 @@ func Setup(op *runtime.Operator) error {
 	return errors.Join(
 		setupIndex(op, cs, &IndexController{}),
 		setupOrder(op, cs, &OrderController{}),
+		SetupPodPrinter(op, &PodPrinter{}),
 	)
 }
 
@@ -42,8 +46,8 @@ func newClientset(op *runtime.Operator) (versioned.Interface, error) {
 // IndexController must implement the typed handler of Index.
 var _ plug.Handler[*shopv1.Index] = (*IndexController)(nil)
 
-// IndexKind describes shop.example.com/v1 Index to the runtime, through the generated
-// clientset and informer.
+// IndexKind describes shop.example.com/v1 Index to the runtime: it is watched and
+// written through the generated clientset.
 func IndexKind(op *runtime.Operator) (runtime.Kind[*shopv1.Index], error) {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -57,8 +61,8 @@ func indexKind(cs versioned.Interface) runtime.Kind[*shopv1.Index] {
 		GVK:        shopv1.SchemeGroupVersion.WithKind("Index"),
 		Resource:   "indexes",
 		Namespaced: false,
-		NewInformer: func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return shopv1informers.NewFilteredIndexInformer(cs, 0, indexers, nil)
+		ListWatch: func(namespace string) *cache.ListWatch {
+			return cache.NewListWatchFromClient(cs.ShopV1().RESTClient(), "indexes", namespace, fields.Everything())
 		},
 		Client: func(namespace string) runtime.Client[*shopv1.Index] {
 			return cs.ShopV1().Indexes()
@@ -85,11 +89,7 @@ func SetupIndex(op *runtime.Operator, h *IndexController) error {
 }
 
 func setupIndex(op *runtime.Operator, cs versioned.Interface, h *IndexController) error {
-	opts := IndexOptions()
-	if c, ok := any(h).(runtime.Configurer[*shopv1.Index]); ok {
-		c.Configure(&opts)
-	}
-	if err := runtime.Register(op, indexKind(cs), h, opts); err != nil {
+	if err := runtime.Register(op, indexKind(cs), h, IndexOptions()); err != nil {
 		return fmt.Errorf("register the Index controller: %w", err)
 	}
 	return nil
@@ -98,8 +98,8 @@ func setupIndex(op *runtime.Operator, cs versioned.Interface, h *IndexController
 // OrderController must implement the typed handler of Order.
 var _ plug.Handler[*shopv1.Order] = (*OrderController)(nil)
 
-// OrderKind describes shop.example.com/v1 Order to the runtime, through the generated
-// clientset and informer.
+// OrderKind describes shop.example.com/v1 Order to the runtime: it is watched and
+// written through the generated clientset.
 func OrderKind(op *runtime.Operator) (runtime.Kind[*shopv1.Order], error) {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -113,8 +113,8 @@ func orderKind(cs versioned.Interface) runtime.Kind[*shopv1.Order] {
 		GVK:        shopv1.SchemeGroupVersion.WithKind("Order"),
 		Resource:   "orders",
 		Namespaced: true,
-		NewInformer: func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return shopv1informers.NewFilteredOrderInformer(cs, namespace, 0, indexers, nil)
+		ListWatch: func(namespace string) *cache.ListWatch {
+			return cache.NewListWatchFromClient(cs.ShopV1().RESTClient(), "orders", namespace, fields.Everything())
 		},
 		Client: func(namespace string) runtime.Client[*shopv1.Order] {
 			return cs.ShopV1().Orders(namespace)
@@ -147,12 +147,31 @@ func SetupOrder(op *runtime.Operator, h *OrderController) error {
 }
 
 func setupOrder(op *runtime.Operator, cs versioned.Interface, h *OrderController) error {
-	opts := OrderOptions()
-	if c, ok := any(h).(runtime.Configurer[*shopv1.Order]); ok {
-		c.Configure(&opts)
-	}
-	if err := runtime.Register(op, orderKind(cs), h, opts); err != nil {
+	if err := runtime.Register(op, orderKind(cs), h, OrderOptions()); err != nil {
 		return fmt.Errorf("register the Order controller: %w", err)
+	}
+	return nil
+}
+
+// PodPrinter must implement the typed handler of v1.Pod.
+var _ plug.Handler[*corev1.Pod] = (*PodPrinter)(nil)
+
+// PodPrinterOptions returns the controller options that the +opgen:controller
+// markers of PodPrinter declare.
+func PodPrinterOptions() runtime.ControllerOptions[*corev1.Pod] {
+	return runtime.ControllerOptions[*corev1.Pod]{
+		Name:           "podprinter",
+		ReconcileEvery: 10 * time.Minute,
+		Workers:        2,
+	}
+}
+
+// SetupPodPrinter registers h as a controller of v1.Pod, watched through
+// client-go's typed client (package builtin). When h implements
+// runtime.Configurer, its Configure method adjusts the options first.
+func SetupPodPrinter(op *runtime.Operator, h *PodPrinter) error {
+	if err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), h, PodPrinterOptions()); err != nil {
+		return fmt.Errorf("register the PodPrinter controller: %w", err)
 	}
 	return nil
 }

@@ -151,6 +151,7 @@ func table(f *jen.File) {
 				jen.Id("Kind"):       jen.Lit(k.Kind),
 				jen.Id("Resource"):   jen.Lit(k.Resource),
 				jen.Id("Namespaced"): jen.Lit(k.Namespaced),
+				jen.Id("Package"):    jen.Lit(k.Package),
 			})
 		}
 		g.Line()

@@ -1,0 +1,298 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+
+	"github.com/opgen-sdk/opgen/gen/markers"
+	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
+)
+
+// Handler is the controller of one of Kubernetes' built-in kinds: a type of
+// the controller package marked +opgen:controller:for=<kind>. The user
+// writes the type and its methods; opgen generates its glue and RBAC.
+type Handler struct {
+	// Name is the type's name; Pos is its name's position.
+	Name string
+	Pos  token.Position
+	// Kind is the built-in kind's entry in package builtin's table.
+	Kind builtin.Info
+	// Controller is what the +opgen:controller markers of the type say.
+	Controller *markers.ControllerSpec
+	// HasDelete says the type's method set, as the controller package
+	// declares it, has Delete: the handler is meant to be a plug.Deleter.
+	HasDelete bool
+	// Opaque says the type embeds a type of another package, whose
+	// methods opgen does not load: its method set may hold more than
+	// opgen sees, Delete included.
+	Opaque bool
+}
+
+// Deletes reports whether the runtime may keep a finalizer on the kind's
+// objects for this handler: when it has Delete, or may have it (Opaque).
+// RBAC grants the finalizer's patch then.
+func (h *Handler) Deletes() bool { return h.HasDelete || h.Opaque }
+
+// GVK returns the handled kind's group, version and kind.
+func (h *Handler) GVK() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: h.Kind.Group, Version: h.Kind.Version, Kind: h.Kind.Kind}
+}
+
+// Alias is the import name generated code gives the package of the
+// handled kind's type (corev1, appsv1, rbacv1).
+func (h *Handler) Alias() string {
+	group := h.Kind.Group
+	if group == "" {
+		group = "core"
+	}
+	return strings.SplitN(group, ".", 2)[0] + h.Kind.Version
+}
+
+// handlerMethods are the methods of plug.Handler, which every handler
+// type must have.
+var handlerMethods = []string{"Add", "Modify", "Reconcile"}
+
+// isControllerPackage reports whether pkg is the project's controller
+// package, where handler types of built-in kinds live.
+func (b *apiBuilder) isControllerPackage(pkg *loader.Package) bool {
+	return len(pkg.GoFiles) > 0 && filepath.Dir(pkg.GoFiles[0]) == b.ctx.Project.Abs(b.ctx.Project.ControllerDir)
+}
+
+// handlerDecl is a type of the controller package with opgen markers.
+type handlerDecl struct {
+	ts   *ast.TypeSpec
+	spec *markers.ControllerSpec
+	// first is its first opgen marker; forPos is where its
+	// +opgen:controller:for is.
+	first  markerLine
+	forPos token.Position
+}
+
+// addHandlers reads the +opgen: markers of the controller package: each
+// type with +opgen:controller:for is a handler of a built-in kind, and
+// every other opgen marker there must be on such a type.
+func (b *apiBuilder) addHandlers(pkg *loader.Package, lines []markerLine) {
+	decls := b.handlerDecls(lines)
+	if len(decls) == 0 {
+		return
+	}
+	scope := declarations(b.ctx.Fset, pkg)
+	for _, d := range decls {
+		if d.spec.For.Empty() {
+			b.ctx.Errors.Add(d.first.Pos, "%s has +%s but no +opgen:controller:for: in the controller package, opgen markers go on handler types of built-in kinds, which name their kind with +opgen:controller:for=v1.Pod (a custom kind takes its markers on its API type)", d.ts.Name.Name, markers.Name(d.first.Text))
+			continue
+		}
+		b.addHandler(scope, d)
+	}
+}
+
+// handlerDecls applies the opgen markers of the controller package to the
+// types they document, in file order, and reports those on no type.
+func (b *apiBuilder) handlerDecls(lines []markerLine) []*handlerDecl {
+	byType := map[*ast.TypeSpec]*handlerDecl{}
+	var out []*handlerDecl
+	for _, l := range lines {
+		if !strings.HasPrefix(l.Text, markers.Prefix) {
+			continue
+		}
+		name := markers.Name(l.Text)
+		switch {
+		case !markers.Known(name):
+			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
+			continue
+		case l.Type == nil:
+			b.ctx.Errors.Add(l.Pos, "+%s is not on a type: in the controller package, put it in the doc comment of a handler type with +opgen:controller:for=<[group/]version.Kind>", name)
+			continue
+		}
+		d := byType[l.Type]
+		if d == nil {
+			d = &handlerDecl{ts: l.Type, spec: &markers.ControllerSpec{}, first: l}
+			byType[l.Type] = d
+			out = append(out, d)
+		}
+		if name == forMarker {
+			d.forPos = l.Pos
+		}
+		b.apply(l, d.spec)
+	}
+	return out
+}
+
+// addHandler checks one handler type and adds it to the model.
+func (b *apiBuilder) addHandler(scope *types.Scope, d *handlerDecl) {
+	name := d.ts.Name.Name
+	info, err := b.builtinKind(d.spec.For)
+	if err != nil {
+		b.ctx.Errors.Add(d.forPos, "%v", err)
+		return
+	}
+	h := &Handler{Name: name, Pos: b.ctx.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
+	if d.ts.TypeParams != nil {
+		b.ctx.Errors.Add(h.Pos, "%s has type parameters, but the generated Setup registers a zero %s: declare a type without them (it may embed a generic one)", name, name)
+		return
+	}
+	methods, opaque := methodSet(scope, name)
+	h.HasDelete, h.Opaque = methods["Delete"], opaque
+	var missing []string
+	for _, m := range handlerMethods {
+		if !methods[m] {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 && !opaque {
+		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s], each method like func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (and Delete for cleanup behind a finalizer)",
+			name, info.Marker, orList(missing), h.Alias(), info.Kind, name, missing[0], h.Alias(), info.Kind)
+	}
+	b.handlers = append(b.handlers, h)
+}
+
+// builtinKind returns the table entry of gvk, or an error that suggests
+// the closest kind.
+func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (builtin.Info, error) {
+	for _, k := range builtin.Kinds {
+		if k.Group == gvk.Group && k.Version == gvk.Version && k.Kind == gvk.Kind {
+			return k, nil
+		}
+	}
+	ref := markers.FormatKindRef(gvk)
+	switch {
+	case b.isProjectGroup(gvk.Group):
+		return builtin.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
+	case scheme.Scheme.Recognizes(gvk):
+		return builtin.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind), or add the kind to package builtin's table", ref, ref)
+	}
+	hint := ""
+	if best := closestBuiltin(gvk); best != "" {
+		hint = ": did you mean " + best + "?"
+	}
+	return builtin.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for package builtin's Kinds: go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin Kinds)", ref, ref, hint)
+}
+
+func (b *apiBuilder) isProjectGroup(group string) bool {
+	for _, v := range b.gvs {
+		if v.Group.Name == group {
+			return true
+		}
+	}
+	return false
+}
+
+// closestBuiltin returns the marker of the built-in kind gvk most likely
+// means: one with the same kind name in another group or version, else
+// the nearest name.
+func closestBuiltin(gvk schema.GroupVersionKind) string {
+	best, bestDist := "", 1<<30
+	for _, k := range builtin.Kinds {
+		if strings.EqualFold(k.Kind, gvk.Kind) {
+			return k.Marker
+		}
+		if d := markers.Distance(strings.ToLower(k.Kind), strings.ToLower(gvk.Kind)); d < bestDist {
+			best, bestDist = k.Marker, d
+		}
+	}
+	// A transposition costs 2: allow it in short names (Pdo for Pod).
+	if bestDist > max(2, len(gvk.Kind)/2) {
+		return ""
+	}
+	return best
+}
+
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// declarations type-checks the declarations of pkg on their own: the
+// packages it imports stand in as empty ones, so nothing else is loaded or
+// checked, and the types from them are invalid. Method sets of the
+// package's own types are exact; what comes from other packages is not
+// known. Errors are expected and ignored.
+func declarations(fset *token.FileSet, pkg *loader.Package) *types.Scope {
+	pkg.NeedSyntax()
+	stand := map[string]*types.Package{}
+	conf := types.Config{
+		IgnoreFuncBodies: true,
+		Error:            func(error) {},
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			if p := stand[path]; p != nil {
+				return p, nil
+			}
+			name := path[strings.LastIndex(path, "/")+1:]
+			if imp := pkg.Imports()[path]; imp != nil && imp.Name != "" {
+				name = imp.Name
+			}
+			p := types.NewPackage(path, name)
+			p.MarkComplete()
+			stand[path] = p
+			return p, nil
+		}),
+	}
+	tpkg, _ := conf.Check(pkg.PkgPath, fset, pkg.Syntax, nil)
+	return tpkg.Scope()
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// methodSet returns the names of the methods of *name, and whether it may
+// have more that come from an embedded type of another package (or
+// anything else opgen cannot see).
+func methodSet(scope *types.Scope, name string) (map[string]bool, bool) {
+	tn, ok := scope.Lookup(name).(*types.TypeName)
+	if !ok || tn.IsAlias() {
+		return nil, true
+	}
+	out := map[string]bool{}
+	ms := types.NewMethodSet(types.NewPointer(tn.Type()))
+	for i := range ms.Len() {
+		out[ms.At(i).Obj().Name()] = true
+	}
+	return out, opaque(tn.Type(), map[types.Type]bool{})
+}
+
+// opaque reports whether t's method set may include methods opgen cannot
+// see: its underlying type, or a type it embeds, is not known.
+func opaque(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		for i := range u.NumFields() {
+			f := u.Field(i)
+			if !f.Embedded() {
+				continue
+			}
+			ft := f.Type()
+			if p, ok := ft.(*types.Pointer); ok {
+				ft = p.Elem()
+			}
+			if opaque(ft, seen) {
+				return true
+			}
+		}
+		return false
+	case *types.Basic:
+		return u.Kind() == types.Invalid
+	default:
+		return false
+	}
+}
+
+// sortHandlers sorts handlers by name.
+func sortHandlers(hs []*Handler) {
+	sort.Slice(hs, func(i, j int) bool { return hs[i].Name < hs[j].Name })
+}

@@ -1,0 +1,2 @@
+// Package controller holds handlers of built-in kinds only.
+package controller
