@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,6 +153,18 @@ func (s *suite) benchColdStart(ctx context.Context) error {
 	return nil
 }
 
+// saveHeapProfile writes p's heap profile to path, for investigation
+// (BENCH_HEAP_PROFILES=dir).
+func saveHeapProfile(p *proc, path string) {
+	resp, err := http.Get("http://" + p.addr + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(path, data, 0o644)
+}
+
 func (s *suite) sizeN(size string) int {
 	if size == "large" {
 		return s.cfg.large
@@ -178,6 +194,9 @@ func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error 
 		return err
 	}
 	s.res.add("heap."+size+".bytes", v, float64(st.HeapBytes))
+	if dir := os.Getenv("BENCH_HEAP_PROFILES"); dir != "" {
+		saveHeapProfile(p, filepath.Join(dir, fmt.Sprintf("%s-%s.pprof", v, size)))
+	}
 	if w := objectWrites(st.Writes); w > 0 {
 		logf("   note: %s made %d object writes during a no-op cold start", v, w)
 	}

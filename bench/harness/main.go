@@ -71,9 +71,9 @@ func parseFlags() config {
 	c.rounds, c.small, c.large = 5, 1000, 10000
 	c.workers = 4
 	c.tpWorkers = []int{1, 4, 16}
-	c.window, c.rawWindow, c.rawRounds = 4*time.Second, 2*time.Second, 3
+	c.window, c.rawWindow, c.rawRounds = 3*time.Second, 2*time.Second, 3
 	c.latencyRate, c.latencyFor = 50, 8*time.Second
-	c.steadyWindow, c.steadyPeriod = 15*time.Second, 3*time.Second
+	c.steadyWindow, c.steadyPeriod = 12*time.Second, 3*time.Second
 	c.qps, c.burst = 5000, 10000
 	c.codegenRuns = 5
 	c.failover = leaseTimings{duration: 5 * time.Second, renew: 3 * time.Second, retry: time.Second}

@@ -3,7 +3,8 @@
 // both the same: the command-line flags they share, a count of reconciles
 // and of the distinct objects seen, a count of the API writes their client
 // makes (by verb and resource), trace lines on stdout, and an HTTP endpoint
-// with those counters, allocations, and the Go heap after a forced GC.
+// with those counters, allocations, the Go heap after a forced GC, and
+// pprof's heap and CPU profiles (for investigating a result).
 //
 // Protocol on stdout, one line each:
 //
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
@@ -129,6 +131,8 @@ func Start(f Flags) (*Probe, error) {
 	mux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(p.Stats(r.URL.Query().Get("gc") == "1"))
 	})
+	mux.Handle("/debug/pprof/heap", pprof.Handler("heap"))
+	mux.Handle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
 	go func() { _ = http.Serve(ln, mux) }()
 	p.line("probe " + ln.Addr().String())
 	return p, nil
