@@ -100,7 +100,7 @@ func (s *suite) chart(evs []evaluated, path string) error {
 		p.Legend.Add("target missed", legendMissed)
 	}
 	p.Legend.Add("target", sc)
-	p.Legend.Top = false
+	p.Legend.Top = true // the top right stays clear: costs come first, near 1x
 	p.Legend.Left = false
 	p.NominalY(names...)
 	return p.Save(9*vg.Inch, vg.Length(1.4+0.4*float64(len(bars)))*vg.Inch, path)

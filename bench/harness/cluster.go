@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,7 @@ func (s *suite) startCluster(ctx context.Context) error {
 	}
 	s.clusterDir = dir
 	s.tmpfs = base != ""
+	s.res.Machine["etcdOnTmpfs"] = strconv.FormatBool(s.tmpfs)
 	s.env = testenv.New(testenv.Options{Dir: dir})
 	if err := s.env.Start(ctx); err != nil {
 		return err

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -55,6 +56,7 @@ type config struct {
 	keepLogs     bool
 	failover     leaseTimings
 	stockLease   leaseTimings
+	replot       string
 }
 
 func parseFlags() config {
@@ -65,6 +67,7 @@ func parseFlags() config {
 	flag.StringVar(&c.out, "out", "results", "directory of the results")
 	flag.BoolVar(&c.watchList, "watchlist", true, "KUBE_FEATURE_WatchListClient for both operators (client-go's default is on)")
 	flag.BoolVar(&c.keepLogs, "keep-logs", false, "keep the operators' logs (printed path)")
+	flag.StringVar(&c.replot, "replot", "", "write the Markdown and the chart again from this JSON of an earlier full run, without measuring")
 	large := flag.Int("large", 0, "N of the large benchmarks (default 10000, 1000 with -quick)")
 	flag.Parse()
 	c.quick = *quick
@@ -126,7 +129,12 @@ func main() {
 	s := &suite{cfg: cfg, live: map[*proc]bool{}, res: newResults(cfg)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := s.run(ctx)
+	var err error
+	if cfg.replot != "" {
+		err = s.replot(cfg.replot)
+	} else {
+		err = s.run(ctx)
+	}
 	s.cleanup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)
@@ -331,4 +339,21 @@ func order(round int, variants ...string) []string {
 		out[i] = variants[(i+round)%len(variants)]
 	}
 	return out
+}
+
+// replot reads the JSON of an earlier run with the default settings and
+// writes its Markdown and chart again, for a change to the report only.
+func (s *suite) replot(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, s.res); err != nil {
+		return err
+	}
+	if s.moduleDir, err = moduleDir(); err != nil {
+		return err
+	}
+	s.tmpfs = s.res.Machine["etcdOnTmpfs"] != "false"
+	return s.writeResults()
 }
