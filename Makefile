@@ -39,8 +39,9 @@ verify: generate ## Regenerate and fail when anything committed differs
 	if [ -n "$$untracked" ]; then echo "$$untracked"; echo "generation wrote files that are not committed: commit them"; exit 1; fi
 
 .PHONY: lint
-lint: ## go vet, a gofmt check and staticcheck
+lint: ## go vet (the root and the bench module), a gofmt check and staticcheck
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "not gofmt'd:"; echo "$$unformatted"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
@@ -58,5 +59,9 @@ bench-codegen: ## Time opgen generate against controller-gen + code-generator on
 	cd bench && $(GO) run ./codegen
 
 .PHONY: bench
-bench: ## Run the benchmark suite against controller-runtime
-	@echo "make bench: the benchmark suite does not exist yet" >&2; exit 1
+bench: controlplane ## Run the benchmark suite against controller-runtime (about 30 min; writes bench/results/<date>.{md,json,png})
+	cd bench && $(GO) run ./harness
+
+.PHONY: bench-quick
+bench-quick: controlplane ## A few-minute run of the benchmark suite with small N (results/<date>-quick.*; not for quoting)
+	cd bench && $(GO) run ./harness -quick

@@ -22,12 +22,17 @@
 //   - no-op: opgen with nothing changed since the last run, both as the
 //     prebuilt binary and through `go run`, as //go:generate runs it.
 //
+// The cold and warm measurements alternate run by run (conventional, opgen,
+// conventional, ...) so that a noisy moment hits both; -json writes every
+// run's seconds for the benchmark suite (bench/harness).
+//
 // Every measured command must succeed; the outputs of the two chains are
 // not compared (they differ in headers and in what opgen adds).
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -47,7 +52,10 @@ const (
 	group           = "fixture"
 )
 
-var runs = flag.Int("n", 3, "runs of each measurement; the median is reported")
+var (
+	runs    = flag.Int("n", 3, "runs of each measurement; the median is reported")
+	jsonOut = flag.String("json", "", "also write every run's seconds, by measurement, as JSON to this file")
+)
 
 func main() {
 	flag.Parse()
@@ -80,24 +88,21 @@ func run() error {
 		}
 	}
 	r := results{}
-	measure := func(name string, f func(gocache string) error, fresh bool) error {
-		var times []time.Duration
-		for i := 0; i < *runs; i++ {
-			cache := ""
-			if fresh {
-				cache = filepath.Join(work, fmt.Sprintf("gocache-%s-%d", strings.ReplaceAll(name, " ", "-"), i))
-			}
-			start := time.Now()
-			if err := f(cache); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			times = append(times, time.Since(start))
-			if cache != "" {
-				_ = os.RemoveAll(cache)
-			}
+	all := map[string][]time.Duration{}
+	// once runs one measurement once; fresh gives it a new, empty GOCACHE.
+	once := func(name string, f func(gocache string) error, fresh bool, i int) error {
+		cache := ""
+		if fresh {
+			cache = filepath.Join(work, fmt.Sprintf("gocache-%s-%d", strings.ReplaceAll(name, " ", "-"), i))
 		}
-		r[name] = median(times)
-		fmt.Fprintf(os.Stderr, "%-40s %v\n", name, times)
+		start := time.Now()
+		if err := f(cache); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		all[name] = append(all[name], time.Since(start))
+		if cache != "" {
+			_ = os.RemoveAll(cache)
+		}
 		return nil
 	}
 	conv := func(cache string) error { return runConventional(bin, conventional, cache, nil) }
@@ -107,24 +112,53 @@ func run() error {
 	gen := func(force bool) func(string) error {
 		return func(cache string) error { return runOpgen(bin, opgen, cache, force) }
 	}
-	steps := []struct {
+	type step struct {
 		name  string
 		f     func(string) error
 		fresh bool
-	}{
+	}
+	// The compared measurements alternate run by run (conventional, opgen,
+	// conventional, ...), so that a noisy moment hits both.
+	compared := []step{
 		{"conventional cold", conv, true},
 		{"conventional cold, CGO_ENABLED=0", convNoCgo, true},
 		{"opgen cold", gen(true), true},
 		{"conventional warm", conv, false},
 		{"opgen warm (--force)", gen(true), false},
+	}
+	// The no-op runs come after, in series: a go run no-op is only a no-op
+	// after a go run wrote the stamp.
+	noops := []step{
 		{"opgen no-op (binary)", gen(false), false},
 		{"opgen no-op (go run)", func(string) error { return goRunOpgen(opgen) }, false},
 	}
-	if err := goRunOpgen(opgen); err != nil { // build and cache the go run binary, write the stamp
-		return err
+	for i := 0; i < *runs; i++ {
+		for _, s := range compared {
+			if err := once(s.name, s.f, s.fresh, i); err != nil {
+				return err
+			}
+		}
 	}
-	for _, s := range steps {
-		if err := measure(s.name, s.f, s.fresh); err != nil {
+	for _, s := range noops {
+		if s.name == "opgen no-op (go run)" {
+			// Build and cache the go run binary and let it write the stamp;
+			// the binary's no-ops before found the stamp of its own last run.
+			if err := goRunOpgen(opgen); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < *runs; i++ {
+			if err := once(s.name, s.f, s.fresh, i); err != nil {
+				return err
+			}
+		}
+	}
+	for name, times := range all {
+		r[name] = median(times)
+		fmt.Fprintf(os.Stderr, "%-40s %v\n", name, times)
+	}
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, all); err != nil {
 			return err
 		}
 	}
@@ -145,6 +179,21 @@ func (r results) print() {
 	row("warm (regenerate all)", r["conventional warm"], r["opgen warm (--force)"])
 	fmt.Printf("| no-op, binary | - | %s | |\n", round(r["opgen no-op (binary)"]))
 	fmt.Printf("| no-op, go run (as go:generate) | - | %s | |\n", round(r["opgen no-op (go run)"]))
+}
+
+// writeJSON writes the seconds of every run, by measurement name.
+func writeJSON(path string, all map[string][]time.Duration) error {
+	out := map[string][]float64{}
+	for name, times := range all {
+		for _, t := range times {
+			out[name] = append(out[name], t.Seconds())
+		}
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 func round(d time.Duration) string { return d.Round(time.Millisecond).String() }

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// benchRaw measures the bounds of this machine with a plain client-go
+// program: status writes per second by concurrency and patch type, the
+// latency from a write to its watch event, and paged list + decode.
+func (s *suite) benchRaw(ctx context.Context) error {
+	cs, err := s.rawClient()
+	if err != nil {
+		return err
+	}
+	for r := range s.cfg.rawRounds {
+		for _, c := range []int{1, 2, 4, 8, 16} {
+			for _, kind := range order(r+c, mergePatch, applyPatch) {
+				rate, err := writeRate(ctx, cs, kind, c, s.cfg.small, s.cfg.rawWindow)
+				if err != nil {
+					return err
+				}
+				s.res.Raw[rawWrites(kind, c)] = append(s.res.Raw[rawWrites(kind, c)], rate)
+			}
+		}
+		for _, size := range []string{"small", "large"} {
+			if size == "large" && !(s.cfg.runs("coldstart") || s.cfg.runs("owned")) {
+				continue
+			}
+			d, n, err := listDecode(ctx, cs, namespace(opgen, size))
+			if err != nil {
+				return err
+			}
+			s.res.Raw["list."+size+".seconds"] = append(s.res.Raw["list."+size+".seconds"], d.Seconds())
+			s.res.Raw["list."+size+".objects"] = []float64{float64(n)}
+		}
+	}
+	for range s.cfg.rawRounds {
+		lat, missing, err := s.bareWatchLatency(ctx, opgenGroup, rawNamespace, s.cfg.small)
+		if err != nil {
+			return err
+		}
+		s.res.Raw["watch.p50"] = append(s.res.Raw["watch.p50"], percentile(lat, 50))
+		s.res.Raw["watch.p99"] = append(s.res.Raw["watch.p99"], percentile(lat, 99))
+		if missing > 0 {
+			logf("   %d writes had no watch event", missing)
+		}
+	}
+	logf("   raw: %v", s.res.Raw)
+	return nil
+}
+
+func rawWrites(kind string, c int) string { return fmt.Sprintf("writes.%s.c%d", kind, c) }
+
+// bareWatchLatency writes spec changes at the latency benchmark's rate and
+// measures the time from each write to its watch event.
+func (s *suite) bareWatchLatency(ctx context.Context, group, ns string, n int) ([]float64, int, error) {
+	w, stop, err := s.watch(ctx, group, ns)
+	if err != nil {
+		return nil, 0, err
+	}
+	var sw specWriter
+	err = sw.run(ctx, s.cfg.latencyRate, s.cfg.latencyFor/2, n, s.specPatcher(group, ns))
+	time.Sleep(500 * time.Millisecond)
+	stop()
+	if err != nil {
+		return nil, 0, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lat, missing := latencies(sw.starts, w.events)
+	return lat, missing, nil
+}
+
+// watch follows the Loads of ns from now on.
+func (s *suite) watch(ctx context.Context, group, ns string) (*watcher, func(), error) {
+	res := s.dyn.Resource(gvr(group)).Namespace(ns)
+	l, err := res.List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	wi, err := res.Watch(ctx, metav1.ListOptions{ResourceVersion: l.GetResourceVersion()})
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &watcher{events: map[string]time.Time{}}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { w.follow(wctx, wi); close(done) }()
+	return w, func() { cancel(); <-done }, nil
+}
+
+// specPatcher patches the spec of a Load and returns its new generation.
+func (s *suite) specPatcher(group, ns string) func(ctx context.Context, name string, body []byte) (int64, error) {
+	res := s.dyn.Resource(gvr(group)).Namespace(ns)
+	return func(ctx context.Context, name string, body []byte) (int64, error) {
+		u, err := res.Patch(ctx, name, "application/merge-patch+json", body, metav1.PatchOptions{})
+		if err != nil {
+			return 0, err
+		}
+		return u.GetGeneration(), nil
+	}
+}
+
+// leaseSeq makes lease names unique, so that no run waits for a lease a
+// previous run did not release.
+func (s *suite) leaseName(prefix string) string {
+	s.procSeq++
+	return fmt.Sprintf("%s-%d", prefix, s.procSeq)
+}
+
+// benchColdStart measures, for the small and the large object count, the
+// time from process start to every object reconciled once by a no-op
+// handler, the peak RSS, and (large N) the Go heap after GC, with an
+// empty-namespace baseline for the memory per object.
+func (s *suite) benchColdStart(ctx context.Context) error {
+	variants := []string{opgen, cr, crTuned}
+	for _, size := range []string{"small", "large"} {
+		n := s.sizeN(size)
+		for r := range s.cfg.rounds {
+			for _, v := range order(r, variants...) {
+				if err := s.coldStartOnce(ctx, v, size, n); err != nil {
+					return err
+				}
+			}
+			if size != "large" {
+				continue
+			}
+			for _, v := range order(r, variants...) {
+				if err := s.emptyBaseline(v); err != nil {
+					return err
+				}
+			}
+		}
+		for _, v := range variants {
+			logf("   %s N=%d: cold start %v s, peak RSS %v", v, n, fmtSeries(s.res.get("coldstart."+size+".seconds", v)), fmtSeries(s.res.get("peakrss."+size+".bytes", v)))
+		}
+	}
+	for _, v := range variants {
+		full, empty := s.res.get("heap.large.bytes", v), s.res.get("heap.empty.bytes", v)
+		for i := range min(len(full), len(empty)) {
+			s.res.add("heap.perobject.bytes", v, (full[i]-empty[i])/float64(s.cfg.large))
+		}
+		logf("   %s heap per object %v", v, fmtSeries(s.res.get("heap.perobject.bytes", v)))
+	}
+	return nil
+}
+
+// saveHeapProfile writes p's heap profile to path, for investigation
+// (BENCH_HEAP_PROFILES=dir).
+func saveHeapProfile(p *proc, path string) {
+	resp, err := http.Get("http://" + p.addr + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(path, data, 0o644)
+}
+
+func (s *suite) sizeN(size string) int {
+	if size == "large" {
+		return s.cfg.large
+	}
+	return s.cfg.small
+}
+
+func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error {
+	p, err := s.startOperator(v, opts{
+		namespace: namespace(v, size), mode: "noop", workers: s.cfg.workers, expect: n,
+		leader: true, leaseName: s.leaseName("cold-" + v), lease: s.cfg.stockLease,
+	})
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	all, err := p.waitAll(3 * time.Minute)
+	if err != nil {
+		return err
+	}
+	s.res.add("coldstart."+size+".seconds", v, all.Sub(p.start).Seconds())
+	time.Sleep(time.Second)
+	peak, _ := p.memory()
+	s.res.add("peakrss."+size+".bytes", v, peak)
+	st, err := p.stats(true)
+	if err != nil {
+		return err
+	}
+	s.res.add("heap."+size+".bytes", v, float64(st.HeapBytes))
+	if dir := os.Getenv("BENCH_HEAP_PROFILES"); dir != "" {
+		saveHeapProfile(p, filepath.Join(dir, fmt.Sprintf("%s-%s.pprof", v, size)))
+	}
+	if w := objectWrites(st.Writes); w > 0 {
+		logf("   note: %s made %d object writes during a no-op cold start", v, w)
+	}
+	return nil
+}
+
+// emptyBaseline measures the heap of an operator whose namespace is empty,
+// once its caches had time to sync.
+func (s *suite) emptyBaseline(v string) error {
+	p, err := s.startOperator(v, opts{namespace: namespace(v, "empty"), mode: "noop", workers: s.cfg.workers,
+		leader: true, leaseName: s.leaseName("empty-" + v), lease: s.cfg.stockLease})
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	time.Sleep(3 * time.Second)
+	peak, _ := p.memory()
+	st, err := p.stats(true)
+	if err != nil {
+		return err
+	}
+	s.res.add("heap.empty.bytes", v, float64(st.HeapBytes))
+	s.res.add("peakrss.empty.bytes", v, peak)
+	return nil
+}
+
+// objectWrites sums the writes to Loads and ConfigMaps (not leases or
+// events).
+func objectWrites(w map[string]int64) int64 {
+	var n int64
+	for k, v := range w {
+		if isObjectWrite(k) {
+			n += v
+		}
+	}
+	return n
+}
+
+func isObjectWrite(key string) bool {
+	_, res, _ := cut(key)
+	return res == "loads" || res == "loads/status" || res == "configmaps"
+}
+
+func cut(key string) (verb, resource string, ok bool) {
+	for i := range len(key) {
+		if key[i] == ' ' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return key, "", false
+}
+
+// waitSettled waits until p made no write and no reconcile for quiet,
+// after at least minWrites object writes.
+func waitSettled(p *proc, minWrites int64, quiet, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last probeSnapshot
+	since := time.Now()
+	for time.Now().Before(deadline) {
+		st, err := p.stats(false)
+		if err != nil {
+			return err
+		}
+		cur := probeSnapshot{writes: objectWrites(st.Writes), reconciles: st.Reconciles}
+		if cur != last {
+			last, since = cur, time.Now()
+		} else if time.Since(since) >= quiet && cur.writes >= minWrites {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not settle within %v (object writes %d of at least %d)", p.variant, timeout, last.writes, minWrites)
+}
+
+type probeSnapshot struct{ writes, reconciles int64 }
+
+// benchOwned measures memory with N Loads each owning one ConfigMap: a
+// warm-up run per framework creates the ConfigMaps, then each round starts
+// an operator over them and measures its heap once everything was
+// reconciled and nothing is written any more.
+func (s *suite) benchOwned(ctx context.Context) error {
+	n := s.cfg.large
+	for _, v := range []string{opgen, cr} {
+		p, err := s.startOperator(v, opts{namespace: namespace(v, "large"), mode: "owned", workers: s.cfg.workers, expect: n,
+			leader: true, leaseName: s.leaseName("ownedwarm-" + v), lease: s.cfg.stockLease})
+		if err != nil {
+			return err
+		}
+		if _, err := p.waitAll(5 * time.Minute); err != nil {
+			return err
+		}
+		err = waitSettled(p, 0, 2*time.Second, 5*time.Minute)
+		st, _ := p.stats(false)
+		logf("   warm-up %s: %v", v, st.Writes)
+		p.stop()
+		if err != nil {
+			return err
+		}
+	}
+	variants := []string{opgen, cr, crTuned}
+	for r := range s.cfg.rounds {
+		for _, v := range order(r, variants...) {
+			p, err := s.startOperator(v, opts{namespace: namespace(v, "large"), mode: "owned", workers: s.cfg.workers, expect: n,
+				leader: true, leaseName: s.leaseName("owned-" + v), lease: s.cfg.stockLease})
+			if err != nil {
+				return err
+			}
+			all, err := p.waitAll(3 * time.Minute)
+			if err == nil {
+				err = waitSettled(p, 0, time.Second, time.Minute)
+			}
+			if err != nil {
+				p.stop()
+				return err
+			}
+			s.res.add("coldstart.owned.seconds", v, all.Sub(p.start).Seconds())
+			peak, _ := p.memory()
+			st, err := p.stats(true)
+			p.stop()
+			if err != nil {
+				return err
+			}
+			s.res.add("peakrss.owned.bytes", v, peak)
+			s.res.add("heap.owned.bytes", v, float64(st.HeapBytes))
+			s.res.add("owned.writes", v, float64(objectWrites(st.Writes)))
+		}
+	}
+	for _, v := range variants {
+		owned, empty, noop := s.res.get("heap.owned.bytes", v), s.res.get("heap.empty.bytes", v), s.res.get("heap.large.bytes", v)
+		for i := range min(len(owned), len(empty)) {
+			s.res.add("heap.owned.perobject.bytes", v, (owned[i]-empty[i])/float64(n))
+		}
+		for i := range min(len(owned), len(noop)) {
+			s.res.add("heap.perconfigmap.bytes", v, (owned[i]-noop[i])/float64(n))
+		}
+		logf("   %s owned heap %v, writes on restart %v", v, fmtSeries(s.res.get("heap.owned.bytes", v)), s.res.get("owned.writes", v))
+	}
+	return nil
+}
+
+func fmtSeries(v []float64) string {
+	sm, ok := summarize(v)
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g [%.4g–%.4g]", sm.med, sm.min, sm.max)
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/opgen-sdk/opgen/bench/internal/probe"
+)
+
+// window measures p over d after a warm-up: reconciles, status writes,
+// CPU time and allocations.
+type window struct {
+	seconds    float64
+	reconciles float64
+	writes     float64
+	cpu        float64
+	allocs     float64
+	allocBytes float64
+}
+
+func measureWindow(p *proc, d time.Duration) (window, error) {
+	st0, err := p.stats(false)
+	if err != nil {
+		return window{}, err
+	}
+	cpu0, t0 := p.cpu(), time.Now()
+	time.Sleep(d)
+	st1, err := p.stats(false)
+	if err != nil {
+		return window{}, err
+	}
+	cpu1, t1 := p.cpu(), time.Now()
+	return window{
+		seconds:    t1.Sub(t0).Seconds(),
+		reconciles: float64(st1.Reconciles - st0.Reconciles),
+		writes:     float64(statusWrites(st1) - statusWrites(st0)),
+		cpu:        (cpu1 - cpu0).Seconds(),
+		allocs:     float64(st1.AllocObjects - st0.AllocObjects),
+		allocBytes: float64(st1.AllocBytes - st0.AllocBytes),
+	}, nil
+}
+
+func statusWrites(st probe.Stats) int64 { return st.Writes["PATCH loads/status"] }
+
+// benchThroughput runs the status-writing handler with every object asking
+// to be reconciled again at once, at each worker count, and measures
+// reconciles (each one status write) per second and CPU per 1,000.
+func (s *suite) benchThroughput(ctx context.Context) error {
+	for _, w := range s.cfg.tpWorkers {
+		for r := range s.cfg.rounds {
+			for _, v := range order(r, opgen, cr) {
+				p, err := s.startOperator(v, opts{namespace: namespace(v, "small"), mode: "status", workers: w,
+					requeue: time.Microsecond, expect: s.cfg.small})
+				if err != nil {
+					return err
+				}
+				_, err = p.waitAll(2 * time.Minute)
+				if err == nil {
+					time.Sleep(500 * time.Millisecond)
+				}
+				var m window
+				if err == nil {
+					m, err = measureWindow(p, s.cfg.window)
+				}
+				p.stop()
+				if err != nil {
+					return err
+				}
+				key := fmt.Sprintf("throughput.w%d", w)
+				s.res.add(key+".reconciles", v, m.reconciles/m.seconds)
+				s.res.add(key+".writes", v, m.writes/m.seconds)
+				if m.reconciles > 0 {
+					s.res.add(key+".cpuPer1000", v, m.cpu/m.reconciles*1000)
+				}
+			}
+		}
+		for _, v := range []string{opgen, cr} {
+			logf("   %s %d workers: %s reconciles/s, %s writes/s, %s CPU s/1000", v, w,
+				fmtSeries(s.res.get(fmt.Sprintf("throughput.w%d.reconciles", w), v)),
+				fmtSeries(s.res.get(fmt.Sprintf("throughput.w%d.writes", w), v)),
+				fmtSeries(s.res.get(fmt.Sprintf("throughput.w%d.cpuPer1000", w), v)))
+		}
+	}
+	return nil
+}
+
+// benchOverhead runs the no-op handler with every object asking to be
+// reconciled again at once: what the framework costs per reconcile with no
+// API call at all.
+func (s *suite) benchOverhead(ctx context.Context) error {
+	variants := []string{opgen, cr, crTuned}
+	for r := range s.cfg.rounds {
+		for _, v := range order(r, variants...) {
+			p, err := s.startOperator(v, opts{namespace: namespace(v, "small"), mode: "noop", workers: s.cfg.workers,
+				requeue: time.Microsecond, expect: s.cfg.small})
+			if err != nil {
+				return err
+			}
+			_, err = p.waitAll(2 * time.Minute)
+			if err == nil {
+				time.Sleep(500 * time.Millisecond)
+			}
+			var m window
+			if err == nil {
+				m, err = measureWindow(p, s.cfg.window)
+			}
+			p.stop()
+			if err != nil {
+				return err
+			}
+			if m.reconciles == 0 {
+				return fmt.Errorf("%s made no reconcile in the window", v)
+			}
+			s.res.add("noop.reconciles", v, m.reconciles/m.seconds)
+			s.res.add("noop.cpuMicros", v, m.cpu/m.reconciles*1e6)
+			s.res.add("noop.allocs", v, m.allocs/m.reconciles)
+			s.res.add("noop.allocBytes", v, m.allocBytes/m.reconciles)
+			s.res.add("noop.objectWrites", v, m.writes)
+		}
+	}
+	for _, v := range variants {
+		logf("   %s: %s reconciles/s, %s µs CPU, %s allocs, %s B per reconcile", v,
+			fmtSeries(s.res.get("noop.reconciles", v)), fmtSeries(s.res.get("noop.cpuMicros", v)),
+			fmtSeries(s.res.get("noop.allocs", v)), fmtSeries(s.res.get("noop.allocBytes", v)))
+	}
+	return nil
+}
+
+// benchLatency writes spec changes at a steady rate while the operator
+// runs the status-writing handler, and measures the time from each write to
+// the start of its reconcile, beside the time to its event on a bare watch
+// in the same run.
+func (s *suite) benchLatency(ctx context.Context) error {
+	for r := range s.cfg.rounds {
+		for _, v := range order(r, opgen, cr) {
+			if err := s.latencyOnce(ctx, v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range []string{opgen, cr} {
+		logf("   %s: p50 %s ms, p99 %s ms; bare watch p50 %s, p99 %s; p99 overhead %s ms", v,
+			fmtSeries(s.res.get("latency.p50", v)), fmtSeries(s.res.get("latency.p99", v)),
+			fmtSeries(s.res.get("latency.bare.p50", v)), fmtSeries(s.res.get("latency.bare.p99", v)),
+			fmtSeries(s.res.get("latency.overhead.p99", v)))
+	}
+	return nil
+}
+
+func (s *suite) latencyOnce(ctx context.Context, v string) error {
+	ns, group := namespace(v, "small"), groupOf(v)
+	p, err := s.startOperator(v, opts{namespace: ns, mode: "status", workers: s.cfg.workers, expect: s.cfg.small, trace: true})
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	if _, err := p.waitAll(2 * time.Minute); err != nil {
+		return err
+	}
+	if err := waitSettled(p, 0, time.Second, time.Minute); err != nil {
+		return err
+	}
+	w, stopWatch, err := s.watch(ctx, group, ns)
+	if err != nil {
+		return err
+	}
+	var sw specWriter
+	err = sw.run(ctx, s.cfg.latencyRate, s.cfg.latencyFor, s.cfg.small, s.specPatcher(group, ns))
+	time.Sleep(time.Second)
+	stopWatch()
+	if err != nil {
+		return err
+	}
+	recs := map[string]time.Time{}
+	for _, rc := range p.traces() {
+		k := genKey(rc.name, rc.gen)
+		if _, ok := recs[k]; !ok {
+			recs[k] = rc.t
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fw, missing := latencies(sw.starts, recs)
+	bare, _ := latencies(sw.starts, w.events)
+	if missing > len(sw.starts)/10 {
+		return fmt.Errorf("%s: %d of %d writes had no reconcile of their generation", v, missing, len(sw.starts))
+	}
+	ms := func(x float64) float64 { return x * 1000 }
+	s.res.add("latency.p50", v, ms(percentile(fw, 50)))
+	s.res.add("latency.p99", v, ms(percentile(fw, 99)))
+	s.res.add("latency.bare.p50", v, ms(percentile(bare, 50)))
+	s.res.add("latency.bare.p99", v, ms(percentile(bare, 99)))
+	s.res.add("latency.overhead.p50", v, ms(percentile(fw, 50)-percentile(bare, 50)))
+	s.res.add("latency.overhead.p99", v, ms(percentile(fw, 99)-percentile(bare, 99)))
+	s.res.add("latency.samples", v, float64(len(fw)))
+	return nil
+}

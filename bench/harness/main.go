@@ -1,0 +1,359 @@
+// Command harness runs the benchmark suite that measures opgen side by side
+// with controller-runtime on one local control plane, and writes the
+// results (Markdown, JSON, PNG) to bench/results. Run it from the bench
+// module:
+//
+//	cd bench && go run ./harness           # the full suite (make bench)
+//	cd bench && go run ./harness -quick    # small N, 2 rounds: a smoke run
+//	cd bench && go run ./harness -only coldstart,latency
+//
+// See bench/README.md for what each benchmark measures.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/opgen-sdk/opgen/pkg/testenv"
+)
+
+// benchmarks in the order they run.
+var benchmarks = []string{"raw", "coldstart", "owned", "throughput", "overhead", "latency", "steady", "failover", "codegen"}
+
+type config struct {
+	quick        bool
+	rounds       int
+	small, large int
+	workers      int
+	tpWorkers    []int
+	window       time.Duration // throughput and overhead measuring windows
+	rawWindow    time.Duration
+	rawRounds    int
+	latencyRate  float64
+	latencyFor   time.Duration
+	steadyWindow time.Duration
+	steadyPeriod time.Duration
+	qps, burst   int
+	watchList    bool
+	codegenRuns  int
+	only         map[string]bool
+	out          string
+	keepLogs     bool
+	failover     leaseTimings
+	stockLease   leaseTimings
+	replot       string
+}
+
+func parseFlags() config {
+	c := config{}
+	quick := flag.Bool("quick", false, "small N, 2 rounds, short windows: a development run of a few minutes")
+	rounds := flag.Int("rounds", 0, "rounds of each benchmark (default 5, 2 with -quick)")
+	only := flag.String("only", "", "comma-separated benchmarks to run: "+strings.Join(benchmarks, ","))
+	flag.StringVar(&c.out, "out", "results", "directory of the results")
+	flag.BoolVar(&c.watchList, "watchlist", true, "KUBE_FEATURE_WatchListClient for both operators (client-go's default is on)")
+	flag.BoolVar(&c.keepLogs, "keep-logs", false, "keep the operators' logs (printed path)")
+	flag.StringVar(&c.replot, "replot", "", "write the Markdown and the chart again from this JSON of an earlier full run, without measuring")
+	large := flag.Int("large", 0, "N of the large benchmarks (default 10000, 1000 with -quick)")
+	flag.Parse()
+	c.quick = *quick
+	c.rounds, c.small, c.large = 5, 1000, 10000
+	c.workers = 4
+	c.tpWorkers = []int{1, 4, 16}
+	c.window, c.rawWindow, c.rawRounds = 3*time.Second, 2*time.Second, 3
+	c.latencyRate, c.latencyFor = 50, 8*time.Second
+	c.steadyWindow, c.steadyPeriod = 12*time.Second, 3*time.Second
+	c.qps, c.burst = 5000, 10000
+	c.codegenRuns = 5
+	c.failover = leaseTimings{duration: 5 * time.Second, renew: 3 * time.Second, retry: time.Second}
+	c.stockLease = leaseTimings{duration: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second}
+	if c.quick {
+		c.rounds, c.small, c.large = 2, 200, 1000
+		c.window, c.rawWindow, c.rawRounds = 2*time.Second, time.Second, 1
+		c.latencyFor, c.steadyWindow = 4*time.Second, 6*time.Second
+		c.codegenRuns = 1
+	}
+	if *rounds > 0 {
+		c.rounds = *rounds
+	}
+	if *large > 0 {
+		c.large = *large
+	}
+	if *only != "" {
+		c.only = map[string]bool{}
+		for _, b := range strings.Split(*only, ",") {
+			if !slices.Contains(benchmarks, b) {
+				fmt.Fprintf(os.Stderr, "harness: -only %s: no such benchmark; pick from %s\n", b, strings.Join(benchmarks, ","))
+				os.Exit(2)
+			}
+			c.only[b] = true
+		}
+	}
+	return c
+}
+
+func (c config) runs(b string) bool { return c.only == nil || c.only[b] }
+
+// suite is one run of the benchmarks.
+type suite struct {
+	cfg        config
+	moduleDir  string
+	work       string
+	logDir     string
+	bins       map[string]string
+	env        *testenv.Environment
+	dyn        dynamic.Interface
+	clusterDir string
+	tmpfs      bool
+	live       map[*proc]bool
+	procSeq    int
+	res        *results
+}
+
+func main() {
+	cfg := parseFlags()
+	s := &suite{cfg: cfg, live: map[*proc]bool{}, res: newResults(cfg)}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if cfg.replot != "" {
+		err = s.replot(cfg.replot)
+	} else {
+		err = s.run(ctx)
+	}
+	s.cleanup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harness:", err)
+		os.Exit(1)
+	}
+}
+
+func (s *suite) run(ctx context.Context) error {
+	start := time.Now()
+	var err error
+	if s.moduleDir, err = moduleDir(); err != nil {
+		return err
+	}
+	if s.work, err = os.MkdirTemp("", "opgen-bench-work-"); err != nil {
+		return err
+	}
+	s.logDir = filepath.Join(s.work, "logs")
+	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
+		return err
+	}
+	s.res.machine(start)
+	s.phase("build the operators", func() error { return s.build() })
+	if len(s.bins) < 2 {
+		return fmt.Errorf("the operators did not build: %v", s.res.Errors)
+	}
+	needCluster := false
+	for _, b := range benchmarks[:len(benchmarks)-1] {
+		needCluster = needCluster || s.cfg.runs(b)
+	}
+	if needCluster {
+		if err := s.phaseErr("start the control plane and create the objects", func() error { return s.setup(ctx) }); err != nil {
+			return err
+		}
+		for _, b := range []struct {
+			name string
+			f    func(context.Context) error
+		}{
+			{"raw", s.benchRaw},
+			{"coldstart", s.benchColdStart},
+			{"owned", s.benchOwned},
+			{"throughput", s.benchThroughput},
+			{"overhead", s.benchOverhead},
+			{"latency", s.benchLatency},
+			{"steady", s.benchSteady},
+			{"failover", s.benchFailover},
+		} {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if s.cfg.runs(b.name) {
+				s.phase(b.name, func() error { return b.f(ctx) })
+				s.stopAll()
+			}
+		}
+		s.stopCluster()
+	}
+	if s.cfg.runs("codegen") && ctx.Err() == nil {
+		s.phase("codegen", func() error { return s.benchCodegen(ctx) })
+	}
+	s.res.finish(start)
+	return s.writeResults()
+}
+
+// phase runs f, logs its duration and records an error without stopping
+// the suite.
+func (s *suite) phase(name string, f func() error) { _ = s.phaseErr(name, f) }
+
+func (s *suite) phaseErr(name string, f func() error) error {
+	start := time.Now()
+	logf("== %s", name)
+	err := f()
+	took := time.Since(start)
+	s.res.Phases = append(s.res.Phases, phaseTime{Name: name, Seconds: took.Seconds()})
+	if err != nil {
+		logf("!! %s failed after %v: %v", name, took.Round(time.Second), err)
+		s.res.Errors = append(s.res.Errors, fmt.Sprintf("%s: %v", name, err))
+		return err
+	}
+	logf("   %s took %v", name, took.Round(100*time.Millisecond))
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// build compiles the two operators (not measured).
+func (s *suite) build() error {
+	s.bins = map[string]string{}
+	for fw, pkg := range map[string]string{opgen: "./operator/opgen", cr: "./operator/cr"} {
+		bin := filepath.Join(s.work, "bin", fw)
+		cmd := exec.Command("go", "build", "-o", bin, pkg)
+		cmd.Dir = s.moduleDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+		s.bins[fw] = bin
+	}
+	return nil
+}
+
+// setup starts the control plane, creates the namespaces and the objects.
+func (s *suite) setup(ctx context.Context) error {
+	if err := s.startCluster(ctx); err != nil {
+		return err
+	}
+	var nss []string
+	for _, fw := range []string{opgen, cr} {
+		for _, size := range []string{"small", "large", "empty"} {
+			nss = append(nss, namespace(fw, size))
+		}
+	}
+	if err := s.createNamespaces(ctx, append(nss, rawNamespace, leaseNamespace)...); err != nil {
+		return err
+	}
+	t := time.Now()
+	jobs := []struct {
+		group, ns string
+		n         int
+	}{
+		{opgenGroup, rawNamespace, s.cfg.small},
+		{opgenGroup, namespace(opgen, "small"), s.cfg.small},
+		{crGroup, namespace(cr, "small"), s.cfg.small},
+	}
+	if s.cfg.runs("coldstart") || s.cfg.runs("owned") {
+		jobs = append(jobs, struct {
+			group, ns string
+			n         int
+		}{opgenGroup, namespace(opgen, "large"), s.cfg.large}, struct {
+			group, ns string
+			n         int
+		}{crGroup, namespace(cr, "large"), s.cfg.large})
+	}
+	total := 0
+	for _, j := range jobs {
+		if err := s.populate(ctx, j.group, j.ns, j.n); err != nil {
+			return err
+		}
+		total += j.n
+	}
+	logf("   created %d objects (2 appliers each) in %v", total, time.Since(t).Round(100*time.Millisecond))
+	s.res.Setup = map[string]float64{"objects": float64(total), "seconds": time.Since(t).Seconds()}
+	return s.measureObjectSize(ctx)
+}
+
+func (s *suite) adminConfig() *rest.Config {
+	cfg := rest.CopyConfig(s.env.Config)
+	cfg.QPS, cfg.Burst = float32(s.cfg.qps), s.cfg.burst
+	return cfg
+}
+
+// stopAll stops every operator still running.
+func (s *suite) stopAll() {
+	for p := range s.live {
+		if !p.exited() {
+			p.stop()
+		}
+		delete(s.live, p)
+	}
+}
+
+func (s *suite) cleanup() {
+	for p := range s.live {
+		if !p.exited() {
+			p.kill()
+		}
+	}
+	s.stopCluster()
+	if s.work != "" {
+		if s.cfg.keepLogs {
+			logf("operator logs kept in %s", s.logDir)
+		} else {
+			_ = os.RemoveAll(s.work)
+		}
+	}
+}
+
+func moduleDir() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	mod := strings.TrimSpace(string(out))
+	if filepath.Base(filepath.Dir(mod)) != "bench" {
+		return "", fmt.Errorf("run the harness from the bench module (cd bench && go run ./harness); go.mod here is %s", mod)
+	}
+	return filepath.Dir(mod), nil
+}
+
+func metaOf(obj runtime.Object) (metaObject, error) { return meta.Accessor(obj) }
+
+type metaObject = interface {
+	GetName() string
+	GetGeneration() int64
+}
+
+// order returns the variants rotated by round, so that no variant always
+// runs first: A B, then B A, ...
+func order(round int, variants ...string) []string {
+	out := make([]string, len(variants))
+	for i := range variants {
+		out[i] = variants[(i+round)%len(variants)]
+	}
+	return out
+}
+
+// replot reads the JSON of an earlier run with the default settings and
+// writes its Markdown and chart again, for a change to the report only.
+func (s *suite) replot(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, s.res); err != nil {
+		return err
+	}
+	if s.moduleDir, err = moduleDir(); err != nil {
+		return err
+	}
+	s.tmpfs = s.res.Machine["etcdOnTmpfs"] != "false"
+	return s.writeResults()
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (s *suite) markdown(evs []evaluated, base string) string {
+	var b strings.Builder
+	r := s.res
+	mode := "full"
+	if s.cfg.quick {
+		mode = "quick (development: small N, few rounds; not for quoting)"
+	}
+	fmt.Fprintf(&b, "# opgen and controller-runtime side by side, %s\n\n", r.Date)
+	fmt.Fprintf(&b, "Written by `make bench` (`cd bench && go run ./harness`), %s run. Raw numbers: [%s.json](%s.json); chart: [%s.png](%s.png).\n\n", mode, base, base, base, base)
+	fmt.Fprintf(&b, "Machine: %s CPUs, %s memory, %s; load average %s at the start, %s at the end (other work shared the machine). ",
+		r.Machine["cpus"], r.Machine["memTotal"], r.Machine["go"], r.Machine["loadavgAtStart"], r.Machine["loadavgAtEnd"])
+	tmpfs := "on disk"
+	if s.tmpfs {
+		tmpfs = "on tmpfs (/dev/shm)"
+	}
+	fmt.Fprintf(&b, "One etcd + kube-apiserver (v1.37.1, etcd %s, `--unsafe-no-fsync`) for everything; the suite took %.1f min.\n\n", tmpfs, r.Total/60)
+	fmt.Fprintf(&b, "Every value is the median over %d rounds with [min–max]; the variants alternate within each round and the order rotates from round to round. ", s.cfg.rounds)
+	b.WriteString("Ratios are opgen / controller-runtime taken round by round (values of the same round), then the median [min–max] of those ratios.\n\n")
+	b.WriteString("Variants: **opgen** (pkg/runtime defaults: managedFields stripped, owned kinds metadata-only); **cr**: controller-runtime v0.25.2, stock manager; **cr tuned**: the same with `cache.Options{DefaultTransform: cache.TransformStripManagedFields()}` and `LeaderElectionReleaseOnCancel: true`. ")
+	fmt.Fprintf(&b, "Equal for all: %d workers unless a row says otherwise, client QPS %d / burst %d (not the bottleneck), WatchListClient %v (client-go's default), one namespace each (separate API groups `%s` and `%s`, same Go types and CRD schema).", s.cfg.workers, s.cfg.qps, s.cfg.burst, s.cfg.watchList, opgenGroup, crGroup)
+	if ob := r.ObjectBytes; ob != nil {
+		fmt.Fprintf(&b, " Objects: %.0f B of JSON each (%.0f B without managedFields; two field managers).", ob["withManagedFields"], ob["withoutManagedFields"])
+	}
+	b.WriteString("\n\n")
+
+	b.WriteString("## Targets\n\n")
+	t := &table{}
+	t.head("target (opgen / controller-runtime unless absolute)", "measured", "target", "met")
+	for _, e := range evs {
+		t.row(e.name, e.valueText(), e.targetText(), e.metText())
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+
+	s.mdRaw(&b)
+	s.mdColdStart(&b)
+	s.mdMemory(&b)
+	s.mdThroughput(&b)
+	s.mdOverhead(&b)
+	s.mdLatency(&b)
+	s.mdSteady(&b)
+	s.mdFailover(&b)
+	s.mdCodegen(&b)
+
+	if len(r.Errors) > 0 {
+		b.WriteString("## Errors\n\nThese parts of the run failed; their rows above are missing or partial.\n\n")
+		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(e, "\n", " "))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Phases\n\n")
+	t = &table{}
+	t.head("phase", "seconds")
+	for _, p := range r.Phases {
+		t.row(p.Name, fmt.Sprintf("%.0f", p.Seconds))
+	}
+	b.WriteString(t.b.String())
+	return b.String()
+}
+
+// compare writes rows of metrics for opgen, cr and cr tuned with the
+// ratios opgen / cr and opgen / cr tuned.
+func (s *suite) compare(b *strings.Builder, rows [][3]string, scale map[string]float64) {
+	t := &table{}
+	t.head("measurement", "opgen", "cr", "cr tuned", "opgen / cr", "opgen / cr tuned")
+	for _, r := range rows {
+		label, metric, unit := r[0], r[1], r[2]
+		sc := scale[unit]
+		if sc == 0 {
+			sc = 1
+		}
+		t.row(label+" ("+unit+")", s.cell(metric, opgen, sc), s.cell(metric, cr, sc), s.cell(metric, crTuned, sc),
+			s.ratioCell(metric, opgen, cr), s.ratioCell(metric, opgen, crTuned))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}
+
+var units = map[string]float64{"s": 1, "MiB": mib, "KiB": kib, "B": 1, "ms": 1, "µs": 1, "/s": 1, "/min": 1, "allocs": 1, "CPU s": 1}
+
+func (s *suite) mdRaw(b *strings.Builder) {
+	raw := s.res.Raw
+	if len(raw["writes.merge.c1"]) == 0 {
+		return
+	}
+	b.WriteString("## Physical bounds: a raw client-go program\n\n")
+	fmt.Fprintf(b, "Status writes per second to %d objects, each writer on its own objects (median of %d rounds of %v): a JSON merge patch of two fields (what controller-runtime's `client.MergeFrom` sends) and a server-side apply of the whole status with force (what opgen's ApplyStatus sends).\n\n", s.cfg.small, s.cfg.rawRounds, s.cfg.rawWindow)
+	t := &table{}
+	t.head("concurrency", "merge patch (/s)", "server-side apply (/s)", "apply / merge")
+	for _, c := range []int{1, 2, 4, 8, 16} {
+		m, a := raw[rawWrites(mergePatch, c)], raw[rawWrites(applyPatch, c)]
+		t.row(fmt.Sprint(c), rawCell(m, 1), rawCell(a, 1), fmt.Sprintf("%.2f", median(a)/median(m)))
+	}
+	b.WriteString(t.b.String())
+	fmt.Fprintf(b, "\nWrite-to-watch-event latency (a spec merge patch at %g/s, from sending the PATCH to the event on a watch of the namespace): p50 %s ms, p99 %s ms.\n\n",
+		s.cfg.latencyRate, rawCell(raw["watch.p50"], 1000), rawCell(raw["watch.p99"], 1000))
+	for _, size := range []string{"small", "large"} {
+		if v := raw["list."+size+".seconds"]; len(v) > 0 {
+			n := raw["list."+size+".objects"][0]
+			fmt.Fprintf(b, "Paged list (500 a page) + decode into typed objects, %.0f objects: %s s (%s µs per object).\n\n", n, rawCell(v, 1), num(median(v)/n*1e6))
+		}
+	}
+}
+
+func (s *suite) mdColdStart(b *strings.Builder) {
+	if len(s.res.Metrics["coldstart.small.seconds"]) == 0 {
+		return
+	}
+	b.WriteString("## 1. Cold start\n\n")
+	b.WriteString("From process start (the harness's clock before exec) to the moment the handler had run once for every object, with a no-op handler (controller-runtime's reads the object from the cache). The objects are already handled (status.observedGeneration = generation), so opgen's pipeline writes nothing either: both make zero API writes. Leader election on, each run with a fresh Lease. Peak RSS is VmHWM read after every object was reconciled.\n\n")
+	s.compare(b, [][3]string{
+		{fmt.Sprintf("cold start, N=%d", s.cfg.small), "coldstart.small.seconds", "s"},
+		{fmt.Sprintf("cold start, N=%d", s.cfg.large), "coldstart.large.seconds", "s"},
+		{fmt.Sprintf("peak RSS, N=%d", s.cfg.small), "peakrss.small.bytes", "MiB"},
+		{fmt.Sprintf("peak RSS, N=%d", s.cfg.large), "peakrss.large.bytes", "MiB"},
+		{"peak RSS, empty namespace", "peakrss.empty.bytes", "MiB"},
+	}, units)
+}
+
+func (s *suite) mdMemory(b *strings.Builder) {
+	if len(s.res.Metrics["heap.large.bytes"]) == 0 && len(s.res.Metrics["heap.owned.bytes"]) == 0 {
+		return
+	}
+	b.WriteString("## 2. Memory in steady state\n\n")
+	fmt.Fprintf(b, "Go heap after a forced GC (`runtime.GC` twice and `debug.FreeOSMemory`, then `/memory/classes/heap/objects:bytes`), once every object was reconciled. Per object: (heap with N=%d − heap of the same operator over an empty namespace) / N, round by round. Owned: each Load owns one ConfigMap (%d ConfigMaps), the operators restarted over objects and ConfigMaps that already match, so they write nothing.\n\n", s.cfg.large, s.cfg.large)
+	s.compare(b, [][3]string{
+		{"heap, empty namespace", "heap.empty.bytes", "MiB"},
+		{fmt.Sprintf("heap, %d Loads", s.cfg.large), "heap.large.bytes", "MiB"},
+		{"heap per cached Load", "heap.perobject.bytes", "B"},
+		{fmt.Sprintf("heap, %d Loads + %d owned ConfigMaps", s.cfg.large, s.cfg.large), "heap.owned.bytes", "MiB"},
+		{"heap per Load + its ConfigMap", "heap.owned.perobject.bytes", "B"},
+		{"heap per owned ConfigMap", "heap.perconfigmap.bytes", "B"},
+		{"peak RSS, owned", "peakrss.owned.bytes", "MiB"},
+		{"start to all reconciled, owned", "coldstart.owned.seconds", "s"},
+		{"object writes on restart, owned", "owned.writes", "allocs"},
+	}, units)
+}
+
+func (s *suite) mdThroughput(b *strings.Builder) {
+	if len(s.res.Metrics["throughput.w1.reconciles"]) == 0 {
+		return
+	}
+	b.WriteString("## 3. Write-bound throughput\n\n")
+	fmt.Fprintf(b, "Each reconcile reads the object from the cache and writes its status (a new status.heartbeat, so every reconcile is one write) and asks to be reconciled again at once (RequeueAfter 1µs); %d objects, measured over %v after every object was reconciled once. opgen writes by server-side apply, controller-runtime by merge patch; the raw bound is the raw client at the same concurrency.\n\n", s.cfg.small, s.cfg.window)
+	t := &table{}
+	t.head("workers", "opgen (/s)", "cr (/s)", "opgen / cr", "raw merge bound (/s)", "raw apply bound (/s)", "opgen / apply bound", "cr / merge bound", "CPU s per 1,000: opgen", "cr", "opgen / cr")
+	for _, w := range s.cfg.tpWorkers {
+		k := fmt.Sprintf("throughput.w%d", w)
+		mb, ab := median(s.res.Raw[rawWrites(mergePatch, w)]), median(s.res.Raw[rawWrites(applyPatch, w)])
+		t.row(fmt.Sprint(w), s.cell(k+".reconciles", opgen, 1), s.cell(k+".reconciles", cr, 1), s.ratioCell(k+".reconciles", opgen, cr),
+			num(mb), num(ab), fmt.Sprintf("%.2f", median(s.res.get(k+".writes", opgen))/ab), fmt.Sprintf("%.2f", median(s.res.get(k+".writes", cr))/mb),
+			s.cell(k+".cpuPer1000", opgen, 1), s.cell(k+".cpuPer1000", cr, 1), s.ratioCell(k+".cpuPer1000", opgen, cr))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}
+
+func (s *suite) mdOverhead(b *strings.Builder) {
+	if len(s.res.Metrics["noop.reconciles"]) == 0 {
+		return
+	}
+	b.WriteString("## 4. Framework overhead\n\n")
+	fmt.Fprintf(b, "No-op reconciles with every object asking to be reconciled again at once (RequeueAfter 1µs), %d objects, %d workers, no API call: process CPU (utime+stime from /proc) and heap allocations (runtime/metrics) per reconcile over %v. opgen runs its whole default pipeline (status compared with the cache, nothing written); controller-runtime's reconciler does `Get` from the cache.\n\n", s.cfg.small, s.cfg.workers, s.cfg.window)
+	s.compare(b, [][3]string{
+		{"reconciles per second", "noop.reconciles", "/s"},
+		{"CPU per reconcile", "noop.cpuMicros", "µs"},
+		{"allocations per reconcile", "noop.allocs", "allocs"},
+		{"bytes allocated per reconcile", "noop.allocBytes", "B"},
+	}, units)
+}
+
+func (s *suite) mdLatency(b *strings.Builder) {
+	if len(s.res.Metrics["latency.p50"]) == 0 {
+		return
+	}
+	b.WriteString("## 5. Event-to-reconcile latency\n\n")
+	fmt.Fprintf(b, "Spec changes (merge patch) to random objects at %g/s for %v while the operator runs the status-writing handler (each change: one reconcile, one status write); from sending the PATCH to the start of the handler for that generation. The bare watch column is a plain watch of the same namespace in the harness during the same run; the overhead is the framework's percentile minus the bare watch's, round by round.\n\n", s.cfg.latencyRate, s.cfg.latencyFor)
+	s.compare(b, [][3]string{
+		{"write to reconcile p50", "latency.p50", "ms"},
+		{"write to reconcile p99", "latency.p99", "ms"},
+		{"bare watch p50 (same run)", "latency.bare.p50", "ms"},
+		{"bare watch p99 (same run)", "latency.bare.p99", "ms"},
+		{"overhead p50", "latency.overhead.p50", "ms"},
+		{"overhead p99", "latency.overhead.p99", "ms"},
+		{"samples per round", "latency.samples", "allocs"},
+	}, units)
+}
+
+func (s *suite) mdSteady(b *strings.Builder) {
+	if len(s.res.Metrics["steady.objectWritesPerMin"]) == 0 {
+		return
+	}
+	b.WriteString("## 6. Steady-state writes\n\n")
+	fmt.Fprintf(b, "Owned mode over %d objects that already match what the handler declares (one ConfigMap each, status Ready), with every object reconciled again every %v (RequeueAfter), counted over %v after one full period: writes to Loads, their status and ConfigMaps from the API server's `apiserver_request_total` (write verbs), and from the operator's own client; Lease writes apart (leader election on, lease %v / renew %v / retry %v, client-go's defaults). **cr** writes the status only when it changed (`equality.Semantic.DeepEqual`) and the ConfigMap with `controllerutil.CreateOrUpdate`; **cr always** patches the status on every reconcile, as the kubebuilder tutorial's reconciler updates it.\n\n",
+		s.cfg.small, s.cfg.steadyPeriod, s.cfg.steadyWindow, s.cfg.stockLease.duration, s.cfg.stockLease.renew, s.cfg.stockLease.retry)
+	t := &table{}
+	t.head("measurement", "opgen", "cr", "cr always")
+	for _, r := range [][2]string{
+		{"object writes per minute (API server)", "steady.objectWritesPerMin"},
+		{"object writes per minute (operator's client)", "steady.clientObjectWritesPerMin"},
+		{"lease writes per minute (API server, all leases)", "steady.leaseWritesPerMin"},
+		{"lease writes per minute (operator's client)", "steady.clientLeaseWritesPerMin"},
+		{"reconciles per minute", "steady.reconcilesPerMin"},
+	} {
+		t.row(r[0], s.cell(r[1], opgen, 1), s.cell(r[1], cr, 1), s.cell(r[1], crAlways, 1))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}
+
+func (s *suite) mdFailover(b *strings.Builder) {
+	if len(s.res.Metrics["failover.graceful.leaderless"]) == 0 {
+		return
+	}
+	b.WriteString("## 7. Leader failover\n\n")
+	fmt.Fprintf(b, "Two replicas of the same variant, no-op handler over %d objects, lease %v / renew deadline %v / retry period %v for all. The leader gets SIGTERM (graceful) or SIGKILL (crash); right after the signal the harness changes one object's spec. Leaderless window: from the signal to a watch of the Lease showing a new holder. First reconcile: from the signal to the new leader's handler starting on the changed object. The standby was started 3 s before (caches synced). cr tuned differs from cr only in a graceful shutdown, so it is not repeated for the crash.\n\n",
+		s.cfg.small, s.cfg.failover.duration, s.cfg.failover.renew, s.cfg.failover.retry)
+	s.compare(b, [][3]string{
+		{"graceful: leaderless window", "failover.graceful.leaderless", "ms"},
+		{"graceful: first reconcile of a change", "failover.graceful.firstReconcile", "ms"},
+		{"crash: leaderless window", "failover.crash.leaderless", "ms"},
+		{"crash: first reconcile of a change", "failover.crash.firstReconcile", "ms"},
+	}, map[string]float64{"ms": 1000})
+}
+
+func (s *suite) mdCodegen(b *strings.Builder) {
+	if len(s.res.Codegen) == 0 {
+		return
+	}
+	b.WriteString("## 8. Code generation\n\n")
+	fmt.Fprintf(b, "`bench/codegen` (see its README): `opgen generate` against controller-gen v0.23.0 + code-generator v0.37.2 (applyconfiguration-gen, client-gen, lister-gen, informer-gen, one process each) on the generator's fixture types; %d runs, conventional and opgen alternating run by run; cold = a fresh GOCACHE each run.\n\n", s.cfg.codegenRuns)
+	t := &table{}
+	t.head("measurement", "conventional (s)", "opgen (s)", "speed-up (run by run)")
+	for _, r := range [][3]string{
+		{"cold (fresh GOCACHE)", "conventional cold", "opgen cold"},
+		{"cold, conventional with CGO_ENABLED=0", "conventional cold, CGO_ENABLED=0", "opgen cold"},
+		{"warm (regenerate all)", "conventional warm", "opgen warm (--force)"},
+	} {
+		c, o := s.res.Raw["codegen."+r[1]], s.res.Raw["codegen."+r[2]]
+		sm, _ := summarize(ratios(c, o))
+		t.row(r[0], rawCell(c, 1), rawCell(o, 1), fmt.Sprintf("%.1fx [%.1f–%.1f]", sm.med, sm.min, sm.max))
+	}
+	t.row("no-op, binary", "–", rawCell(s.res.Raw["codegen.opgen no-op (binary)"], 1), "")
+	t.row("no-op, go run (as go:generate)", "–", rawCell(s.res.Raw["codegen.opgen no-op (go run)"], 1), "")
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/opgen-sdk/opgen/bench/internal/probe"
+)
+
+// The variants of the operators under test.
+const (
+	opgen   = "opgen"
+	cr      = "cr"
+	crTuned = "cr-tuned"
+	// crAlways is controller-runtime patching the status on every
+	// reconcile, as the kubebuilder tutorial's reconciler does (only in the
+	// steady-state writes benchmark).
+	crAlways = "cr-always"
+)
+
+// framework is the operator binary and API group a variant runs.
+func framework(variant string) string {
+	if variant == opgen {
+		return opgen
+	}
+	return cr
+}
+
+// rec is a trace line: a reconcile of name at generation gen started at t.
+type rec struct {
+	name string
+	gen  int64
+	t    time.Time
+}
+
+// proc is one operator process under test.
+type proc struct {
+	variant string
+	cmd     *exec.Cmd
+	start   time.Time
+	addr    string
+	logPath string
+
+	addrc chan string
+	allc  chan time.Time
+	leadc chan time.Time
+	done  chan struct{}
+
+	mu   sync.Mutex
+	recs []rec
+	lead time.Time
+}
+
+// opts are the flags of one operator run (see package probe).
+type opts struct {
+	namespace  string
+	mode       string
+	workers    int
+	requeue    time.Duration
+	expect     int
+	trace      bool
+	statusAll  bool
+	leader     bool
+	leaseName  string
+	identity   string
+	lease      leaseTimings
+	extraFlags []string
+}
+
+type leaseTimings struct{ duration, renew, retry time.Duration }
+
+// startOperator starts variant with o and waits for its probe endpoint.
+func (s *suite) startOperator(variant string, o opts) (*proc, error) {
+	args := []string{
+		"-kubeconfig", s.env.Kubeconfig,
+		"-namespace", o.namespace,
+		"-mode", o.mode,
+		"-workers", strconv.Itoa(o.workers),
+		"-qps", strconv.Itoa(s.cfg.qps), "-burst", strconv.Itoa(s.cfg.burst),
+		"-requeue", o.requeue.String(),
+		"-expect", strconv.Itoa(o.expect),
+		"-trace=" + strconv.FormatBool(o.trace),
+		"-leader-elect=" + strconv.FormatBool(o.leader),
+	}
+	if o.leader {
+		args = append(args, "-lease-namespace", leaseNamespace, "-lease-name", o.leaseName,
+			"-lease-duration", o.lease.duration.String(), "-renew-deadline", o.lease.renew.String(), "-retry-period", o.lease.retry.String())
+		if o.identity != "" {
+			args = append(args, "-identity", o.identity)
+		}
+	}
+	switch variant {
+	case crTuned:
+		args = append(args, "-variant", "tuned")
+	case crAlways:
+		args = append(args, "-status-write", "always")
+	}
+	args = append(args, o.extraFlags...)
+	s.procSeq++
+	p := &proc{
+		variant: variant,
+		logPath: filepath.Join(s.logDir, fmt.Sprintf("%03d-%s-%s.log", s.procSeq, variant, o.mode)),
+		addrc:   make(chan string, 1),
+		allc:    make(chan time.Time, 1),
+		leadc:   make(chan time.Time, 1),
+		done:    make(chan struct{}),
+	}
+	logf, err := os.Create(p.logPath)
+	if err != nil {
+		return nil, err
+	}
+	p.cmd = exec.Command(s.bins[framework(variant)], args...)
+	p.cmd.Env = append(os.Environ(), "KUBE_FEATURE_WatchListClient="+strconv.FormatBool(s.cfg.watchList))
+	p.cmd.Stderr = logf
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.start = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	s.live[p] = true
+	go func() {
+		p.read(stdout)
+		_ = p.cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	select {
+	case p.addr = <-p.addrc:
+		return p, nil
+	case <-p.done:
+		return nil, fmt.Errorf("%s exited at start-up: %s", variant, p.tail())
+	case <-time.After(30 * time.Second):
+		p.kill()
+		return nil, fmt.Errorf("%s printed no probe address in 30s: %s", variant, p.tail())
+	}
+}
+
+// read parses the probe's stdout protocol.
+func (p *proc) read(r interface{ Read([]byte) (int, error) }) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "probe":
+			p.addrc <- f[1]
+		case "all":
+			p.allc <- unixNano(f[1])
+		case "lead":
+			t := unixNano(f[1])
+			p.mu.Lock()
+			p.lead = t
+			p.mu.Unlock()
+			p.leadc <- t
+		case "rec":
+			if len(f) == 4 {
+				gen, _ := strconv.ParseInt(f[2], 10, 64)
+				p.mu.Lock()
+				p.recs = append(p.recs, rec{name: f[1], gen: gen, t: unixNano(f[3])})
+				p.mu.Unlock()
+			}
+		}
+	}
+}
+
+func unixNano(s string) time.Time {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return time.Unix(0, n)
+}
+
+// waitAll waits for every expected object to have been reconciled once and
+// returns when that happened.
+func (p *proc) waitAll(timeout time.Duration) (time.Time, error) {
+	select {
+	case t := <-p.allc:
+		return t, nil
+	case <-p.done:
+		return time.Time{}, fmt.Errorf("%s exited: %s", p.variant, p.tail())
+	case <-time.After(timeout):
+		return time.Time{}, fmt.Errorf("%s did not reconcile every object within %v (see %s)", p.variant, timeout, p.logPath)
+	}
+}
+
+func (p *proc) waitLead(timeout time.Duration) error {
+	select {
+	case <-p.leadc:
+		return nil
+	case <-p.done:
+		return fmt.Errorf("%s exited: %s", p.variant, p.tail())
+	case <-time.After(timeout):
+		return fmt.Errorf("%s did not lead within %v (see %s)", p.variant, timeout, p.logPath)
+	}
+}
+
+func (p *proc) traces() []rec {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]rec(nil), p.recs...)
+}
+
+// stats reads the probe; gc forces a collection first.
+func (p *proc) stats(gc bool) (probe.Stats, error) {
+	var st probe.Stats
+	url := "http://" + p.addr + "/stats"
+	if gc {
+		url += "?gc=1"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return st, fmt.Errorf("%s stats: %w", p.variant, err)
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// cpu returns the process's user plus system CPU time so far.
+func (p *proc) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which ends with ')': state is field 3;
+	// utime and stime are fields 14 and 15.
+	rest := string(data[strings.LastIndexByte(string(data), ')')+2:])
+	f := strings.Fields(rest)
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, 100 on Linux.
+const clockTicks = 100
+
+// memory returns the process's VmHWM (peak RSS) and VmRSS, in bytes.
+func (p *proc) memory() (peak, rss float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmHWM:":
+			peak = kb * 1024
+		case "VmRSS:":
+			rss = kb * 1024
+		}
+	}
+	return peak, rss
+}
+
+// signal sends sig to the process.
+func (p *proc) signal(sig syscall.Signal) { _ = p.cmd.Process.Signal(sig) }
+
+// stop asks the process to shut down and waits, killing it after 15s.
+func (p *proc) stop() {
+	p.signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		p.kill()
+	}
+}
+
+func (p *proc) kill() {
+	p.signal(syscall.SIGKILL)
+	<-p.done
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// tail returns the last lines of the process's log.
+func (p *proc) tail() string {
+	data, _ := os.ReadFile(p.logPath)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return "\n" + strings.Join(lines, "\n")
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+
+	loadv1 "github.com/opgen-sdk/opgen/bench/apis/load/v1"
+	"github.com/opgen-sdk/opgen/bench/pkg/generated/clientset/versioned"
+)
+
+// Patch types of the status-write bound: a JSON merge patch of the changed
+// fields (what controller-runtime's client.MergeFrom sends) and a
+// server-side apply of the whole status by a field manager (what opgen's
+// ApplyStatus sends).
+const (
+	mergePatch = "merge"
+	applyPatch = "apply"
+)
+
+// rawClient is a plain client-go program on the generated clientset, with
+// the same rate limits as the operators.
+func (s *suite) rawClient() (versioned.Interface, error) {
+	cfg := s.adminConfig()
+	cfg.QPS, cfg.Burst = float32(s.cfg.qps), s.cfg.burst
+	return versioned.NewForConfig(cfg)
+}
+
+// statusPatch returns the body of one status write of the given type.
+func statusPatch(kind, ns, name string, gen, heartbeat int64) []byte {
+	if kind == mergePatch {
+		return fmt.Appendf(nil, `{"status":{"observedGeneration":%d,"heartbeat":%d}}`, gen, heartbeat)
+	}
+	st := loadv1.Load{
+		TypeMeta:   metav1.TypeMeta{APIVersion: opgenGroup + "/v1", Kind: "Load"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+	}
+	st.Status.ObservedGeneration = gen
+	st.Status.Phase = "Ready"
+	st.Status.Heartbeat = heartbeat
+	st.Status.Conditions = []metav1.Condition{{
+		Type: "Ready", Status: metav1.ConditionTrue, ObservedGeneration: 1, Reason: "Populated",
+		Message: "created by the benchmark", LastTransitionTime: metav1.NewTime(time.Unix(1_700_000_000, 0)),
+	}}
+	data, _ := json.Marshal(st)
+	return data
+}
+
+// writeRate runs conc writers of status patches of kind for d over the n
+// objects of the raw namespace and returns writes per second.
+func writeRate(ctx context.Context, cs versioned.Interface, kind string, conc, n int, d time.Duration) (float64, error) {
+	c := cs.LoadV1().Loads(rawNamespace)
+	var count atomic.Int64
+	var firstErr atomic.Pointer[error]
+	deadline := time.Now().Add(d)
+	var hb atomic.Int64
+	hb.Store(time.Now().UnixNano() / 1000)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range conc {
+		wg.Go(func() {
+			for i := w; time.Now().Before(deadline); i += conc {
+				name := objectName(i % n)
+				pt, opts := types.MergePatchType, metav1.PatchOptions{}
+				if kind == applyPatch {
+					pt, opts = types.ApplyPatchType, metav1.PatchOptions{FieldManager: "raw-client", Force: ptr.To(true)}
+				}
+				if _, err := c.Patch(ctx, name, pt, statusPatch(kind, rawNamespace, name, 1, hb.Add(1)), opts, "status"); err != nil {
+					firstErr.CompareAndSwap(nil, &err)
+					return
+				}
+				count.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if e := firstErr.Load(); e != nil {
+		return 0, *e
+	}
+	return float64(count.Load()) / time.Since(start).Seconds(), nil
+}
+
+// specWriter patches spec.replicas of random objects at a steady rate and
+// remembers when each write started, by name and resulting generation.
+type specWriter struct {
+	mu     sync.Mutex
+	starts map[string]time.Time // "name/generation" → time the PATCH was sent
+	seq    atomic.Int64
+}
+
+func genKey(name string, gen int64) string { return fmt.Sprintf("%s/%d", name, gen) }
+
+// run writes at rate per second for d, to objects of ns in group's
+// clientset (c patches one object and returns its new generation).
+func (w *specWriter) run(ctx context.Context, rate float64, d time.Duration, n int, patch func(ctx context.Context, name string, body []byte) (int64, error)) error {
+	if w.starts == nil {
+		w.starts = map[string]time.Time{}
+	}
+	w.seq.Store(100 + rand.Int64N(1000))
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer tick.Stop()
+	end := time.After(d)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var firstErr atomic.Pointer[error]
+	for {
+		select {
+		case <-end:
+			wg.Wait()
+			if e := firstErr.Load(); e != nil {
+				return *e
+			}
+			return nil
+		case <-tick.C:
+		}
+		name := objectName(rand.IntN(n))
+		body := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, w.seq.Add(1))
+		wg.Go(func() {
+			t := time.Now()
+			gen, err := patch(ctx, name, body)
+			if err != nil {
+				firstErr.CompareAndSwap(nil, &err)
+				return
+			}
+			w.mu.Lock()
+			w.starts[genKey(name, gen)] = t
+			w.mu.Unlock()
+		})
+	}
+}
+
+// watcher records when watch events for each name/generation arrive.
+type watcher struct {
+	mu     sync.Mutex
+	events map[string]time.Time
+}
+
+func (w *watcher) follow(ctx context.Context, wi watch.Interface) {
+	defer wi.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return
+			}
+			now := time.Now()
+			m, err := metaOf(ev.Object)
+			if err != nil {
+				continue
+			}
+			k := genKey(m.GetName(), m.GetGeneration())
+			w.mu.Lock()
+			if _, seen := w.events[k]; !seen {
+				w.events[k] = now
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+// latencies returns, for each write, the time from its start to t[k].
+func latencies(starts, at map[string]time.Time) (out []float64, missing int) {
+	for k, t0 := range starts {
+		t, ok := at[k]
+		if !ok {
+			missing++
+			continue
+		}
+		out = append(out, t.Sub(t0).Seconds())
+	}
+	return out, missing
+}
+
+// listDecode lists every Load of ns in pages of 500 into typed objects and
+// returns the time taken.
+func listDecode(ctx context.Context, cs versioned.Interface, ns string) (time.Duration, int, error) {
+	start := time.Now()
+	items := 0
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		l, err := cs.LoadV1().Loads(ns).List(ctx, opts)
+		if err != nil {
+			return 0, 0, err
+		}
+		items += len(l.Items)
+		if l.Continue == "" {
+			break
+		}
+		opts.Continue = l.Continue
+	}
+	return time.Since(start), items, nil
+}

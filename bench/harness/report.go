@@ -1,0 +1,259 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// A check is one target of the issue: a ratio (opgen over a base variant,
+// round by round) or an absolute value of opgen's, with its limit.
+type check struct {
+	name   string
+	metric string
+	base   string // variant of the ratio's denominator; "" for absolute
+	raw    string // ratio against a raw bound (metric in Raw) instead
+	limit  float64
+	atMost bool // the value must be <= limit (else >=)
+	unit   string
+	scale  float64
+	// better is how many times better opgen is, for the chart: base/opgen
+	// for costs, opgen/base for throughput. Empty for absolute checks.
+	chart string
+}
+
+func (s *suite) checks() []check {
+	lease := s.cfg.failover.duration.Seconds()
+	c := []check{
+		{name: fmt.Sprintf("cold start, N=%d", s.cfg.small), metric: "coldstart.small.seconds", base: cr, limit: 0.7, atMost: true, chart: "cold start N=" + short(s.cfg.small)},
+		{name: fmt.Sprintf("cold start, N=%d", s.cfg.large), metric: "coldstart.large.seconds", base: cr, limit: 0.7, atMost: true, chart: "cold start N=" + short(s.cfg.large)},
+		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.small), metric: "peakrss.small.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.small)},
+		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.large)},
+		{name: "heap per cached object vs stock", metric: "heap.perobject.bytes", base: cr, limit: 0.5, atMost: true, chart: "heap/object vs stock"},
+		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 1.0, atMost: true, chart: "heap/object vs tuned"},
+	}
+	for _, w := range s.cfg.tpWorkers {
+		c = append(c,
+			check{name: fmt.Sprintf("throughput, %d workers", w), metric: fmt.Sprintf("throughput.w%d.reconciles", w), base: cr, limit: 1.0, chart: fmt.Sprintf("throughput %dw", w)},
+			check{name: fmt.Sprintf("throughput, %d workers, of the raw apply bound", w), metric: fmt.Sprintf("throughput.w%d.writes", w), raw: rawWrites(applyPatch, w), limit: 0.9},
+		)
+	}
+	return append(c,
+		check{name: "CPU per no-op reconcile", metric: "noop.cpuMicros", base: cr, limit: 0.5, atMost: true, chart: "CPU/no-op reconcile"},
+		check{name: "latency p99 over the bare watch", metric: "latency.overhead.p99", limit: 2, atMost: true, unit: "ms", scale: 1},
+		check{name: "steady-state object writes", metric: "steady.objectWritesPerMin", limit: 0, atMost: true, unit: "/min", scale: 1},
+		check{name: "graceful failover (leaderless window)", metric: "failover.graceful.leaderless", limit: 0.25, atMost: true, unit: "ms", scale: 1000},
+		check{name: fmt.Sprintf("crash failover (leaderless window; lease %gs)", lease), metric: "failover.crash.leaderless", limit: lease + 0.5, atMost: true, unit: "ms", scale: 1000},
+		check{name: "code generation, cold", metric: "codegen.cold", limit: 3, chart: "codegen cold"},
+		check{name: "code generation, warm", metric: "codegen.warm", limit: 3, chart: "codegen warm"},
+	)
+}
+
+func short(n int) string {
+	if n >= 1000 && n%1000 == 0 {
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// evaluated is a check with its numbers.
+type evaluated struct {
+	check
+	values []float64 // per-round ratios, or opgen's per-round values
+	ok     bool      // there are numbers
+	met    bool
+}
+
+func (s *suite) evaluate(c check) evaluated {
+	e := evaluated{check: c}
+	switch {
+	case strings.HasPrefix(c.metric, "codegen."):
+		conv, og := s.codegenPair(strings.TrimPrefix(c.metric, "codegen."))
+		e.values = ratios(conv, og) // speed-up, run by run
+	case c.raw != "":
+		bound := median(s.res.Raw[c.raw])
+		for _, v := range s.res.get(c.metric, opgen) {
+			e.values = append(e.values, v/bound)
+		}
+	case c.base != "":
+		e.values = ratios(s.res.get(c.metric, opgen), s.res.get(c.metric, c.base))
+	default:
+		e.values = s.res.get(c.metric, opgen)
+	}
+	if len(e.values) == 0 {
+		return e
+	}
+	e.ok = true
+	m := median(e.values)
+	if c.atMost {
+		e.met = m <= c.limit+1e-9
+	} else {
+		e.met = m >= c.limit-1e-9
+	}
+	return e
+}
+
+// codegenPair returns the conventional and opgen seconds of the cold or warm
+// measurement, run by run.
+func (s *suite) codegenPair(which string) (conv, og []float64) {
+	if which == "cold" {
+		return s.res.Raw["codegen.conventional cold"], s.res.Raw["codegen.opgen cold"]
+	}
+	return s.res.Raw["codegen.conventional warm"], s.res.Raw["codegen.opgen warm (--force)"]
+}
+
+func (e evaluated) valueText() string {
+	if !e.ok {
+		return "not measured"
+	}
+	sm, _ := summarize(e.values)
+	if e.unit != "" {
+		return fmt.Sprintf("%s %s [%s–%s]", num(sm.med*e.scale), e.unit, num(sm.min*e.scale), num(sm.max*e.scale))
+	}
+	if strings.HasPrefix(e.metric, "codegen.") {
+		return fmt.Sprintf("%.1fx faster [%.1f–%.1f]", sm.med, sm.min, sm.max)
+	}
+	return fmt.Sprintf("%.2f [%.2f–%.2f]", sm.med, sm.min, sm.max)
+}
+
+func (e evaluated) targetText() string {
+	op := "≥"
+	if e.atMost {
+		op = "≤"
+	}
+	switch {
+	case strings.HasPrefix(e.metric, "codegen."):
+		return fmt.Sprintf("≥ %gx faster", e.limit)
+	case e.unit != "":
+		return fmt.Sprintf("%s %s %s", op, num(e.limit*e.scale), e.unit)
+	case e.raw != "":
+		return fmt.Sprintf("%s %g of the bound", op, e.limit)
+	default:
+		return fmt.Sprintf("%s %g", op, e.limit)
+	}
+}
+
+func (e evaluated) metText() string {
+	switch {
+	case !e.ok:
+		return "–"
+	case e.met:
+		return "yes"
+	default:
+		return "**no**"
+	}
+}
+
+// num formats a number with a sensible precision.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+// writeResults writes <out>/<date>.md, .json and .png.
+func (s *suite) writeResults() error {
+	dir := s.cfg.out
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.moduleDir, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := s.res.Date
+	if s.cfg.quick {
+		name += "-quick"
+	}
+	base := filepath.Join(dir, name)
+	data, err := json.MarshalIndent(s.res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".json", data, 0o644); err != nil {
+		return err
+	}
+	var evs []evaluated
+	for _, c := range s.checks() {
+		evs = append(evs, s.evaluate(c))
+	}
+	chartErr := s.chart(evs, base+".png")
+	if chartErr != nil {
+		s.res.Errors = append(s.res.Errors, "chart: "+chartErr.Error())
+	}
+	md := s.markdown(evs, filepath.Base(base))
+	if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s.md, .json and .png", base)
+	return nil
+}
+
+// cell is "median [min–max]" of metric for variant, scaled.
+func (s *suite) cell(metric, variant string, scale float64) string {
+	sm, ok := summarize(s.res.get(metric, variant))
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%s [%s–%s]", num(sm.med*scale), num(sm.min*scale), num(sm.max*scale))
+}
+
+func (s *suite) ratioCell(metric, a, b string) string {
+	sm, ok := summarize(ratios(s.res.get(metric, a), s.res.get(metric, b)))
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f [%.2f–%.2f]", sm.med, sm.min, sm.max)
+}
+
+func rawCell(v []float64, scale float64) string {
+	sm, ok := summarize(v)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%s [%s–%s]", num(sm.med*scale), num(sm.min*scale), num(sm.max*scale))
+}
+
+type table struct {
+	b strings.Builder
+}
+
+func (t *table) head(cols ...string) {
+	t.row(cols...)
+	seps := make([]string, len(cols))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	t.row(seps...)
+}
+
+func (t *table) row(cols ...string) { fmt.Fprintf(&t.b, "| %s |\n", strings.Join(cols, " | ")) }
+
+const (
+	mib = 1.0 / (1 << 20)
+	kib = 1.0 / (1 << 10)
+)
+
+func sortedKeys[V any](m map[string]V) []string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	sort.Strings(k)
+	return k
+}
