@@ -238,12 +238,18 @@ func (p *Project) ClientsetPackage() string {
 }
 
 // InformersPackage is the import path of the generated informers of v.
+// Like code-generator, it follows the API directories (apis/<dir>/<version>),
+// which need not match the group's first label.
 func (p *Project) InformersPackage(v *Version) string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.Group.ShortName(), v.Name))
+	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.groupDir(), v.Name))
 }
 
 // ApplyConfigurationsPackage is the import path of the generated apply
-// configurations of v.
+// configurations of v; it follows the API directories too.
 func (p *Project) ApplyConfigurationsPackage(v *Version) string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.Group.ShortName(), v.Name))
+	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.groupDir(), v.Name))
 }
+
+// groupDir is the directory above the version package, which code-generator
+// names the group's output packages after.
+func (v *Version) groupDir() string { return strings.ToLower(filepath.Base(filepath.Dir(v.Dir))) }
