@@ -119,7 +119,7 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	if err != nil {
 		return err
 	}
-	if !statusChanged(a.memory(), desired, cached) {
+	if !statusChanged(a.Memory, desired, cached) {
 		return nil
 	}
 	body, err := json.Marshal(statusApply{
@@ -135,7 +135,7 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	_, err = env.Client(a.Object.GetNamespace()).Patch(ctx, a.Object.GetName(), types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force}, "status")
 	if err != nil {
-		delete(a.memory(), statusMemoKey)
+		delete(a.Memory, statusMemoKey)
 		return fmt.Errorf("apply status of %s: %w (the operator needs the patch verb on the status subresource)", key(a.Object), ignoreNotFound(err))
 	}
 	env.wrote("status")

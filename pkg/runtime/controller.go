@@ -52,7 +52,17 @@ type objectState struct {
 	uid     string
 	handled int64
 	known   bool
-	memory  plug.Memory
+	memory  plug.Memory // nil until a step stores something
+}
+
+// keep stores the memory an action leaves, and none when it is empty:
+// most objects need none between actions, and thousands of empty maps
+// would cost more than the objects' own state.
+func (st *objectState) keep(m plug.Memory) {
+	if len(m) == 0 {
+		m = nil
+	}
+	st.memory = m
 }
 
 // Name returns the controller's name.
@@ -148,6 +158,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 // comes next.
 func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) {
 	a.Memory = st.memory
+	defer func() { st.keep(a.Memory) }()
 	c.resume(a)
 	c.op.emit(telemetry.ReconcileStarted{Reconcile: r})
 	start := time.Now()
@@ -210,7 +221,7 @@ func (c *Controller[T]) state(key cache.ObjectName, uid string) *objectState {
 	defer c.mu.Unlock()
 	st, ok := c.states[key]
 	if !ok || st.uid != uid {
-		st = &objectState{uid: uid, memory: plug.Memory{}}
+		st = &objectState{uid: uid} // memory is allocated by the first step that stores something
 		c.states[key] = st
 	}
 	return st

@@ -47,13 +47,16 @@ const pausedKey = "runtime.paused"
 func (c *Controller[T]) pause(ctx context.Context, key cache.ObjectName, obj T, st *objectState, log logr.Logger, r telemetry.Reconcile) {
 	c.op.emit(telemetry.ReconcilePaused{Reconcile: r})
 	a := plug.NewAction(plug.Verb(r.Verb), obj, log)
-	a.Memory = st.memory
 	c.setGVK(a)
-	if _, done := a.Memory[pausedKey]; !done {
+	if _, done := st.memory[pausedKey]; !done {
 		c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonPaused, "Pause",
 			"reconciliation paused by the %s annotation; remove it to resume", PauseAnnotation)
-		a.Memory[pausedKey] = true
+		if st.memory == nil {
+			st.memory = plug.Memory{}
+		}
+		st.memory[pausedKey] = true
 	}
+	a.Memory = st.memory
 	if co, ok := any(a.Object).(apis.ConditionsObject); ok {
 		apis.MarkPaused(co, ReasonPaused, "reconciliation is paused by the "+PauseAnnotation+" annotation")
 		if err := plug.WriteStatus(ctx, c.env, a); err != nil {
