@@ -29,8 +29,9 @@ dev: ## Run a local control plane in the foreground (Ctrl-C stops it)
 	$(OPGEN) dev
 
 .PHONY: generate
-generate: ## Regenerate all generated code and manifests
+generate: ## Regenerate all generated code and manifests (the root module and the bench module)
 	$(GO) generate ./...
+	cd bench && $(GO) generate ./...
 
 .PHONY: verify
 verify: generate ## Regenerate and fail when anything committed differs
