@@ -7,16 +7,17 @@ import (
 	"fmt"
 	loadv1 "github.com/opgen-sdk/opgen/bench/apis/load/v1"
 	versioned "github.com/opgen-sdk/opgen/bench/pkg/generated/clientset/versioned"
-	loadv1informers "github.com/opgen-sdk/opgen/bench/pkg/generated/informers/externalversions/load/v1"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller, each
-// with a zero-value handler and one shared clientset. When a handler needs
-// dependencies, call the kind's Setup function with it instead.
+// Setup registers a controller for every kind marked +opgen:controller and
+// every handler type marked +opgen:controller:for, each with a zero-value
+// handler. When a handler needs dependencies, call its Setup function with
+// it instead.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -40,8 +41,8 @@ func newClientset(op *runtime.Operator) (versioned.Interface, error) {
 // LoadController must implement the typed handler of Load.
 var _ plug.Handler[*loadv1.Load] = (*LoadController)(nil)
 
-// LoadKind describes load.bench.opgen.dev/v1 Load to the runtime, through the generated
-// clientset and informer.
+// LoadKind describes load.bench.opgen.dev/v1 Load to the runtime: it is watched and
+// written through the generated clientset.
 func LoadKind(op *runtime.Operator) (runtime.Kind[*loadv1.Load], error) {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -55,8 +56,8 @@ func loadKind(cs versioned.Interface) runtime.Kind[*loadv1.Load] {
 		GVK:        loadv1.SchemeGroupVersion.WithKind("Load"),
 		Resource:   "loads",
 		Namespaced: true,
-		NewInformer: func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return loadv1informers.NewFilteredLoadInformer(cs, namespace, 0, indexers, nil)
+		ListWatch: func(namespace string) *cache.ListWatch {
+			return cache.NewListWatchFromClient(cs.LoadV1().RESTClient(), "loads", namespace, fields.Everything())
 		},
 		Client: func(namespace string) runtime.Client[*loadv1.Load] {
 			return cs.LoadV1().Loads(namespace)
@@ -86,11 +87,7 @@ func SetupLoad(op *runtime.Operator, h *LoadController) error {
 }
 
 func setupLoad(op *runtime.Operator, cs versioned.Interface, h *LoadController) error {
-	opts := LoadOptions()
-	if c, ok := any(h).(runtime.Configurer[*loadv1.Load]); ok {
-		c.Configure(&opts)
-	}
-	if err := runtime.Register(op, loadKind(cs), h, opts); err != nil {
+	if err := runtime.Register(op, loadKind(cs), h, LoadOptions()); err != nil {
 		return fmt.Errorf("register the Load controller: %w", err)
 	}
 	return nil
