@@ -25,16 +25,12 @@ func newDockerfileCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if out == "-" {
-				_, err = cmd.OutOrStdout().Write(data)
-				return err
+			if out != "-" && !force {
+				if err := refuseOverwrite(out); err != nil {
+					return err
+				}
 			}
-			if _, err := os.Stat(out); err == nil && !force {
-				return fmt.Errorf("%s exists and may have your edits: pass --force to overwrite it, or -o - to print", out)
-			} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			return writeFileAtomic(out, data)
+			return writeOutput(cmd, out, data)
 		},
 	}
 	f := cmd.Flags()
@@ -44,4 +40,17 @@ func newDockerfileCommand() *cobra.Command {
 	f.StringVarP(&out, "out", "o", "Dockerfile", `output file, or "-" for standard output`)
 	f.BoolVar(&force, "force", false, "overwrite an existing file")
 	return cmd
+}
+
+// refuseOverwrite fails when path exists: a Dockerfile is the user's to edit.
+func refuseOverwrite(path string) error {
+	_, err := os.Stat(path)
+	switch {
+	case err == nil:
+		return fmt.Errorf("%s exists and may have your edits: pass --force to overwrite it, or -o - to print", path)
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	default:
+		return err
+	}
 }

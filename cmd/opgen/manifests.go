@@ -44,14 +44,7 @@ Deployment is left out, for running the operator outside the cluster.`,
 			if err != nil {
 				return err
 			}
-			if out == "-" {
-				_, err = cmd.OutOrStdout().Write(data)
-				return err
-			}
-			if err := writeFileAtomic(out, data); err != nil {
-				return fmt.Errorf("write %s: %w", out, err)
-			}
-			return nil
+			return writeOutput(cmd, out, data)
 		},
 	}
 	f := cmd.Flags()
@@ -64,6 +57,19 @@ Deployment is left out, for running the operator outside the cluster.`,
 	f.StringVar(&opts.ConfigDir, "config-dir", "config", "directory with crd/ and rbac/ from opgen generate")
 	f.StringVarP(&out, "out", "o", "-", `output file, or "-" for standard output`)
 	return cmd
+}
+
+// writeOutput writes data to standard output when out is "-", else to the
+// file out, atomically.
+func writeOutput(cmd *cobra.Command, out string, data []byte) error {
+	if out == "-" {
+		_, err := cmd.OutOrStdout().Write(data)
+		return err
+	}
+	if err := writeFileAtomic(out, data); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return nil
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames
