@@ -38,24 +38,6 @@ func (o Options) apply(lo *metav1.ListOptions) {
 	}
 }
 
-// Info describes one Kind constructor of this package (see Kinds).
-type Info struct {
-	// Marker spells the kind as opgen's markers do: "v1.Pod",
-	// "apps/v1.Deployment".
-	Marker string
-	// Func is the constructor's name, such as "Pods".
-	Func string
-	// Group ("" for core), Version and Kind are the kind's GVK.
-	Group, Version, Kind string
-	// Resource is the plural resource, for RBAC rules.
-	Resource string
-	// Namespaced is false for cluster-scoped kinds.
-	Namespaced bool
-	// Package is the Go package of the kind's types, such as
-	// "k8s.io/api/core/v1": generated code imports it to name the type.
-	Package string
-}
-
 // typedClient is what client-go's typed clients offer for every kind.
 type typedClient[T apis.Object, L k8sruntime.Object] interface {
 	runtime.Client[T]
