@@ -58,8 +58,9 @@ func (h *Handler) Alias() string {
 }
 
 // handlerMethods are the methods of plug.Handler, which every handler
-// type must have.
-var handlerMethods = []string{"Add", "Modify", "Reconcile"}
+// type must have; Add, Modify (plug.Adder, plug.Modifier) and Delete
+// (plug.Deleter) are optional.
+var handlerMethods = []string{"Reconcile"}
 
 // isControllerPackage reports whether pkg is the project's controller
 // package, where handler types of built-in kinds live.
@@ -149,7 +150,7 @@ func (b *apiBuilder) addHandler(scope *types.Scope, d *handlerDecl) {
 		}
 	}
 	if len(missing) > 0 && !opaque {
-		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s], each method like func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (and Delete for cleanup behind a finalizer)",
+		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s]: func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (Add and Modify are optional, Delete adds cleanup behind a finalizer)",
 			name, info.Marker, orList(missing), h.Alias(), info.Kind, name, missing[0], h.Alias(), info.Kind)
 	}
 	b.handlers = append(b.handlers, h)

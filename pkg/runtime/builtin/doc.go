@@ -5,7 +5,7 @@
 // for a custom kind, with the same lifecycle methods, pipeline, periodic
 // reconcile, pause annotation and telemetry:
 //
-//	err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), plug.Handler[*corev1.Pod](printer), runtime.ControllerOptions[*corev1.Pod]{})
+//	_, err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), plug.Handler[*corev1.Pod](printer), runtime.ControllerOptions[*corev1.Pod]{})
 //
 // # What differs from custom kinds
 //
