@@ -7,12 +7,8 @@ import (
 )
 
 func main() {
-	runtime.Main(runtime.Options{Name: "hello-operator"}, setup)
-}
-
-// setup registers the Greeting controller. It reads Deployments from the
-// operator's shared cache, so it is built with the operator, through
-// SetupGreeting, instead of as the zero value the generated Setup uses.
-func setup(op *runtime.Operator) error {
-	return controller.SetupGreeting(op, controller.NewGreetingController(op))
+	// Main binds the runtime's flags (run with -h to list them), loads the
+	// kubeconfig or the in-cluster config, registers every controller of
+	// the generated controller.Setup and runs until SIGTERM or Ctrl-C.
+	runtime.Main(runtime.Options{Name: "hello-operator"}, controller.Setup)
 }

@@ -56,7 +56,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	stop, err := op.Run(op.Options(logr.Logger{}), setup)
+	stop, err := op.Run(op.Options(logr.Logger{}), controller.Setup)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -7,11 +7,8 @@ import (
 )
 
 func main() {
-	runtime.Main(runtime.Options{Name: "todo-operator"}, setup)
-}
-
-// setup registers the Todo controller with what it needs: a ConfigMap client
-// for the archive and the clock.
-func setup(op *runtime.Operator) error {
-	return controller.SetupTodo(op, controller.NewTodoController(op))
+	// Main binds the runtime's flags (run with -h to list them), loads the
+	// kubeconfig or the in-cluster config, registers every controller of
+	// the generated controller.Setup and runs until SIGTERM or Ctrl-C.
+	runtime.Main(runtime.Options{Name: "todo-operator"}, controller.Setup)
 }

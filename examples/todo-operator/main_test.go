@@ -63,7 +63,7 @@ func run(m *testing.M) int {
 }
 
 func startOperator() (err error) {
-	stopOp, err = operator.Run(operator.Options(logr.Logger{}), setup)
+	stopOp, err = operator.Run(operator.Options(logr.Logger{}), controller.Setup)
 	return err
 }
 

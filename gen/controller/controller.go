@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/dave/jennifer/jen"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -81,9 +82,13 @@ func (Generator) Generate(ctx *gen.Context) error {
 	if clashes(ctx, kinds, ctx.API.Handlers) {
 		return nil
 	}
+	ctors, ok := checkFuncs(ctx, kinds, ctx.API.Handlers)
+	if !ok {
+		return nil
+	}
 	switch {
 	case ctx.API.HasControllers():
-		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.Handlers))
+		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.Handlers, ctors))
 	case hasOwnGoFiles(dir):
 		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
@@ -123,8 +128,10 @@ func PackageName(p *gen.Project) string {
 // HandlerName is the name of the handler type of kind.
 func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
 
-// File returns the glue for kinds and handlers.
-func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) *jen.File {
+// File returns the glue for kinds and handlers. Every kind's handler is
+// built by its New<Kind>Controller(op); a handler type of a built-in kind
+// by New<Type>(op) when ctors holds its name, or as its zero value.
+func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler, ctors map[string]bool) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportName(builtinPkg, "builtin")
@@ -135,35 +142,42 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) *jen.File 
 	for _, h := range handlers {
 		f.ImportAlias(h.Kind.Package, h.Alias())
 	}
-	writeSetup(f, p, kinds, handlers)
+	writeSetup(f, p, kinds, handlers, ctors)
 	for _, k := range kinds {
 		g := glue{p: p, k: k}
 		g.checks(f)
 		g.kind(f)
 		g.options(f)
 		g.setup(f)
+		readers(f, k.Name, k.Controller)
 	}
 	for _, h := range handlers {
 		hg := handlerGlue{p: p, h: h}
 		hg.checks(f)
 		hg.options(f)
 		hg.setup(f)
+		readers(f, h.Name, h.Controller)
 	}
 	return f
 }
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) {
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
-		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Op("&").Id(HandlerName(k)).Values()))
+		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Id(ConstructorName(k)).Call(jen.Id("op"))))
 	}
 	for _, h := range handlers {
-		calls = append(calls, jen.Id("Setup"+h.Name).Call(jen.Id("op"), jen.Op("&").Id(h.Name).Values()))
+		handler := jen.Op("&").Id(h.Name).Values()
+		if ctors[h.Name] {
+			handler = jen.Id("New" + h.Name).Call(jen.Id("op"))
+		}
+		calls = append(calls, jen.Id("Setup"+h.Name).Call(jen.Id("op"), handler))
 	}
-	f.Comment("Setup registers a controller for every kind marked +opgen:controller and")
-	f.Comment("every handler type marked +opgen:controller:for, each with a zero-value")
-	f.Comment("handler. When a handler needs dependencies, call its Setup function with")
-	f.Comment("it instead.")
+	f.Comment("Setup registers a controller for every kind marked +opgen:controller, with")
+	f.Comment("the handler its New<Kind>Controller(op) returns, and for every handler")
+	f.Comment("type marked +opgen:controller:for, built by New<Type>(op) when the package")
+	f.Comment("declares it and as its zero value otherwise. main calls it; a kind added")
+	f.Comment("with opgen create api is registered here once go generate ran.")
 	if len(kinds) > 0 {
 		body = append(body,
 			jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
@@ -253,13 +267,16 @@ func optionFields(name string, spec *markers.ControllerSpec) []any {
 	if len(spec.Owns) > 0 {
 		var owns []jen.Code
 		for _, gvk := range spec.Owns {
-			var kv []any
-			if gvk.Group != "" {
-				kv = append(kv, "Group", jen.Lit(gvk.Group))
-			}
-			owns = append(owns, fields(false, append(kv, "Version", jen.Lit(gvk.Version), "Kind", jen.Lit(gvk.Kind))...))
+			owns = append(owns, gvkFields(gvk))
 		}
 		opts = append(opts, "Owns", jen.Index().Qual(schemaPkg, "GroupVersionKind").Custom(multiline("{", "}"), owns...))
+	}
+	if len(spec.Watches) > 0 {
+		var watches []jen.Code
+		for _, w := range spec.Watches {
+			watches = append(watches, fields(false, "Kind", gvkLit(w.Kind), "Map", jen.Id(w.Map)))
+		}
+		opts = append(opts, "Watches", jen.Index().Qual(runtimePkg, "Watch").Custom(multiline("{", "}"), watches...))
 	}
 	if spec.ReconcileEvery > 0 {
 		opts = append(opts, "ReconcileEvery", duration(spec.ReconcileEvery))
@@ -298,6 +315,20 @@ func register(name string, kind jen.Code) []jen.Code {
 		),
 		jen.Return(jen.Nil()),
 	}
+}
+
+// gvkFields writes the fields of a schema.GroupVersionKind literal.
+func gvkFields(gvk schema.GroupVersionKind) *jen.Statement {
+	var kv []any
+	if gvk.Group != "" {
+		kv = append(kv, "Group", jen.Lit(gvk.Group))
+	}
+	return fields(false, append(kv, "Version", jen.Lit(gvk.Version), "Kind", jen.Lit(gvk.Kind))...)
+}
+
+// gvkLit writes a schema.GroupVersionKind literal.
+func gvkLit(gvk schema.GroupVersionKind) *jen.Statement {
+	return jen.Qual(schemaPkg, "GroupVersionKind").Add(gvkFields(gvk))
 }
 
 // fields writes a composite literal's fields in the order given (jennifer's

@@ -28,6 +28,36 @@ type Controller struct{}
 //	// +opgen:controller:owns=apps/v1.Deployment;v1.Service
 type Owns []string
 
+// Reads lists the kinds whose full objects the handler reads from the
+// operator's caches, as [group/]version.Kind separated by ";", like owns.
+// The glue gets a <Kind>Readers type (New<Kind>Readers(op)) with one
+// method per read kind that returns a typed cached reader
+// (*runtime.Reader); the runtime starts and syncs its informers in every
+// namespace the operator watches, and the ClusterRole gets get, list and
+// watch on the kind. An owned built-in kind can be read without being
+// listed here: owns gives its reader too. Only Kubernetes built-in kinds
+// (package builtin's table) have readers.
+//
+//	// +opgen:controller:reads=v1.ConfigMap;v1.Secret
+type Reads []string
+
+// Watches wakes objects of the controller when objects of another kind
+// change: map names a function of the controller package,
+//
+//	func(obj metav1.Object) []cache.ObjectName
+//
+// that returns the keys of the controller's objects to run Reconcile for.
+// The kind is watched metadata-only (runtime.Watch), and the ClusterRole
+// gets list and watch on it. Repeat the marker for each kind.
+//
+//	// +opgen:controller:watches=v1.ConfigMap,map=todosOfConfigMap
+type Watches struct {
+	// Kind is the watched kind, as [group/]version.Kind.
+	Kind string
+	// Map is the mapping function's name.
+	Map string
+}
+
 // ReconcileEvery runs Reconcile on every object of the kind this long
 // after it was last handled, even when nothing changed. It is a Go
 // duration (30s, 5m, 1h30m). Without it there is no periodic reconcile.
@@ -76,9 +106,18 @@ type ControllerSpec struct {
 	// empty for a custom kind's controller.
 	For            schema.GroupVersionKind
 	Owns           []schema.GroupVersionKind
+	Reads          []schema.GroupVersionKind
+	Watches        []WatchSpec
 	ReconcileEvery time.Duration
 	Workers        int
 	LabelSelector  string
+}
+
+// WatchSpec is one +opgen:controller:watches marker: the watched kind and
+// the name of its mapping function.
+type WatchSpec struct {
+	Kind schema.GroupVersionKind
+	Map  string
 }
 
 // ApplyToController marks the kind as having a controller; the spec's
@@ -98,6 +137,59 @@ func (o Owns) ApplyToController(spec *ControllerSpec) error {
 		}
 	}
 	return nil
+}
+
+// ApplyToController parses every reference and adds the kinds, keeping
+// their order and dropping repeats.
+func (r Reads) ApplyToController(spec *ControllerSpec) error {
+	for _, ref := range r {
+		gvk, err := parseKindRef(ref, "reads", true)
+		if err != nil {
+			return err
+		}
+		if !containsGVK(spec.Reads, gvk) {
+			spec.Reads = append(spec.Reads, gvk)
+		}
+	}
+	return nil
+}
+
+// ParseMarker reads watches=<[group/]version.Kind>,map=<func>: the kind
+// comes first, without a name, as in owns and reads.
+func (w *Watches) ParseMarker(_, _, fields string) error {
+	kind, rest, _ := strings.Cut(fields, ",")
+	key, fn, _ := strings.Cut(rest, "=")
+	fn = strings.Trim(strings.TrimSpace(fn), `"`)
+	if strings.TrimSpace(key) != "map" || !isIdent(fn) {
+		return fmt.Errorf("watches=%s: write watches=<[group/]version.Kind>,map=<func>, such as watches=v1.ConfigMap,map=todosOfConfigMap, naming a func(metav1.Object) []cache.ObjectName of the controller package", fields)
+	}
+	w.Kind, w.Map = strings.TrimSpace(kind), fn
+	return nil
+}
+
+// ApplyToController parses the kind and adds the watch; a kind is watched
+// once per controller.
+func (w Watches) ApplyToController(spec *ControllerSpec) error {
+	gvk, err := parseKindRef(w.Kind, "watches", false)
+	if err != nil {
+		return err
+	}
+	for _, o := range spec.Watches {
+		if o.Kind == gvk {
+			return fmt.Errorf("watches=%s is declared twice (map=%s and map=%s): one mapping function per watched kind, which may return the keys of both", FormatKindRef(gvk), o.Map, w.Map)
+		}
+	}
+	spec.Watches = append(spec.Watches, WatchSpec{Kind: gvk, Map: w.Map})
+	return nil
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ApplyToController parses the kind reference; a handler handles one kind.

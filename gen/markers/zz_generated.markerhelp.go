@@ -48,6 +48,17 @@ func (Owns) Help() *markers.DefinitionHelp {
 	}
 }
 
+// Help returns the help of the Reads marker, from its godoc.
+func (Reads) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "Reads lists the kinds whose full objects the handler reads from the\noperator's caches, as [group/]version.Kind separated by \";\", like owns.\nThe glue gets a <Kind>Readers type (New<Kind>Readers(op)) with one\nmethod per read kind that returns a typed cached reader\n(*runtime.Reader); the runtime starts and syncs its informers in every\nnamespace the operator watches, and the ClusterRole gets get, list and\nwatch on the kind. An owned built-in kind can be read without being\nlisted here: owns gives its reader too. Only Kubernetes built-in kinds\n(package builtin's table) have readers.\n\n\t// +opgen:controller:reads=v1.ConfigMap;v1.Secret",
+			Summary: "Reads lists the kinds whose full objects the handler reads from the operator's caches, as [group/]version.Kind separated by \";\", like owns.",
+		},
+	}
+}
+
 // Help returns the help of the ReconcileEvery marker, from its godoc.
 func (ReconcileEvery) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
@@ -55,6 +66,17 @@ func (ReconcileEvery) Help() *markers.DefinitionHelp {
 		DetailedHelp: markers.DetailedHelp{
 			Details: "ReconcileEvery runs Reconcile on every object of the kind this long\nafter it was last handled, even when nothing changed. It is a Go\nduration (30s, 5m, 1h30m). Without it there is no periodic reconcile.\n\n\t// +opgen:controller:reconcileEvery=5m",
 			Summary: "ReconcileEvery runs Reconcile on every object of the kind this long after it was last handled, even when nothing changed.",
+		},
+	}
+}
+
+// Help returns the help of the Watches marker, from its godoc.
+func (Watches) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "Watches wakes objects of the controller when objects of another kind\nchange: map names a function of the controller package,\n\n\tfunc(obj metav1.Object) []cache.ObjectName\n\nthat returns the keys of the controller's objects to run Reconcile for.\nThe kind is watched metadata-only (runtime.Watch), and the ClusterRole\ngets list and watch on it. Repeat the marker for each kind.\n\n\t// +opgen:controller:watches=v1.ConfigMap,map=todosOfConfigMap",
+			Summary: "Watches wakes objects of the controller when objects of another kind change: map names a function of the controller package,",
 		},
 	}
 }

@@ -15,6 +15,13 @@
 //   - each owned kind (+opgen:controller:owns): get, list, watch, create,
 //     patch and delete (server-side apply creates through patch, which
 //     needs create; pruning deletes).
+//   - each kind a controller reads from its caches
+//     (+opgen:controller:reads): get, list and watch, for its informers and
+//     the Reader's Get. An owned kind needs no reads marker: owns grants
+//     more.
+//   - each kind a controller watches through a mapping function
+//     (+opgen:controller:watches): list and watch; the runtime watches it
+//     metadata-only.
 //   - each handler of a built-in kind (+opgen:controller:for on a type of
 //     the controller package): get, list and watch on its resource; patch
 //     on it only when the handler has Delete, for the finalizer the

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
+	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
 )
 
 // File names under the RBAC directory.
@@ -94,6 +95,7 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 			rule(g, k.Plural+"/finalizers", "update"),
 		)
 		rules = append(rules, owned(api, k.Controller.Owns)...)
+		rules = append(rules, related(api, k.Controller)...)
 	}
 	for _, h := range api.Handlers {
 		rules = append(rules, handlerRules(api, h)...)
@@ -117,7 +119,23 @@ func handlerRules(api *gen.API, h *gen.Handler) []rbacv1.PolicyRule {
 	if len(h.Controller.Owns) > 0 {
 		rules = append(rules, rule(g, res+"/finalizers", "update"))
 	}
-	return append(rules, owned(api, h.Controller.Owns)...)
+	rules = append(rules, owned(api, h.Controller.Owns)...)
+	return append(rules, related(api, h.Controller)...)
+}
+
+// related are the rules for the kinds a controller reads from its caches
+// (+opgen:controller:reads: get, list and watch, as its informers and
+// Reader.Get need) and watches through a mapping function
+// (+opgen:controller:watches: list and watch, metadata only).
+func related(api *gen.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
+	var rules []rbacv1.PolicyRule
+	for _, gvk := range spec.Reads {
+		rules = append(rules, rule(gvk.Group, api.Resource(gvk), "get", "list", "watch"))
+	}
+	for _, w := range spec.Watches {
+		rules = append(rules, rule(w.Kind.Group, api.Resource(w.Kind), "list", "watch"))
+	}
+	return rules
 }
 
 // owned are the rules for descendants of the owned kinds.

@@ -22,7 +22,10 @@ import (
 	"github.com/opgen-sdk/opgen/gen/controller"
 )
 
-const plugPkg = "github.com/opgen-sdk/opgen/pkg/plug"
+const (
+	plugPkg    = "github.com/opgen-sdk/opgen/pkg/plug"
+	runtimePkg = "github.com/opgen-sdk/opgen/pkg/runtime"
+)
 
 // Generator writes the missing controller stubs.
 type Generator struct{}
@@ -91,9 +94,20 @@ func Stub(p *gen.Project, k *gen.Kind, opts StubOptions) []byte {
 		"",
 		"opgen wrote this file once and never overwrites it: it is yours. The",
 		"generated glue (zz_generated.controllers.go) runs these methods through the",
-		"runtime; Setup"+n+" registers a handler that has dependencies.",
+		"runtime; the generated Setup registers the handler that",
+		controller.ConstructorName(k)+" returns.",
 	)
 	f.Type().Id(h).Struct()
+	f.Line()
+	comment(f,
+		controller.ConstructorName(k)+" returns the handler of "+n+" that the generated Setup",
+		"registers. Give it what it needs here, from op: clients (op.Clientset()),",
+		"and typed cache readers (New"+n+"Readers(op), generated for the kinds its",
+		"reads and owns markers name).",
+	)
+	f.Func().Id(controller.ConstructorName(k)).Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Op("*").Id(h).Block(
+		jen.Return(jen.Op("&").Id(h).Values()),
+	)
 	params := jen.Params(
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("a").Op("*").Qual(plugPkg, "Action").Types(jen.Op("*").Qual(k.Version.ImportPath, k.Name)),

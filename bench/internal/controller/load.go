@@ -25,6 +25,12 @@ type LoadController struct {
 	Probe   *probe.Probe
 }
 
+// NewLoadController returns a handler in the default mode; the benchmark's
+// operator builds its own from flags and registers it with SetupLoad.
+func NewLoadController(op *runtime.Operator) *LoadController {
+	return &LoadController{}
+}
+
 // Configure sets the workers, and watches ConfigMaps only in owned mode
 // (the controller-runtime side does the same).
 func (c *LoadController) Configure(opts *runtime.ControllerOptions[*loadv1.Load]) {

@@ -9,22 +9,25 @@ import (
 	versioned "github.com/opgen-sdk/opgen/bench/pkg/generated/clientset/versioned"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	corev1 "k8s.io/api/core/v1"
 	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
+	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller and
-// every handler type marked +opgen:controller:for, each with a zero-value
-// handler. When a handler needs dependencies, call its Setup function with
-// it instead.
+// Setup registers a controller for every kind marked +opgen:controller, with
+// the handler its New<Kind>Controller(op) returns, and for every handler
+// type marked +opgen:controller:for, built by New<Type>(op) when the package
+// declares it and as its zero value otherwise. main calls it; a kind added
+// with opgen create api is registered here once go generate ran.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
 		return err
 	}
 	return errors.Join(
-		setupLoad(op, cs, &LoadController{}),
+		setupLoad(op, cs, NewLoadController(op)),
 	)
 }
 
@@ -91,4 +94,26 @@ func setupLoad(op *runtime.Operator, cs versioned.Interface, h *LoadController) 
 		return fmt.Errorf("register the Load controller: %w", err)
 	}
 	return nil
+}
+
+// LoadReaders returns typed readers of the operator's caches for the kinds that
+// the +opgen:controller:reads and owns markers of Load name; the generated
+// role grants get, list and watch on them. Each method requests the kind's
+// informers in every namespace the operator watches, which Run starts and
+// syncs: call it in the handler's constructor, before the operator runs,
+// and keep the Reader.
+type LoadReaders struct {
+	op *runtime.Operator
+}
+
+// NewLoadReaders returns the readers of Load's controller on op's caches.
+func NewLoadReaders(op *runtime.Operator) LoadReaders {
+	return LoadReaders{op: op}
+}
+
+// ConfigMaps reads v1.ConfigMap objects from the operator's caches.
+func (r LoadReaders) ConfigMaps() *runtime.Reader[*corev1.ConfigMap] {
+	return runtime.Read[*corev1.ConfigMap](r.op, corev1.SchemeGroupVersion.WithKind("ConfigMap"), "configmaps", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Core().V1().ConfigMaps().Informer()
+	})
 }

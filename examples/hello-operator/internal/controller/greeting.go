@@ -11,7 +11,6 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
-	"k8s.io/client-go/informers"
 
 	"github.com/opgen-sdk/opgen/apis"
 	hellov1 "github.com/opgen-sdk/opgen/examples/hello-operator/apis/hello/v1"
@@ -32,20 +31,18 @@ const (
 // GreetingController runs Greetings: for each, a Deployment of the greeting
 // server and a Service in front of it, with readiness reported in status.
 type GreetingController struct {
-	// informers returns the operator's shared cache for a namespace; the
-	// controller reads its Deployments' readiness from it.
-	informers func(namespace string) informers.SharedInformerFactory
+	// deployments reads the Greetings' Deployments from the operator's
+	// cache, for their readiness.
+	deployments *runtime.Reader[*appsv1.Deployment]
 }
 
-// NewGreetingController returns the controller, with a Deployment cache in
-// every namespace the operator watches. The cache has to be requested before
-// the operator runs; the runtime then also uses it to watch the owned
-// Deployments, instead of a metadata-only watch.
+// NewGreetingController returns the controller that the generated Setup
+// registers. It reads Deployments, which the Greeting owns
+// (+opgen:controller:owns), through the generated GreetingReaders: the
+// runtime starts their cache in every namespace the operator watches, and
+// also watches the owned Deployments through it.
 func NewGreetingController(op *runtime.Operator) *GreetingController {
-	for _, ns := range op.Options().Namespaces {
-		op.Informers(ns).Apps().V1().Deployments().Informer()
-	}
-	return &GreetingController{informers: op.Informers}
+	return &GreetingController{deployments: NewGreetingReaders(op).Deployments()}
 }
 
 // Reconcile declares the Deployment and the Service and reports how many
@@ -82,7 +79,7 @@ func (c *GreetingController) Reconcile(ctx context.Context, a *plug.Action[*hell
 // the runtime adds no finalizer.
 
 func (c *GreetingController) readyReplicas(g *hellov1.Greeting) (int32, error) {
-	dep, err := c.informers(g.Namespace).Apps().V1().Deployments().Lister().Deployments(g.Namespace).Get(g.Name)
+	dep, err := c.deployments.Get(g.Namespace, g.Name)
 	if apierrors.IsNotFound(err) {
 		return 0, nil // not created yet: this action's ApplyDescendants creates it
 	}

@@ -9,22 +9,26 @@ import (
 	versioned "github.com/opgen-sdk/opgen/examples/hello-operator/pkg/generated/clientset/versioned"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
+	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller and
-// every handler type marked +opgen:controller:for, each with a zero-value
-// handler. When a handler needs dependencies, call its Setup function with
-// it instead.
+// Setup registers a controller for every kind marked +opgen:controller, with
+// the handler its New<Kind>Controller(op) returns, and for every handler
+// type marked +opgen:controller:for, built by New<Type>(op) when the package
+// declares it and as its zero value otherwise. main calls it; a kind added
+// with opgen create api is registered here once go generate ran.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
 		return err
 	}
 	return errors.Join(
-		setupGreeting(op, cs, &GreetingController{}),
+		setupGreeting(op, cs, NewGreetingController(op)),
 	)
 }
 
@@ -92,4 +96,33 @@ func setupGreeting(op *runtime.Operator, cs versioned.Interface, h *GreetingCont
 		return fmt.Errorf("register the Greeting controller: %w", err)
 	}
 	return nil
+}
+
+// GreetingReaders returns typed readers of the operator's caches for the kinds that
+// the +opgen:controller:reads and owns markers of Greeting name; the generated
+// role grants get, list and watch on them. Each method requests the kind's
+// informers in every namespace the operator watches, which Run starts and
+// syncs: call it in the handler's constructor, before the operator runs,
+// and keep the Reader.
+type GreetingReaders struct {
+	op *runtime.Operator
+}
+
+// NewGreetingReaders returns the readers of Greeting's controller on op's caches.
+func NewGreetingReaders(op *runtime.Operator) GreetingReaders {
+	return GreetingReaders{op: op}
+}
+
+// Deployments reads apps/v1.Deployment objects from the operator's caches.
+func (r GreetingReaders) Deployments() *runtime.Reader[*appsv1.Deployment] {
+	return runtime.Read[*appsv1.Deployment](r.op, appsv1.SchemeGroupVersion.WithKind("Deployment"), "deployments", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Apps().V1().Deployments().Informer()
+	})
+}
+
+// Services reads v1.Service objects from the operator's caches.
+func (r GreetingReaders) Services() *runtime.Reader[*corev1.Service] {
+	return runtime.Read[*corev1.Service](r.op, corev1.SchemeGroupVersion.WithKind("Service"), "services", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Core().V1().Services().Informer()
+	})
 }

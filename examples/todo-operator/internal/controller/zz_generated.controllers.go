@@ -14,17 +14,18 @@ import (
 	"time"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller and
-// every handler type marked +opgen:controller:for, each with a zero-value
-// handler. When a handler needs dependencies, call its Setup function with
-// it instead.
+// Setup registers a controller for every kind marked +opgen:controller, with
+// the handler its New<Kind>Controller(op) returns, and for every handler
+// type marked +opgen:controller:for, built by New<Type>(op) when the package
+// declares it and as its zero value otherwise. main calls it; a kind added
+// with opgen create api is registered here once go generate ran.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
 		return err
 	}
 	return errors.Join(
-		setupTodo(op, cs, &TodoController{}),
+		setupTodo(op, cs, NewTodoController(op)),
 	)
 }
 

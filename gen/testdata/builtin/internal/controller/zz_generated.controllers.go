@@ -12,12 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
+	informers "k8s.io/client-go/informers"
+	cache "k8s.io/client-go/tools/cache"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller and
-// every handler type marked +opgen:controller:for, each with a zero-value
-// handler. When a handler needs dependencies, call its Setup function with
-// it instead.
+// Setup registers a controller for every kind marked +opgen:controller, with
+// the handler its New<Kind>Controller(op) returns, and for every handler
+// type marked +opgen:controller:for, built by New<Type>(op) when the package
+// declares it and as its zero value otherwise. main calls it; a kind added
+// with opgen create api is registered here once go generate ran.
 func Setup(op *runtime.Operator) error {
 	return errors.Join(
 		SetupDeploymentGuard(op, &DeploymentGuard{}),
@@ -53,6 +56,28 @@ func SetupDeploymentGuard(op *runtime.Operator, h *DeploymentGuard) error {
 		return fmt.Errorf("register the DeploymentGuard controller: %w", err)
 	}
 	return nil
+}
+
+// DeploymentGuardReaders returns typed readers of the operator's caches for the kinds that
+// the +opgen:controller:reads and owns markers of DeploymentGuard name; the generated
+// role grants get, list and watch on them. Each method requests the kind's
+// informers in every namespace the operator watches, which Run starts and
+// syncs: call it in the handler's constructor, before the operator runs,
+// and keep the Reader.
+type DeploymentGuardReaders struct {
+	op *runtime.Operator
+}
+
+// NewDeploymentGuardReaders returns the readers of DeploymentGuard's controller on op's caches.
+func NewDeploymentGuardReaders(op *runtime.Operator) DeploymentGuardReaders {
+	return DeploymentGuardReaders{op: op}
+}
+
+// ConfigMaps reads v1.ConfigMap objects from the operator's caches.
+func (r DeploymentGuardReaders) ConfigMaps() *runtime.Reader[*corev1.ConfigMap] {
+	return runtime.Read[*corev1.ConfigMap](r.op, corev1.SchemeGroupVersion.WithKind("ConfigMap"), "configmaps", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Core().V1().ConfigMaps().Informer()
+	})
 }
 
 // IngressJanitor must implement the typed handler of networking.k8s.io/v1.Ingress.

@@ -4,14 +4,24 @@ import (
 	"context"
 	shopv1 "github.com/opgen-sdk/opgen/gen/testdata/golden/apis/shop/v1"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
+	runtime "github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
 // IndexController handles Index objects (shop.example.com/v1).
 //
 // opgen wrote this file once and never overwrites it: it is yours. The
 // generated glue (zz_generated.controllers.go) runs these methods through the
-// runtime; SetupIndex registers a handler that has dependencies.
+// runtime; the generated Setup registers the handler that
+// NewIndexController returns.
 type IndexController struct{}
+
+// NewIndexController returns the handler of Index that the generated Setup
+// registers. Give it what it needs here, from op: clients (op.Clientset()),
+// and typed cache readers (NewIndexReaders(op), generated for the kinds its
+// reads and owns markers name).
+func NewIndexController(op *runtime.Operator) *IndexController {
+	return &IndexController{}
+}
 
 // Reconcile runs for every verb but Delete, and a.Verb says why: plug.Add the
 // first time the controller sees a Index (including one that existed before the

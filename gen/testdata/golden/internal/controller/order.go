@@ -4,14 +4,24 @@ import (
 	"context"
 	shopv1 "github.com/opgen-sdk/opgen/gen/testdata/golden/apis/shop/v1"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
+	runtime "github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
 // OrderController handles Order objects (shop.example.com/v1).
 //
 // opgen wrote this file once and never overwrites it: it is yours. The
 // generated glue (zz_generated.controllers.go) runs these methods through the
-// runtime; SetupOrder registers a handler that has dependencies.
+// runtime; the generated Setup registers the handler that
+// NewOrderController returns.
 type OrderController struct{}
+
+// NewOrderController returns the handler of Order that the generated Setup
+// registers. Give it what it needs here, from op: clients (op.Clientset()),
+// and typed cache readers (NewOrderReaders(op), generated for the kinds its
+// reads and owns markers name).
+func NewOrderController(op *runtime.Operator) *OrderController {
+	return &OrderController{}
+}
 
 // Reconcile runs for every verb but Delete, and a.Verb says why: plug.Add the
 // first time the controller sees a Order (including one that existed before the

@@ -10,25 +10,29 @@ import (
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
+	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
 	"time"
 )
 
-// Setup registers a controller for every kind marked +opgen:controller and
-// every handler type marked +opgen:controller:for, each with a zero-value
-// handler. When a handler needs dependencies, call its Setup function with
-// it instead.
+// Setup registers a controller for every kind marked +opgen:controller, with
+// the handler its New<Kind>Controller(op) returns, and for every handler
+// type marked +opgen:controller:for, built by New<Type>(op) when the package
+// declares it and as its zero value otherwise. main calls it; a kind added
+// with opgen create api is registered here once go generate ran.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
 		return err
 	}
 	return errors.Join(
-		setupIndex(op, cs, &IndexController{}),
-		setupOrder(op, cs, &OrderController{}),
+		setupIndex(op, cs, NewIndexController(op)),
+		setupOrder(op, cs, NewOrderController(op)),
 		SetupPodPrinter(op, &PodPrinter{}),
 	)
 }
@@ -131,6 +135,9 @@ func OrderOptions() runtime.ControllerOptions[*shopv1.Order] {
 			{Group: "apps", Version: "v1", Kind: "Deployment"},
 			{Version: "v1", Kind: "Secret"},
 		},
+		Watches: []runtime.Watch{
+			{Kind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Map: ordersOfConfigMap},
+		},
 		ReconcileEvery: 90 * time.Second,
 		Workers:        3,
 	}
@@ -151,6 +158,49 @@ func setupOrder(op *runtime.Operator, cs versioned.Interface, h *OrderController
 		return fmt.Errorf("register the Order controller: %w", err)
 	}
 	return nil
+}
+
+// OrderReaders returns typed readers of the operator's caches for the kinds that
+// the +opgen:controller:reads and owns markers of Order name; the generated
+// role grants get, list and watch on them. Each method requests the kind's
+// informers in every namespace the operator watches, which Run starts and
+// syncs: call it in the handler's constructor, before the operator runs,
+// and keep the Reader.
+type OrderReaders struct {
+	op *runtime.Operator
+}
+
+// NewOrderReaders returns the readers of Order's controller on op's caches.
+func NewOrderReaders(op *runtime.Operator) OrderReaders {
+	return OrderReaders{op: op}
+}
+
+// ConfigMaps reads v1.ConfigMap objects from the operator's caches.
+func (r OrderReaders) ConfigMaps() *runtime.Reader[*corev1.ConfigMap] {
+	return runtime.Read[*corev1.ConfigMap](r.op, corev1.SchemeGroupVersion.WithKind("ConfigMap"), "configmaps", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Core().V1().ConfigMaps().Informer()
+	})
+}
+
+// PodDisruptionBudgets reads policy/v1.PodDisruptionBudget objects from the operator's caches.
+func (r OrderReaders) PodDisruptionBudgets() *runtime.Reader[*policyv1.PodDisruptionBudget] {
+	return runtime.Read[*policyv1.PodDisruptionBudget](r.op, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), "poddisruptionbudgets", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Policy().V1().PodDisruptionBudgets().Informer()
+	})
+}
+
+// Deployments reads apps/v1.Deployment objects from the operator's caches.
+func (r OrderReaders) Deployments() *runtime.Reader[*appsv1.Deployment] {
+	return runtime.Read[*appsv1.Deployment](r.op, appsv1.SchemeGroupVersion.WithKind("Deployment"), "deployments", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Apps().V1().Deployments().Informer()
+	})
+}
+
+// Secrets reads v1.Secret objects from the operator's caches.
+func (r OrderReaders) Secrets() *runtime.Reader[*corev1.Secret] {
+	return runtime.Read[*corev1.Secret](r.op, corev1.SchemeGroupVersion.WithKind("Secret"), "secrets", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Core().V1().Secrets().Informer()
+	})
 }
 
 // PodPrinter must implement the typed handler of v1.Pod.

@@ -36,6 +36,8 @@ type OrderStatus struct {
 // +opgen:controller:owns=apps/v1.Deployment;v1.Secret
 // +opgen:controller:reconcileEvery=90s
 // +opgen:controller:workers=3
+// +opgen:controller:reads=v1.ConfigMap;policy/v1.PodDisruptionBudget
+// +opgen:controller:watches=v1.ConfigMap,map=ordersOfConfigMap
 type Order struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
