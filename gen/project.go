@@ -13,6 +13,16 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
+// Default directories of a project, relative to its root.
+const (
+	DefaultClientDir     = "pkg/generated"
+	DefaultControllerDir = "internal/controller"
+	DefaultCRDDir        = "config/crd"
+	DefaultRBACDir       = "config/rbac"
+	DefaultAPIDir        = "apis"
+	DefaultConfigDir     = "config"
+)
+
 // Options configure a run. The zero value of every field but Root has a
 // documented default.
 type Options struct {
@@ -72,10 +82,10 @@ func (o Options) withDefaults() (Options, error) {
 			*s = v
 		}
 	}
-	def(&o.ClientDir, "pkg/generated")
-	def(&o.ControllerDir, "internal/controller")
-	def(&o.CRDDir, "config/crd")
-	def(&o.RBACDir, "config/rbac")
+	def(&o.ClientDir, DefaultClientDir)
+	def(&o.ControllerDir, DefaultControllerDir)
+	def(&o.CRDDir, DefaultCRDDir)
+	def(&o.RBACDir, DefaultRBACDir)
 	return o, nil
 }
 
