@@ -52,7 +52,7 @@ func newGenerateCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&dir, "dir", "C", ".", "project root: patterns and outputs are relative to it")
-	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles (default: the project directory's name)")
+	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles, field manager and finalizers (default: the last element of the project's import path, from go.mod)")
 	f.StringVar(&opts.ClientDir, "client-dir", gen.DefaultClientDir, "directory of the clientset, listers, informers and apply configurations")
 	f.StringVar(&opts.ControllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller glue and stubs")
 	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests")

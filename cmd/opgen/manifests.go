@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -33,11 +31,9 @@ Deployment is left out, for running the operator outside the cluster.`,
 				return err
 			}
 			if opts.Name == "" {
-				wd, err := os.Getwd()
-				if err != nil {
+				if opts.Name, err = gen.ProjectName("."); err != nil {
 					return err
 				}
-				opts.Name = filepath.Base(wd)
 			}
 			if opts.Namespace == "" {
 				opts.Namespace = opts.Name + "-system"
@@ -50,7 +46,7 @@ Deployment is left out, for running the operator outside the cluster.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Name, "name", "", "operator name (default: the current directory's name)")
+	f.StringVar(&opts.Name, "name", "", "operator name (default: from the module path in go.mod, as opgen generate names its roles)")
 	f.StringVar(&opts.Namespace, "namespace", "", "namespace the operator runs in (default: <name>-system)")
 	f.StringVar(&opts.Image, "image", "", "operator image; without it the Deployment is left out")
 	f.StringVar(&opts.WatchNamespace, "watch-namespace", "all", `namespaces to watch: "all" or a comma-separated list`)
