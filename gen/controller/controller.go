@@ -78,12 +78,12 @@ func (Generator) Generate(ctx *gen.Context) error {
 	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
-	if clashes(ctx, kinds, ctx.API.Handlers) {
+	if clashes(ctx, kinds, ctx.API.BuiltinControllers) {
 		return nil
 	}
 	switch {
 	case ctx.API.HasControllers():
-		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.Handlers))
+		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.BuiltinControllers))
 	case hasOwnGoFiles(dir):
 		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
@@ -124,7 +124,7 @@ func PackageName(p *gen.Project) string {
 func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
 
 // File returns the glue for kinds and handlers.
-func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) *jen.File {
+func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportName(builtinPkg, "builtin")
@@ -152,7 +152,7 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) *jen.File 
 	return f
 }
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler) {
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
 		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Op("&").Id(HandlerName(k)).Values()))
