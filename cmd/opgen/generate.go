@@ -46,7 +46,7 @@ func newGenerateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			report(cmd, opts.Root, res, verbose, time.Since(start))
+			res.Report(cmd.ErrOrStderr(), opts.Root, verbose, time.Since(start))
 			return nil
 		},
 	}
@@ -61,30 +61,6 @@ func newGenerateCommand() *cobra.Command {
 	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every file written and the time taken")
 	return cmd
-}
-
-// report prints the scaffolds created, which are the user's to edit, and
-// with -v everything else.
-func report(cmd *cobra.Command, root string, res *gen.Result, verbose bool, took time.Duration) {
-	out := cmd.ErrOrStderr()
-	if res.UpToDate {
-		if verbose {
-			fmt.Fprintf(out, "opgen: up to date (%v)\n", took.Round(time.Millisecond))
-		}
-		return
-	}
-	for _, c := range res.Changes {
-		rel, _ := filepath.Rel(root, c.Path)
-		if c.Op == "create" || verbose {
-			fmt.Fprintf(out, "opgen: %s %s\n", c.Op, rel)
-		}
-	}
-	if verbose {
-		for _, t := range res.Timings {
-			fmt.Fprintf(out, "opgen: %-22s %v\n", t.Name, t.Duration.Round(time.Millisecond))
-		}
-		fmt.Fprintf(out, "opgen: %d file(s) changed (%v)\n", len(res.Changes), took.Round(time.Millisecond))
-	}
 }
 
 func buildVersion() string {
