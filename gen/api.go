@@ -26,9 +26,10 @@ import (
 type API struct {
 	// Groups are sorted by name.
 	Groups []*Group
-	// Handlers are the controllers of built-in kinds: the types of the
-	// controller package marked +opgen:controller:for, sorted by name.
-	Handlers []*Handler
+	// BuiltinControllers are the controllers of built-in kinds: the types
+	// of the controller package marked +opgen:controller:for, sorted by
+	// name.
+	BuiltinControllers []*BuiltinController
 }
 
 // Group is an API group, declared with +groupName.
@@ -121,7 +122,7 @@ func (a *API) Controllers() []*Kind {
 // HasControllers reports whether the project has any controller: a kind
 // marked +opgen:controller or a handler of a built-in kind.
 func (a *API) HasControllers() bool {
-	return len(a.Controllers()) > 0 || len(a.Handlers) > 0
+	return len(a.Controllers()) > 0 || len(a.BuiltinControllers) > 0
 }
 
 // Kind returns the project's kind with gvk, or nil.
@@ -163,7 +164,7 @@ type apiBuilder struct {
 	// once every kind is known.
 	owns []ownsRef
 	// handlers are the handler types of built-in kinds found so far.
-	handlers []*Handler
+	builtins []*BuiltinController
 }
 
 type ownsRef struct {
@@ -182,8 +183,8 @@ func buildAPI(ctx *Context) *API {
 		api.Groups = append(api.Groups, g)
 	}
 	sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
-	sortHandlers(b.handlers)
-	api.Handlers = b.handlers
+	sortBuiltinControllers(b.builtins)
+	api.BuiltinControllers = b.builtins
 	b.checkKinds(api)
 	return api
 }
@@ -195,7 +196,7 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	// opgen's own marker checks first: they replace the collector's
 	// messages about the same lines.
 	if b.isControllerPackage(pkg) {
-		b.addHandlers(pkg, lines)
+		b.addBuiltinControllers(pkg, lines)
 		b.addCollectorError(err)
 		return
 	}

@@ -18,9 +18,10 @@
 //  3. Model. The API model (API, Group, Version, Kind) is derived from
 //     +groupName, +kubebuilder:object:root, +kubebuilder:resource,
 //     +kubebuilder:subresource and the +opgen: markers (package
-//     gen/markers). The handlers of built-in kinds (Handler) are the types
-//     of the controller package marked +opgen:controller:for; the
-//     controller package is read even when the patterns leave it out,
+//     gen/markers). The controllers of built-in kinds (BuiltinController)
+//     are the types of the controller package marked
+//     +opgen:controller:for; the controller package is read even when
+//     the patterns leave it out,
 //     since the run writes its glue, and its declarations are type-checked
 //     on their own to find each handler's methods. Mistakes found here
 //     (unknown or malformed markers, a kind without object:root,

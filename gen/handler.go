@@ -17,10 +17,11 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/kinds"
 )
 
-// Handler is the controller of one of Kubernetes' built-in kinds: a type of
-// the controller package marked +opgen:controller:for=<kind>. The user
+// BuiltinController is the controller of one of Kubernetes' built-in kinds:
+// a type of the controller package marked +opgen:controller:for=<kind>,
+// which implements plug.Handler of that kind. The user
 // writes the type and its methods; opgen generates its glue and RBAC.
-type Handler struct {
+type BuiltinController struct {
 	// Name is the type's name; Pos is its name's position.
 	Name string
 	Pos  token.Position
@@ -40,16 +41,16 @@ type Handler struct {
 // Deletes reports whether the runtime may keep a finalizer on the kind's
 // objects for this handler: when it has Delete, or may have it (Opaque).
 // RBAC grants the finalizer's patch then.
-func (h *Handler) Deletes() bool { return h.HasDelete || h.Opaque }
+func (h *BuiltinController) Deletes() bool { return h.HasDelete || h.Opaque }
 
 // GVK returns the handled kind's group, version and kind.
-func (h *Handler) GVK() schema.GroupVersionKind {
+func (h *BuiltinController) GVK() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: h.Kind.Group, Version: h.Kind.Version, Kind: h.Kind.Kind}
 }
 
 // Alias is the import name generated code gives the package of the
 // handled kind's type (corev1, appsv1, rbacv1).
-func (h *Handler) Alias() string {
+func (h *BuiltinController) Alias() string {
 	group := h.Kind.Group
 	if group == "" {
 		group = "core"
@@ -78,10 +79,10 @@ type handlerDecl struct {
 	forPos token.Position
 }
 
-// addHandlers reads the +opgen: markers of the controller package: each
+// addBuiltinControllers reads the +opgen: markers of the controller package: each
 // type with +opgen:controller:for is a handler of a built-in kind, and
 // every other opgen marker there must be on such a type.
-func (b *apiBuilder) addHandlers(pkg *loader.Package, lines []markerLine) {
+func (b *apiBuilder) addBuiltinControllers(pkg *loader.Package, lines []markerLine) {
 	decls := b.handlerDecls(lines)
 	if len(decls) == 0 {
 		return
@@ -92,7 +93,7 @@ func (b *apiBuilder) addHandlers(pkg *loader.Package, lines []markerLine) {
 			b.ctx.Errors.Add(d.first.Pos, "%s has +%s but no +opgen:controller:for: in the controller package, opgen markers go on handler types of built-in kinds, which name their kind with +opgen:controller:for=v1.Pod (a custom kind takes its markers on its API type)", d.ts.Name.Name, markers.Name(d.first.Text))
 			continue
 		}
-		b.addHandler(scope, d)
+		b.addBuiltinController(scope, d)
 	}
 }
 
@@ -128,15 +129,15 @@ func (b *apiBuilder) handlerDecls(lines []markerLine) []*handlerDecl {
 	return out
 }
 
-// addHandler checks one handler type and adds it to the model.
-func (b *apiBuilder) addHandler(scope *types.Scope, d *handlerDecl) {
+// addBuiltinController checks one handler type and adds it to the model.
+func (b *apiBuilder) addBuiltinController(scope *types.Scope, d *handlerDecl) {
 	name := d.ts.Name.Name
 	info, err := b.builtinKind(d.spec.For)
 	if err != nil {
 		b.ctx.Errors.Add(d.forPos, "%v", err)
 		return
 	}
-	h := &Handler{Name: name, Pos: b.ctx.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
+	h := &BuiltinController{Name: name, Pos: b.ctx.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
 	if d.ts.TypeParams != nil {
 		b.ctx.Errors.Add(h.Pos, "%s has type parameters, but the generated Setup registers a zero %s: declare a type without them (it may embed a generic one)", name, name)
 		return
@@ -153,7 +154,7 @@ func (b *apiBuilder) addHandler(scope *types.Scope, d *handlerDecl) {
 		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s]: func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (Add and Modify are optional, Delete adds cleanup behind a finalizer)",
 			name, info.Marker, orList(missing), h.Alias(), info.Kind, name, missing[0], h.Alias(), info.Kind)
 	}
-	b.handlers = append(b.handlers, h)
+	b.builtins = append(b.builtins, h)
 }
 
 // builtinKind returns the table entry of gvk, or an error that suggests
@@ -291,7 +292,7 @@ func opaque(t types.Type, seen map[types.Type]bool) bool {
 	}
 }
 
-// sortHandlers sorts handlers by name.
-func sortHandlers(hs []*Handler) {
+// sortBuiltinControllers sorts them by type name.
+func sortBuiltinControllers(hs []*BuiltinController) {
 	sort.Slice(hs, func(i, j int) bool { return hs[i].Name < hs[j].Name })
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
 // Header is the marker line of every file opgen generates. Files that
@@ -192,7 +194,7 @@ func (o *Output) Commit() ([]Change, error) {
 		if o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]) {
 			continue
 		}
-		if err := writeAtomic(p, o.files[p]); err != nil {
+		if err := osenv.WriteFileAtomic(p, o.files[p], 0o644); err != nil {
 			return changes, err
 		}
 		op := "write"
@@ -289,28 +291,6 @@ func inside(dir string, owned []string) bool {
 		}
 	}
 	return false
-}
-
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".opgen-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func withGoHeader(src []byte) []byte {

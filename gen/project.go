@@ -6,11 +6,22 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"golang.org/x/mod/modfile"
+)
+
+// Default directories of a project, relative to its root.
+const (
+	DefaultClientDir     = "pkg/generated"
+	DefaultControllerDir = "internal/controller"
+	DefaultCRDDir        = "config/crd"
+	DefaultRBACDir       = "config/rbac"
+	DefaultAPIDir        = "apis"
+	DefaultConfigDir     = "config"
 )
 
 // Options configure a run. The zero value of every field but Root has a
@@ -24,8 +35,10 @@ type Options struct {
 	// command's form ("./...", "./apis/...", "."). Default: ./...
 	Patterns []string
 
-	// Name names the ClusterRole, the leader-election Role and the
-	// controllers' field manager. Default: the base name of Root.
+	// Name names the ClusterRole, the leader-election Role, the
+	// controllers' field manager and finalizers. Default: NameOf the
+	// import path of Root, which is recorded in go.mod and so does not
+	// change when the project is copied or cloned into another directory.
 	Name string
 
 	// ClientDir is where the clientset, listers, informers and apply
@@ -64,18 +77,15 @@ func (o Options) withDefaults() (Options, error) {
 	if len(o.Patterns) == 0 {
 		o.Patterns = []string{"./..."}
 	}
-	if o.Name == "" {
-		o.Name = filepath.Base(root)
-	}
 	def := func(s *string, v string) {
 		if *s == "" {
 			*s = v
 		}
 	}
-	def(&o.ClientDir, "pkg/generated")
-	def(&o.ControllerDir, "internal/controller")
-	def(&o.CRDDir, "config/crd")
-	def(&o.RBACDir, "config/rbac")
+	def(&o.ClientDir, DefaultClientDir)
+	def(&o.ControllerDir, DefaultControllerDir)
+	def(&o.CRDDir, DefaultCRDDir)
+	def(&o.RBACDir, DefaultRBACDir)
 	return o, nil
 }
 
@@ -100,6 +110,9 @@ func NewProject(opts Options) (*Project, error) {
 	p := &Project{Options: opts}
 	if p.ModuleDir, p.ModulePath, err = findModule(opts.Root); err != nil {
 		return nil, err
+	}
+	if p.Name == "" {
+		p.Name = NameOf(p.ImportPath(p.Root))
 	}
 	if p.Dirs, err = expandPatterns(opts.Root, opts.Patterns); err != nil {
 		return nil, err
@@ -144,6 +157,43 @@ func (p *Project) ImportPath(dir string) string {
 		return p.ModulePath
 	}
 	return path.Join(p.ModulePath, filepath.ToSlash(rel))
+}
+
+// NameOf derives an operator's name from an import path: its last element,
+// skipping a major version suffix (example.com/hello-operator/v2 gives
+// hello-operator), lower-cased, with every character that a DNS label
+// does not allow replaced by '-'. For a project at its module's root the
+// import path is the module path of go.mod.
+func NameOf(importPath string) string {
+	elems := strings.Split(importPath, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && majorVersion.MatchString(last) {
+		last = elems[len(elems)-2]
+	}
+	name := strings.Trim(notInLabel.ReplaceAllString(strings.ToLower(last), "-"), "-")
+	if name == "" {
+		return "operator"
+	}
+	return name
+}
+
+var (
+	majorVersion = regexp.MustCompile(`^v[0-9]+$`)
+	notInLabel   = regexp.MustCompile(`[^a-z0-9-]+`)
+)
+
+// ProjectName returns the operator name of the project in dir (NameOf its
+// import path), as a run on dir defaults Options.Name.
+func ProjectName(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	p := &Project{Options: Options{Root: abs}}
+	if p.ModuleDir, p.ModulePath, err = findModule(abs); err != nil {
+		return "", err
+	}
+	return NameOf(p.ImportPath(abs)), nil
 }
 
 func findModule(dir string) (string, string, error) {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +36,30 @@ type Result struct {
 	// Timings are the durations of the run's stages and generators, in
 	// the order they finished.
 	Timings []Timing
+}
+
+// Report prints to w, with paths relative to root, the scaffolds the run
+// created, which are the user's to edit; with verbose, every other file
+// it wrote or removed, the time of each stage and the total, took.
+func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Duration) {
+	if r.UpToDate {
+		if verbose {
+			fmt.Fprintf(w, "opgen: up to date (%v)\n", took.Round(time.Millisecond))
+		}
+		return
+	}
+	for _, c := range r.Changes {
+		rel, _ := filepath.Rel(root, c.Path)
+		if c.Op == "create" || verbose {
+			fmt.Fprintf(w, "opgen: %s %s\n", c.Op, rel)
+		}
+	}
+	if verbose {
+		for _, t := range r.Timings {
+			fmt.Fprintf(w, "opgen: %-22s %v\n", t.Name, t.Duration.Round(time.Millisecond))
+		}
+		fmt.Fprintf(w, "opgen: %d file(s) changed (%v)\n", len(r.Changes), took.Round(time.Millisecond))
+	}
 }
 
 // Timing is how long one stage or generator of a run took.

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
 // stamp makes a run that would change nothing cheap: it records a hash of
@@ -38,11 +40,10 @@ func newStamp(p *Project, generators []string) *stamp {
 		return s
 	}
 	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
+		var err error
+		if dir, err = osenv.CacheDir("stamps"); err != nil {
 			return s
 		}
-		dir = filepath.Join(cache, "opgen", "stamps")
 	}
 	key := sha256.Sum256([]byte(p.Root + "\x00" + strings.Join(p.Patterns, "\x00") + "\x00" + strings.Join(generators, ",")))
 	s.file = filepath.Join(dir, hex.EncodeToString(key[:12])+".json")
@@ -87,7 +88,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 		return
 	}
 	if os.MkdirAll(filepath.Dir(s.file), 0o755) == nil {
-		_ = writeAtomic(s.file, out)
+		_ = osenv.WriteFileAtomic(s.file, out, 0o644)
 	}
 }
 

@@ -68,8 +68,8 @@ ever overwritten. Run go generate ./... afterwards.`,
 	f.StringVar(&api.Kind, "kind", "", "kind, such as Greeting")
 	f.BoolVar(&api.ClusterScoped, "cluster-scoped", false, "make the kind cluster-scoped")
 	f.BoolVar(&api.WithDelete, "with-delete", false, "give the controller stub a Delete method, run behind a finalizer when an object is deleted")
-	f.StringVar(&api.APIDir, "api-dir", "apis", "directory of the API groups")
-	f.StringVar(&controllerDir, "controller-dir", "internal/controller", "package of the controller stubs")
+	f.StringVar(&api.APIDir, "api-dir", gen.DefaultAPIDir, "directory of the API groups")
+	f.StringVar(&controllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller stubs")
 	for _, name := range []string{"group", "version", "kind"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

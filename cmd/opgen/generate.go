@@ -46,45 +46,21 @@ func newGenerateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			report(cmd, opts.Root, res, verbose, time.Since(start))
+			res.Report(cmd.ErrOrStderr(), opts.Root, verbose, time.Since(start))
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&dir, "dir", "C", ".", "project root: patterns and outputs are relative to it")
-	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles (default: the project directory's name)")
-	f.StringVar(&opts.ClientDir, "client-dir", "pkg/generated", "directory of the clientset, listers, informers and apply configurations")
-	f.StringVar(&opts.ControllerDir, "controller-dir", "internal/controller", "package of the controller glue and stubs")
-	f.StringVar(&opts.CRDDir, "crd-dir", "config/crd", "directory of the CRD manifests")
-	f.StringVar(&opts.RBACDir, "rbac-dir", "config/rbac", "directory of the RBAC manifests")
+	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles, field manager and finalizers (default: the last element of the project's import path, from go.mod)")
+	f.StringVar(&opts.ClientDir, "client-dir", gen.DefaultClientDir, "directory of the clientset, listers, informers and apply configurations")
+	f.StringVar(&opts.ControllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller glue and stubs")
+	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests")
+	f.StringVar(&opts.RBACDir, "rbac-dir", gen.DefaultRBACDir, "directory of the RBAC manifests")
 	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
 	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every file written and the time taken")
 	return cmd
-}
-
-// report prints the scaffolds created, which are the user's to edit, and
-// with -v everything else.
-func report(cmd *cobra.Command, root string, res *gen.Result, verbose bool, took time.Duration) {
-	out := cmd.ErrOrStderr()
-	if res.UpToDate {
-		if verbose {
-			fmt.Fprintf(out, "opgen: up to date (%v)\n", took.Round(time.Millisecond))
-		}
-		return
-	}
-	for _, c := range res.Changes {
-		rel, _ := filepath.Rel(root, c.Path)
-		if c.Op == "create" || verbose {
-			fmt.Fprintf(out, "opgen: %s %s\n", c.Op, rel)
-		}
-	}
-	if verbose {
-		for _, t := range res.Timings {
-			fmt.Fprintf(out, "opgen: %-22s %v\n", t.Name, t.Duration.Round(time.Millisecond))
-		}
-		fmt.Fprintf(out, "opgen: %d file(s) changed (%v)\n", len(res.Changes), took.Round(time.Millisecond))
-	}
 }
 
 func buildVersion() string {

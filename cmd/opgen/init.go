@@ -11,6 +11,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
 func newInitCommand() *cobra.Command {
@@ -63,8 +64,8 @@ overwrites a file. Next: opgen create api.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Module, "module", "", "Go module path of the new project, such as example.com/hello-operator")
 	f.StringVar(&opts.Name, "name", "", "operator name (default: the module path's last element)")
-	f.StringVar(&opts.Replace, "replace", os.Getenv("OPGEN_REPLACE"),
-		"use this opgen checkout instead of a released opgen (default $OPGEN_REPLACE)")
+	f.StringVar(&opts.Replace, "replace", os.Getenv(osenv.Replace),
+		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+")")
 	_ = cmd.MarkFlagRequired("module")
 	return cmd
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
 func newManifestsCommand() *cobra.Command {
@@ -31,11 +31,9 @@ Deployment is left out, for running the operator outside the cluster.`,
 				return err
 			}
 			if opts.Name == "" {
-				wd, err := os.Getwd()
-				if err != nil {
+				if opts.Name, err = gen.ProjectName("."); err != nil {
 					return err
 				}
-				opts.Name = filepath.Base(wd)
 			}
 			if opts.Namespace == "" {
 				opts.Namespace = opts.Name + "-system"
@@ -48,13 +46,13 @@ Deployment is left out, for running the operator outside the cluster.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Name, "name", "", "operator name (default: the current directory's name)")
+	f.StringVar(&opts.Name, "name", "", "operator name (default: from the module path in go.mod, as opgen generate names its roles)")
 	f.StringVar(&opts.Namespace, "namespace", "", "namespace the operator runs in (default: <name>-system)")
 	f.StringVar(&opts.Image, "image", "", "operator image; without it the Deployment is left out")
 	f.StringVar(&opts.WatchNamespace, "watch-namespace", "all", `namespaces to watch: "all" or a comma-separated list`)
 	f.Int32Var(&opts.Replicas, "replicas", 1, "Deployment replicas (more than one stand by for leader election)")
 	f.StringVar(&labels, "labels", "", "labels for every object, as k=v,k2=v2")
-	f.StringVar(&opts.ConfigDir, "config-dir", "config", "directory with crd/ and rbac/ from opgen generate")
+	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate")
 	f.StringVarP(&out, "out", "o", "-", `output file, or "-" for standard output`)
 	return cmd
 }
@@ -66,32 +64,8 @@ func writeOutput(cmd *cobra.Command, out string, data []byte) error {
 		_, err := cmd.OutOrStdout().Write(data)
 		return err
 	}
-	if err := writeFileAtomic(out, data); err != nil {
+	if err := osenv.WriteFileAtomic(out, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
 	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it into place, so a failure leaves the old file whole.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

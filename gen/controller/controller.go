@@ -79,16 +79,16 @@ func (Generator) Generate(ctx *gen.Context) error {
 	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
-	if clashes(ctx, kinds, ctx.API.Handlers) {
+	if clashes(ctx, kinds, ctx.API.BuiltinControllers) {
 		return nil
 	}
-	ctors, ok := checkFuncs(ctx, kinds, ctx.API.Handlers)
+	ctors, ok := checkFuncs(ctx, kinds, ctx.API.BuiltinControllers)
 	if !ok {
 		return nil
 	}
 	switch {
 	case ctx.API.HasControllers():
-		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.Handlers, ctors))
+		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.BuiltinControllers, ctors))
 	case hasOwnGoFiles(dir):
 		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
@@ -131,7 +131,7 @@ func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
 // File returns the glue for kinds and handlers. Every kind's handler is
 // built by its New<Kind>Controller(op); a handler type of a built-in kind
 // by New<Type>(op) when ctors holds its name, or as its zero value.
-func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler, ctors map[string]bool) *jen.File {
+func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, ctors map[string]bool) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportName(builtinPkg, "builtin")
@@ -161,7 +161,7 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler, ctors map[
 	return f
 }
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.Handler, ctors map[string]bool) {
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
 		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Id(ConstructorName(k)).Call(jen.Id("op"))))

@@ -118,7 +118,7 @@ func importName(f *ast.File, path string) string {
 // has no reader. A kind whose handler type is not declared yet is left to
 // the stub generator, which writes the type with its constructor. It returns the handler types of built-in kinds that have
 // a constructor New<Type>, and false when it reported an error.
-func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.Handler) (map[string]bool, bool) {
+func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinController) (map[string]bool, bool) {
 	before := ctx.Errors.Len()
 	dir := ctx.Project.ControllerDir
 	funcs, types := packageDecls(ctx)

@@ -44,15 +44,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
-// Environment variables and ports of the operator container. They match the
-// defaults of pkg/runtime.Options.
+// Ports of the operator container. They match the defaults of
+// pkg/runtime.Options.
 const (
-	EnvWatchNamespace = "OPGEN_WATCH_NAMESPACE"
-	EnvPodNamespace   = "OPGEN_POD_NAMESPACE"
-	HealthPort        = 8081
-	MetricsPort       = 8080
+	HealthPort  = 8081
+	MetricsPort = 8080
 )
 
 // Options say what to write. Name, Namespace and ConfigDir are required.
@@ -245,8 +245,8 @@ func (o Options) container() corev1.Container {
 		Name:  "operator",
 		Image: o.Image,
 		Env: []corev1.EnvVar{
-			{Name: EnvWatchNamespace, Value: o.WatchNamespace},
-			{Name: EnvPodNamespace, ValueFrom: &corev1.EnvVarSource{
+			{Name: osenv.WatchNamespace, Value: o.WatchNamespace},
+			{Name: osenv.PodNamespace, ValueFrom: &corev1.EnvVarSource{
 				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"},
 			}},
 		},

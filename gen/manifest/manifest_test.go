@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/internal/osenv"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
@@ -89,7 +90,7 @@ func TestDeploymentIsHardened(t *testing.T) {
 			env[e.Name] = e.ValueFrom.FieldRef.FieldPath
 		}
 	}
-	assert.Equal(t, map[string]string{manifest.EnvWatchNamespace: "all", manifest.EnvPodNamespace: "metadata.namespace"}, env)
+	assert.Equal(t, map[string]string{osenv.WatchNamespace: "all", osenv.PodNamespace: "metadata.namespace"}, env)
 }
 
 func TestServerAcceptsTheManifest(t *testing.T) {

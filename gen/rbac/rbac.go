@@ -97,7 +97,7 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 		rules = append(rules, owned(api, k.Controller.Owns)...)
 		rules = append(rules, related(api, k.Controller)...)
 	}
-	for _, h := range api.Handlers {
+	for _, h := range api.BuiltinControllers {
 		rules = append(rules, handlerRules(api, h)...)
 	}
 	if api.HasControllers() {
@@ -109,7 +109,7 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 // handlerRules are the rules of the controller of a built-in kind: it
 // watches the kind, writes a finalizer only when it has Delete, and the
 // status never (the cluster writes it).
-func handlerRules(api *gen.API, h *gen.Handler) []rbacv1.PolicyRule {
+func handlerRules(api *gen.API, h *gen.BuiltinController) []rbacv1.PolicyRule {
 	g, res := h.Kind.Group, h.Kind.Resource
 	verbs := []string{"get", "list", "watch"}
 	if h.Deletes() {

@@ -109,7 +109,7 @@ func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byt
 
 func (o *APIOptions) validate() error {
 	if o.APIDir == "" {
-		o.APIDir = "apis"
+		o.APIDir = gen.DefaultAPIDir
 	}
 	switch {
 	case !strings.Contains(o.Group, ".") || strings.ToLower(o.Group) != o.Group:

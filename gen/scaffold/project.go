@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/dockerfile"
 )
 
@@ -20,7 +21,8 @@ type ProjectOptions struct {
 	// Module is the Go module path, such as example.com/hello-operator.
 	Module string
 	// Name is the operator's name: its binary, field manager, lease and
-	// RBAC names. Default: the last element of Module.
+	// RBAC names. Default: gen.NameOf(Module), the name opgen generate
+	// derives; another name is written into the go:generate line.
 	Name string
 	// OpgenVersion is the version of github.com/opgen-sdk/opgen to
 	// require. Required unless Replace is set.
@@ -30,6 +32,10 @@ type ProjectOptions struct {
 	Replace string
 }
 
+// NameFlag reports whether Name differs from the name opgen generate
+// derives from Module, so that the go:generate line must pass it.
+func (o ProjectOptions) NameFlag() bool { return o.Name != gen.NameOf(o.Module) }
+
 var operatorName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 func (o *ProjectOptions) validate() error {
@@ -38,7 +44,7 @@ func (o *ProjectOptions) validate() error {
 		errs = append(errs, fmt.Errorf("--module %q is not a module path (%v): use one like example.com/hello-operator", o.Module, err))
 	}
 	if o.Name == "" && o.Module != "" {
-		o.Name = filepath.Base(o.Module)
+		o.Name = gen.NameOf(o.Module)
 	}
 	if !operatorName.MatchString(o.Name) || len(o.Name) > 52 {
 		errs = append(errs, fmt.Errorf("--name %q must be a DNS label of at most 52 characters (lower-case letters, digits, '-'): it names the Lease and the RBAC", o.Name))
@@ -145,7 +151,7 @@ package main
 // go generate ./... regenerates everything derivable from the API types:
 // deep copies, registration, clientset, listers, informers, apply
 // configurations, CRDs, RBAC and the controller glue.
-{{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate ./...
+{{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate ./...{{if .NameFlag}} --name {{.Name}}{{end}}
 `))
 
 var controllerDocTemplate = template.Must(template.New("doc.go").Parse(`// Package controller holds the operator's controllers: for each kind with

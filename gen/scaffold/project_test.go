@@ -43,6 +43,28 @@ func TestInitProjectWritesAProject(t *testing.T) {
 	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
 }
 
+// TestInitProjectRecordsAnotherName: a --name that opgen generate would
+// not derive from the module path goes into the go:generate line, so the
+// roles and the runtime's Name agree.
+func TestInitProjectRecordsAnotherName(t *testing.T) {
+	dir := t.TempDir()
+	_, err := scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/team/hello-operator/v2", Name: "greeter", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./... --name greeter\n")
+
+	dir = t.TempDir()
+	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/team/hello-operator/v2", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	main, err := os.ReadFile(filepath.Join(dir, "main.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(main), `runtime.Options{Name: "hello-operator"}`, "the major version suffix is not the name")
+	gen, err = os.ReadFile(filepath.Join(dir, "generate.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
+}
+
 func TestInitProjectReplacesOpgenForDevelopmentBuilds(t *testing.T) {
 	dir := t.TempDir()
 	_, err := scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/x", Replace: "/src/opgen"})

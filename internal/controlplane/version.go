@@ -9,11 +9,13 @@ import (
 	"sync"
 
 	"golang.org/x/mod/modfile"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
 // EnvDir names the environment variable that overrides the directory the
 // binaries are built into and read from.
-const EnvDir = "OPGEN_CONTROLPLANE_DIR"
+const EnvDir = osenv.ControlPlaneDir
 
 //go:embed module
 var moduleFS embed.FS
@@ -77,11 +79,11 @@ func Dir() (string, error) {
 	if d := strings.TrimSpace(os.Getenv(EnvDir)); d != "" {
 		return filepath.Abs(d)
 	}
-	cache, err := os.UserCacheDir()
+	dir, err := osenv.CacheDir("controlplane", Pinned().String())
 	if err != nil {
-		return "", fmt.Errorf("no user cache directory (%w); set %s to a writable directory for the control-plane binaries", err, EnvDir)
+		return "", fmt.Errorf("%w; set %s to a writable directory for the control-plane binaries", err, EnvDir)
 	}
-	return filepath.Join(cache, "opgen", "controlplane", Pinned().String()), nil
+	return dir, nil
 }
 
 // Binaries are the absolute paths of the control-plane executables.

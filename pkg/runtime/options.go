@@ -13,17 +13,19 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
 // Environment variables New reads when the matching option is unset.
 const (
-	// EnvWatchNamespace lists the namespaces to watch, comma-separated, or
-	// "all" (Bonny's BONNY_POD_NAMESPACE).
-	EnvWatchNamespace = "OPGEN_WATCH_NAMESPACE"
-	// EnvPodNamespace is the operator's own namespace, where the leader
-	// election Lease lives; set it from the downward API
-	// (fieldRef: metadata.namespace).
-	EnvPodNamespace = "OPGEN_POD_NAMESPACE"
+	// EnvWatchNamespace, OPGEN_WATCH_NAMESPACE, lists the namespaces to
+	// watch, comma-separated, or "all" (Bonny's BONNY_POD_NAMESPACE).
+	EnvWatchNamespace = osenv.WatchNamespace
+	// EnvPodNamespace, OPGEN_POD_NAMESPACE, is the operator's own
+	// namespace, where the leader election Lease lives; set it from the
+	// downward API (fieldRef: metadata.namespace).
+	EnvPodNamespace = osenv.PodNamespace
 )
 
 // AllNamespaces in Options.Namespaces (or "all" in flags and environment)
