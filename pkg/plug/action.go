@@ -24,10 +24,8 @@ type Action[T apis.Object] struct {
 	Object T
 	// Log is a logger with the controller, object and verb as values.
 	Log logr.Logger
-	// Memory is the object's step memory (see Memory). The runtime sets
-	// it; when nil, steps that remember nothing across actions still work.
-	Memory Memory
 
+	memory       *Memory
 	observed     T
 	descendants  []Descendant
 	labels       map[string]string
@@ -47,12 +45,19 @@ func NewAction[T apis.Object](verb Verb, observed T, log logr.Logger) *Action[T]
 	}
 }
 
-func (a *Action[T]) memory() Memory {
-	if a.Memory == nil {
-		a.Memory = Memory{}
+// Memory returns the object's step memory, for steps (see Memory): the
+// one the runtime keeps for the object, or, for an action made without
+// one, a memory of this action alone.
+func (a *Action[T]) Memory() *Memory {
+	if a.memory == nil {
+		a.memory = &Memory{}
 	}
-	return a.Memory
+	return a.memory
 }
+
+// SetMemory gives the action the object's step memory; the code that runs
+// pipelines calls it (the runtime, which keeps one Memory per object).
+func (a *Action[T]) SetMemory(m *Memory) { a.memory = m }
 
 // Observed returns the object as it was read from the cache, before the
 // handler ran. Treat it as read-only.
