@@ -94,10 +94,11 @@ func (a *Action[T]) LabelDescendants(labels map[string]string) {
 	}
 }
 
-// DescendantLabels returns the labels asked for with LabelDescendants.
+// DescendantLabels returns the labels asked for with LabelDescendants; for
+// steps.
 func (a *Action[T]) DescendantLabels() map[string]string { return a.labels }
 
-// Descendants returns what Own declared, in order.
+// Descendants returns what Own declared, in order; for steps.
 func (a *Action[T]) Descendants() []Descendant { return a.descendants }
 
 // SetDescendants replaces the declared descendants; for steps.
@@ -134,7 +135,7 @@ func (a *Action[T]) AddEvent(e Event) {
 	a.events = append(a.events, e)
 }
 
-// Events returns the recorded events, in order.
+// Events returns the recorded events, in order; for steps.
 func (a *Action[T]) Events() []Event { return a.events }
 
 // RequeueAfter asks for another action on the object after d, even when
@@ -146,11 +147,13 @@ func (a *Action[T]) RequeueAfter(d time.Duration) {
 	}
 }
 
-// Requeue returns the delay asked for with RequeueAfter, or 0.
+// Requeue returns the delay asked for with RequeueAfter, or 0; for steps
+// and the runtime.
 func (a *Action[T]) Requeue() time.Duration { return a.requeueAfter }
 
 // Halt stops the pipeline after the current step: steps further in do not
-// run. Steps further out still see the action and the error returned.
+// run. Steps further out still see the action and the error returned. For
+// steps: a handler returns instead.
 func (a *Action[T]) Halt() { a.halted = true }
 
 // Halted reports whether a step called Halt.
