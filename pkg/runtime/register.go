@@ -89,7 +89,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
-	c.env = c.Env()
+	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
 	return c, nil
 }
@@ -101,10 +101,10 @@ func defaultFinalizer(gvk schema.GroupVersionKind) string {
 	return gvk.Group + "/finalizer"
 }
 
-// Env returns what the built-in steps need to know about this controller.
-// Its client and descendant store count the writes the steps make through
-// them in opgen_api_writes_total.
-func (c *Controller[T]) Env() plug.Env[T] {
+// newEnv returns what the built-in steps need to know about this controller
+// (ControllerOptions.Pipeline receives it). Its client and descendant store
+// count the writes the steps make through them in opgen_api_writes_total.
+func (c *Controller[T]) newEnv() plug.Env[T] {
 	count := func(what string) { c.op.metrics.writes.WithLabelValues(c.name, what).Inc() }
 	env := plug.Env[T]{
 		GVK:          c.kind.GVK,
