@@ -15,8 +15,14 @@ import (
 // typed. The handler and the steps read and change it; the steps that write
 // to the API (ApplyStatus, ApplyDescendants, RecordEvents) act on what it
 // holds when the handler returns.
+//
+// A handler needs Verb, Object, Log, Observed, Own, Normal, Warning and
+// RequeueAfter; the other methods are for steps (see the package
+// documentation).
 type Action[T apis.Object] struct {
-	// Verb says why the action runs.
+	// Verb says why the action runs. A Reconcile method that runs for
+	// an Add or a Modify (the handler has no Add or Modify) sees that
+	// verb here.
 	Verb Verb
 	// Object is a deep copy of the observed object that the handler may
 	// change. Changes to its status are written by ApplyStatus; changes
@@ -127,7 +133,8 @@ func (a *Action[T]) Warning(reason, format string, args ...any) {
 	a.AddEvent(Event{Type: corev1.EventTypeWarning, Reason: reason, Note: fmt.Sprintf(format, args...)})
 }
 
-// AddEvent records e, defaulting its Action to the verb.
+// AddEvent records e, defaulting its Action to the verb; for steps
+// (handlers use Normal and Warning).
 func (a *Action[T]) AddEvent(e Event) {
 	if e.Action == "" {
 		e.Action = string(a.Verb)
