@@ -26,7 +26,7 @@
 //     on their own to find each handler's methods. Mistakes found here
 //     (unknown or malformed markers, a kind without object:root,
 //     conflicting groups, duplicate kinds, an unknown built-in kind, a
-//     handler without Add, Modify or Reconcile) are recorded with their
+//     handler without Reconcile) are recorded with their
 //     positions.
 //  4. Generate. Every Generator runs against the shared Context. Those that
 //     touch the shared packages run one after the other (controller-tools'

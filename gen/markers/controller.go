@@ -12,7 +12,8 @@ import (
 // Controller marks a root kind as reconciled by an opgen controller. opgen
 // generates the glue that registers the controller with the runtime
 // (zz_generated.controllers.go in the controller package) and writes, once,
-// a stub with the typed Add, Modify, Delete and Reconcile methods.
+// a stub with a typed Reconcile method (and Delete with opgen create api
+// --with-delete).
 //
 //	// +opgen:controller
 //
@@ -75,8 +76,8 @@ type Workers int
 // For makes a type of the controller package (default internal/controller)
 // the handler of a Kubernetes built-in kind, named as [group/]version.Kind
 // (v1.Pod, apps/v1.Deployment). The type, which the user writes, implements
-// plug.Handler of the kind (Add, Modify and Reconcile; Delete to keep a
-// finalizer); opgen generates its glue, watching through client-go's typed
+// plug.Handler of the kind (Reconcile; Add and Modify optional; Delete to
+// keep a finalizer); opgen generates its glue, watching through client-go's typed
 // client (package builtin), and its RBAC. owns, reconcileEvery, workers and
 // labelSelector apply to it as to a custom kind's controller.
 //

@@ -9,7 +9,7 @@ func (Controller) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "Controller marks a root kind as reconciled by an opgen controller. opgen\ngenerates the glue that registers the controller with the runtime\n(zz_generated.controllers.go in the controller package) and writes, once,\na stub with the typed Add, Modify, Delete and Reconcile methods.\n\n\t// +opgen:controller\n\nPut it on one version of a kind, usually the storage version.",
+			Details: "Controller marks a root kind as reconciled by an opgen controller. opgen\ngenerates the glue that registers the controller with the runtime\n(zz_generated.controllers.go in the controller package) and writes, once,\na stub with a typed Reconcile method (and Delete with opgen create api\n--with-delete).\n\n\t// +opgen:controller\n\nPut it on one version of a kind, usually the storage version.",
 			Summary: "Controller marks a root kind as reconciled by an opgen controller.",
 		},
 	}
@@ -20,7 +20,7 @@ func (For) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "For makes a type of the controller package (default internal/controller)\nthe handler of a Kubernetes built-in kind, named as [group/]version.Kind\n(v1.Pod, apps/v1.Deployment). The type, which the user writes, implements\nplug.Handler of the kind (Add, Modify and Reconcile; Delete to keep a\nfinalizer); opgen generates its glue, watching through client-go's typed\nclient (package builtin), and its RBAC. owns, reconcileEvery, workers and\nlabelSelector apply to it as to a custom kind's controller.\n\n\t// PodPrinter logs every Pod.\n\t// +opgen:controller:for=v1.Pod\n\ttype PodPrinter struct{}\n\nThe kind must be one of package builtin's Kinds. A custom kind takes\n+opgen:controller on its API type instead.",
+			Details: "For makes a type of the controller package (default internal/controller)\nthe handler of a Kubernetes built-in kind, named as [group/]version.Kind\n(v1.Pod, apps/v1.Deployment). The type, which the user writes, implements\nplug.Handler of the kind (Reconcile; Add and Modify optional; Delete to\nkeep a finalizer); opgen generates its glue, watching through client-go's typed\nclient (package builtin), and its RBAC. owns, reconcileEvery, workers and\nlabelSelector apply to it as to a custom kind's controller.\n\n\t// PodPrinter logs every Pod.\n\t// +opgen:controller:for=v1.Pod\n\ttype PodPrinter struct{}\n\nThe kind must be one of package builtin's Kinds. A custom kind takes\n+opgen:controller on its API type instead.",
 			Summary: "For makes a type of the controller package (default internal/controller) the handler of a Kubernetes built-in kind, named as [group/]version.Kind (v1.Pod, apps/v1.Deployment).",
 		},
 	}

@@ -155,8 +155,8 @@ package main
 `))
 
 var controllerDocTemplate = template.Must(template.New("doc.go").Parse(`// Package controller holds the operator's controllers: for each kind with
-// the opgen:controller marker, a handler type with typed Add, Modify,
-// Reconcile and, optionally, Delete methods. opgen writes each handler's stub once, and the
+// the opgen:controller marker, a handler type with a typed Reconcile method
+// and, optionally, Add, Modify and Delete. opgen writes each handler's stub once, and the
 // glue that registers them (zz_generated.controllers.go) on every go generate.
 package controller
 `))

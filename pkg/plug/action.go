@@ -15,8 +15,14 @@ import (
 // typed. The handler and the steps read and change it; the steps that write
 // to the API (ApplyStatus, ApplyDescendants, RecordEvents) act on what it
 // holds when the handler returns.
+//
+// A handler needs Verb, Object, Log, Observed, Own, Normal, Warning and
+// RequeueAfter; the other methods are for steps (see the package
+// documentation).
 type Action[T apis.Object] struct {
-	// Verb says why the action runs.
+	// Verb says why the action runs. A Reconcile method that runs for
+	// an Add or a Modify (the handler has no Add or Modify) sees that
+	// verb here.
 	Verb Verb
 	// Object is a deep copy of the observed object that the handler may
 	// change. Changes to its status are written by ApplyStatus; changes
@@ -24,10 +30,8 @@ type Action[T apis.Object] struct {
 	Object T
 	// Log is a logger with the controller, object and verb as values.
 	Log logr.Logger
-	// Memory is the object's step memory (see Memory). The runtime sets
-	// it; when nil, steps that remember nothing across actions still work.
-	Memory Memory
 
+	memory       *Memory
 	observed     T
 	descendants  []Descendant
 	labels       map[string]string
@@ -47,12 +51,19 @@ func NewAction[T apis.Object](verb Verb, observed T, log logr.Logger) *Action[T]
 	}
 }
 
-func (a *Action[T]) memory() Memory {
-	if a.Memory == nil {
-		a.Memory = Memory{}
+// Memory returns the object's step memory, for steps (see Memory): the
+// one the runtime keeps for the object, or, for an action made without
+// one, a memory of this action alone.
+func (a *Action[T]) Memory() *Memory {
+	if a.memory == nil {
+		a.memory = &Memory{}
 	}
-	return a.Memory
+	return a.memory
 }
+
+// SetMemory gives the action the object's step memory; the code that runs
+// pipelines calls it (the runtime, which keeps one Memory per object).
+func (a *Action[T]) SetMemory(m *Memory) { a.memory = m }
 
 // Observed returns the object as it was read from the cache, before the
 // handler ran. Treat it as read-only.
@@ -89,10 +100,11 @@ func (a *Action[T]) LabelDescendants(labels map[string]string) {
 	}
 }
 
-// DescendantLabels returns the labels asked for with LabelDescendants.
+// DescendantLabels returns the labels asked for with LabelDescendants; for
+// steps.
 func (a *Action[T]) DescendantLabels() map[string]string { return a.labels }
 
-// Descendants returns what Own declared, in order.
+// Descendants returns what Own declared, in order; for steps.
 func (a *Action[T]) Descendants() []Descendant { return a.descendants }
 
 // SetDescendants replaces the declared descendants; for steps.
@@ -121,7 +133,8 @@ func (a *Action[T]) Warning(reason, format string, args ...any) {
 	a.AddEvent(Event{Type: corev1.EventTypeWarning, Reason: reason, Note: fmt.Sprintf(format, args...)})
 }
 
-// AddEvent records e, defaulting its Action to the verb.
+// AddEvent records e, defaulting its Action to the verb; for steps
+// (handlers use Normal and Warning).
 func (a *Action[T]) AddEvent(e Event) {
 	if e.Action == "" {
 		e.Action = string(a.Verb)
@@ -129,7 +142,7 @@ func (a *Action[T]) AddEvent(e Event) {
 	a.events = append(a.events, e)
 }
 
-// Events returns the recorded events, in order.
+// Events returns the recorded events, in order; for steps.
 func (a *Action[T]) Events() []Event { return a.events }
 
 // RequeueAfter asks for another action on the object after d, even when
@@ -141,11 +154,13 @@ func (a *Action[T]) RequeueAfter(d time.Duration) {
 	}
 }
 
-// Requeue returns the delay asked for with RequeueAfter, or 0.
+// Requeue returns the delay asked for with RequeueAfter, or 0; for steps
+// and the runtime.
 func (a *Action[T]) Requeue() time.Duration { return a.requeueAfter }
 
 // Halt stops the pipeline after the current step: steps further in do not
-// run. Steps further out still see the action and the error returned.
+// run. Steps further out still see the action and the error returned. For
+// steps: a handler returns instead.
 func (a *Action[T]) Halt() { a.halted = true }
 
 // Halted reports whether a step called Halt.

@@ -78,14 +78,4 @@ type Env[T apis.Object] struct {
 	Descendants DescendantStore
 	// Recorder emits Kubernetes Events.
 	Recorder EventRecorder
-	// Writes, when set, is called after each API write a step makes, with
-	// what was written ("status", "finalizer", "descendant", "prune"); the
-	// runtime counts them in a metric.
-	Writes func(what string)
-}
-
-func (e Env[T]) wrote(what string) {
-	if e.Writes != nil {
-		e.Writes(what)
-	}
 }

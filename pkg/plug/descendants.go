@@ -96,10 +96,7 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 			return fmt.Errorf("apply %s %s/%s: %w", k.GVK.Kind, k.Namespace, k.Name, err)
 		}
 	}
-	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
-	for range n {
-		env.wrote("prune")
-	}
+	_, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
 	return err
 }
 
@@ -143,11 +140,7 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 	u.SetOwnerReferences([]metav1.OwnerReference{ownerReference(env, a.Object)})
 	u.SetLabels(withDefaults(u.GetLabels(), a.labels))
 	u.SetAnnotations(withDefaults(map[string]string{AppliedHashAnnotation: hash}, u.GetAnnotations()))
-	if err := env.Descendants.Apply(ctx, u); err != nil {
-		return err
-	}
-	env.wrote("descendant")
-	return nil
+	return env.Descendants.Apply(ctx, u)
 }
 
 // withDefaults returns m with the entries of defaults it lacks.

@@ -1,25 +1,44 @@
-// Package plug holds what a typed handler works with: the Action that
-// carries one object through a pipeline for one verb, the Handler interface
-// users implement, the Step interface and Pipeline, and the built-in steps.
+// Package plug holds what a typed handler works with (the Handler
+// interface users implement and the Action it receives) and, apart from
+// it, what a step author works with (the Step interface, the Pipeline, the
+// built-in steps and what they need from the runtime).
 //
-// # Actions
+// # For handler authors
 //
-// The runtime (package runtime) picks a Verb from the object's state and
-// makes an Action: Object is a deep copy of the cached object that the
-// handler may change; Observed is the cached object itself. The handler
-// changes Object's status, declares descendants with Own, records events
-// with Normal and Warning, asks for another action with RequeueAfter, and
-// returns nil, an error (retried with backoff) or Terminal(err) (recorded,
-// not retried). The steps around it write what it declared.
+// A handler implements Handler: one Reconcile method. The runtime (package
+// runtime) picks a Verb from the object's state and runs the handler's
+// method for it (see Delegate): Reconcile for Add, Modify and Reconcile,
+// with Action.Verb saying which, unless the handler also implements Adder
+// (Add) or Modifier (Modify); Delete, only when the handler implements
+// Deleter, which keeps a finalizer on the kind's objects. HandlerFuncs
+// adapts functions.
 //
-// # Pipelines
+//	func (c *GreetingController) Reconcile(ctx context.Context, a *plug.Action[*v1.Greeting]) error {
+//		if a.Verb == plug.Add {
+//			a.Normal("Created", "serving %q", a.Object.Spec.Greeting)
+//		}
+//		a.Own(deploymentFor(a.Object), serviceFor(a.Object))
+//		a.Object.Status.Phase = "Ready"
+//		return nil
+//	}
+//
+// The method receives an Action. Object is a deep copy of the cached object
+// that the handler may change; Observed returns the cached object itself.
+// The handler changes Object's status, declares descendants with Own,
+// records events with Normal and Warning, asks for another action with
+// RequeueAfter, and returns nil, an error (retried with backoff) or
+// Terminal(err) (recorded, not retried). The steps around it write what it
+// declared; those are all the Action methods a handler needs.
+//
+// # For step authors
 //
 // A Step wraps the rest of the pipeline: it does its work before calling
 // next, after it, or both, and may end the pipeline by not calling next
 // (Halt marks the action so outer steps know). A Pipeline is an ordered list
 // of steps; the first runs first and finishes last. Default builds the
 // standard one from an Env (what the steps need to know about their
-// controller, filled by the runtime):
+// controller: its kind, client, finalizer, descendant store and event
+// recorder, filled by the runtime):
 //
 //	Logger → RecordEvents → AddMissingGVK → Finalizer → ApplyStatus →
 //	ApplyDescendants → ManagedByLabel → Delegate(handler)
@@ -29,6 +48,12 @@
 // why a failure to apply descendants repeats the verb); then, on Delete,
 // the finalizer is removed; then events are emitted; then the action is
 // logged. Every writing step skips writes that would change nothing.
+//
+// Steps read and change the action through the methods a handler does not
+// need: Descendants and SetDescendants, LabelDescendants, Events and
+// AddEvent, Requeue, Halt and Halted, and Memory, the per-object scratch
+// space the runtime keeps between actions (see Memory). WriteStatus writes
+// a status outside the pipeline, as ApplyStatus does.
 //
 // Write a step as a StepFunc:
 //
@@ -40,5 +65,6 @@
 //		return next(ctx)
 //	})
 //
-// and add it with runtime.ControllerOptions.Steps.
+// and add it with runtime.ControllerOptions.Steps, or build a whole
+// pipeline with runtime.ControllerOptions.Pipeline (not both).
 package plug

@@ -35,6 +35,30 @@ func ExamplePipeline() {
 	// after outer
 }
 
+// greeter is a handler with Reconcile alone.
+type greeter struct{}
+
+func (greeter) Reconcile(_ context.Context, a *plug.Action[*widget]) error {
+	if a.Verb == plug.Add {
+		a.Normal("Created", "widget %s created", a.Object.Name)
+	}
+	fmt.Println("Reconcile for", a.Verb)
+	return nil
+}
+
+// A handler with Reconcile alone gets every verb but Delete, with a.Verb
+// saying which; Add or Modify methods (Adder, Modifier) would take theirs.
+func ExampleHandler() {
+	step := plug.Delegate[*widget](greeter{})
+	for _, v := range []plug.Verb{plug.Add, plug.Modify, plug.Reconcile, plug.Delete} {
+		_ = plug.Pipeline[*widget]{step}.Run(context.Background(), plug.NewAction(v, newWidget(1, 0), logr.Discard()))
+	}
+	// Output:
+	// Reconcile for Add
+	// Reconcile for Modify
+	// Reconcile for Reconcile
+}
+
 // A step that halts the pipeline: the handler does not run and the writing
 // steps outside it write nothing.
 func ExampleStepFunc() {

@@ -94,7 +94,6 @@ func applyFinalizers[T apis.Object](ctx context.Context, env Env[T], obj T, fina
 	if err != nil {
 		return got, fmt.Errorf("apply finalizer %s to %s: %w (the operator needs the patch verb on the kind)", env.Finalizer, key(obj), err)
 	}
-	env.wrote("finalizer")
 	return got, nil
 }
 
@@ -122,7 +121,6 @@ func removeFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) erro
 	if err != nil {
 		return ignoreNotFound(fmt.Errorf("remove finalizer %s from %s: %w", env.Finalizer, key(obj), err))
 	}
-	env.wrote("finalizer")
 	return nil
 }
 

@@ -119,7 +119,7 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	if err != nil {
 		return err
 	}
-	if !statusChanged(a.Memory, desired, cached) {
+	if !statusChanged(a.Memory(), desired, cached) {
 		return nil
 	}
 	body, err := json.Marshal(statusApply{
@@ -135,26 +135,26 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	_, err = env.Client(a.Object.GetNamespace()).Patch(ctx, a.Object.GetName(), types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force}, "status")
 	if err != nil {
-		delete(a.Memory, statusMemoKey)
+		a.Memory().Delete(statusMemoKey)
 		return fmt.Errorf("apply status of %s: %w (the operator needs the patch verb on the status subresource)", key(a.Object), ignoreNotFound(err))
 	}
-	env.wrote("status")
-	a.memory()[statusMemoKey] = statusMemo{written: desired, before: cached}
+	a.Memory().Set(statusMemoKey, statusMemo{written: desired, before: cached})
 	return nil
 }
 
 // statusChanged reports whether desired must be written, given the cached
 // status and the memory of the last write.
-func statusChanged(mem Memory, desired, cached []byte) bool {
+func statusChanged(mem *Memory, desired, cached []byte) bool {
 	if bytes.Equal(desired, cached) {
-		delete(mem, statusMemoKey) // the cache has caught up, or never needed to
+		mem.Delete(statusMemoKey) // the cache has caught up, or never needed to
 		return false
 	}
-	m, ok := mem[statusMemoKey].(statusMemo)
+	v, _ := mem.Get(statusMemoKey)
+	m, ok := v.(statusMemo)
 	if ok && bytes.Equal(cached, m.before) && bytes.Equal(desired, m.written) {
 		return false // the cache still shows the status our last write replaced
 	}
-	delete(mem, statusMemoKey)
+	mem.Delete(statusMemoKey)
 	return true
 }
 

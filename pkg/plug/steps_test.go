@@ -345,10 +345,10 @@ func TestApplyStatus(t *testing.T) {
 	})
 	t.Run("the same write is not repeated while the cache lags", func(t *testing.T) {
 		c := &fakeClient{}
-		mem := plug.Memory{}
+		mem := &plug.Memory{}
 		for range 2 {
 			a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()) // the cache still shows the old status
-			a.Memory = mem
+			a.SetMemory(mem)
 			require.NoError(t, run(a, nil, plug.ApplyStatus(testEnv(c, nil, nil))))
 		}
 		assert.Len(t, c.patches, 1)

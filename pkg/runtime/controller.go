@@ -52,17 +52,7 @@ type objectState struct {
 	uid     string
 	handled int64
 	known   bool
-	memory  plug.Memory // nil until a step stores something
-}
-
-// keep stores the memory an action leaves, and none when it is empty:
-// most objects need none between actions, and thousands of empty maps
-// would cost more than the objects' own state.
-func (st *objectState) keep(m plug.Memory) {
-	if len(m) == 0 {
-		m = nil
-	}
-	st.memory = m
+	memory  plug.Memory // holds no map while no step remembers anything
 }
 
 // Name returns the controller's name.
@@ -157,8 +147,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 // act runs the pipeline for a, traced and reported, and schedules what
 // comes next.
 func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) {
-	a.Memory = st.memory
-	defer func() { st.keep(a.Memory) }()
+	a.SetMemory(&st.memory)
 	c.resume(a)
 	c.op.emit(telemetry.ReconcileStarted{Reconcile: r})
 	start := time.Now()

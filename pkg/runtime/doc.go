@@ -1,9 +1,9 @@
 // Package runtime runs typed opgen controllers. An Operator owns the REST
 // config, the caches, the controllers, leader election, metrics, health and
 // shutdown; Register adds a controller for a Kind with a typed
-// plug.Handler. Users write the handler's Add, Modify, Reconcile and,
-// optionally, Delete methods; generated glue builds the Kind and calls
-// Register; the runtime makes the methods correct and cheap.
+// plug.Handler. Users write the handler's Reconcile method (and, when they
+// need them, Add, Modify or Delete: see Dispatch); generated glue builds the
+// Kind and calls Register; the runtime makes the methods correct and cheap.
 //
 // # An operator's main
 //
@@ -24,8 +24,8 @@
 //
 // # Controllers
 //
-// A Controller[T] is fed by a typed informer of T (Kind.NewInformer) in each
-// watched namespace. Informer events put keys (namespace/name) into
+// A Controller[T] is fed by an informer of T, built from Kind.ListWatch, in
+// each watched namespace. Informer events put keys (namespace/name) into
 // client-go's typed rate-limited work queue; Workers goroutines take keys
 // from it. The queue never hands one key to two workers at once, and a key
 // added while it is being handled is handled again afterwards, so no change
@@ -59,6 +59,13 @@
 //  2. no record of a handled generation: Add.
 //  3. the record differs from metadata.generation: Modify.
 //  4. otherwise: Reconcile.
+//
+// The verb picks the handler's method (plug.Delegate): Add runs the
+// handler's Add when it implements plug.Adder, Modify its Modify when it
+// implements plug.Modifier, Delete its Delete when it implements
+// plug.Deleter; every other verb but Delete runs Reconcile, with
+// Action.Verb still saying which verb it is. A handler with Reconcile alone
+// is complete.
 //
 // The record of the last handled generation is this process's memory of its
 // last successful action on the object (same UID), else
@@ -107,7 +114,8 @@
 //	ApplyDescendants → ManagedByLabel → Delegate(handler)
 //
 // ControllerOptions.Steps adds steps just before Delegate;
-// ControllerOptions.Pipeline replaces the pipeline. See package plug for
+// ControllerOptions.Pipeline replaces the pipeline (setting both is an
+// error: the steps then belong in the pipeline Pipeline returns). See package plug for
 // each step's flow, guarantees and caveats.
 //
 // # What is cached
@@ -159,7 +167,7 @@
 // Package builtin has the Kind of every common built-in kind, built on
 // client-go's typed clients:
 //
-//	runtime.Register(op, builtin.Pods(op, builtin.Options{}), podPrinter{}, runtime.ControllerOptions[*corev1.Pod]{})
+//	_, err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), podPrinter{}, runtime.ControllerOptions[*corev1.Pod]{})
 //
 // Their controllers run exactly like those of custom kinds, with one
 // difference of default: their UpdateFilter is AnyChange, so status

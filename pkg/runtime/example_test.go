@@ -18,20 +18,15 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-// greeter is a typed handler: it owns one ConfigMap per Gadget and reports
-// a phase in the status. The default pipeline writes both.
+// greeter is a typed handler with Reconcile alone: it owns one ConfigMap
+// per Gadget and reports a phase in the status, for every verb but Delete
+// (a.Verb says which). The default pipeline writes both.
 type greeter struct{ added chan string }
 
-func (g greeter) Add(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
-	g.added <- a.Object.Name
-	return g.Reconcile(ctx, a)
-}
-
-func (g greeter) Modify(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
-	return g.Reconcile(ctx, a)
-}
-
-func (greeter) Reconcile(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+func (g greeter) Reconcile(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+	if a.Verb == plug.Add {
+		g.added <- a.Object.Name
+	}
 	a.Own(corev1ac.ConfigMap(a.Object.Name, "").WithData(map[string]string{"greeting": a.Object.Spec.Message}))
 	a.Object.Status.Phase = "Ready"
 	return nil

@@ -48,15 +48,12 @@ func (c *Controller[T]) pause(ctx context.Context, key cache.ObjectName, obj T, 
 	c.op.emit(telemetry.ReconcilePaused{Reconcile: r})
 	a := plug.NewAction(plug.Verb(r.Verb), obj, log)
 	c.setGVK(a)
-	if _, done := st.memory[pausedKey]; !done {
+	if _, done := st.memory.Get(pausedKey); !done {
 		c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonPaused, "Pause",
 			"reconciliation paused by the %s annotation; remove it to resume", PauseAnnotation)
-		if st.memory == nil {
-			st.memory = plug.Memory{}
-		}
-		st.memory[pausedKey] = true
+		st.memory.Set(pausedKey, true)
 	}
-	a.Memory = st.memory
+	a.SetMemory(&st.memory)
 	if co, ok := any(a.Object).(apis.ConditionsObject); ok {
 		apis.MarkPaused(co, ReasonPaused, "reconciliation is paused by the "+PauseAnnotation+" annotation")
 		if err := plug.WriteStatus(ctx, c.env, a); err != nil {
@@ -71,7 +68,7 @@ func (c *Controller[T]) pause(ctx context.Context, key cache.ObjectName, obj T, 
 // resume runs before the first action after a pause: a Resumed event,
 // and Paused=False on a.Object for the pipeline's status write.
 func (c *Controller[T]) resume(a *plug.Action[T]) {
-	_, wasPaused := a.Memory[pausedKey]
+	_, wasPaused := a.Memory().Get(pausedKey)
 	co, hasConditions := any(a.Object).(apis.ConditionsObject)
 	if hasConditions && apis.IsTrue(co, apis.Paused) {
 		wasPaused = true
@@ -80,7 +77,7 @@ func (c *Controller[T]) resume(a *plug.Action[T]) {
 	if !wasPaused {
 		return
 	}
-	delete(a.Memory, pausedKey)
+	a.Memory().Delete(pausedKey)
 	c.setGVK(a)
 	c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonResumed, "Resume",
 		"reconciliation resumed: the %s annotation is gone", PauseAnnotation)

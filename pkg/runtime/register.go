@@ -8,7 +8,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -87,7 +89,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
-	c.env = c.Env()
+	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
 	return c, nil
 }
@@ -99,22 +101,67 @@ func defaultFinalizer(gvk schema.GroupVersionKind) string {
 	return gvk.Group + "/finalizer"
 }
 
-// Env returns what the built-in steps need to know about this controller.
-func (c *Controller[T]) Env() plug.Env[T] {
+// newEnv returns what the built-in steps need to know about this controller
+// (ControllerOptions.Pipeline receives it). Its client and descendant store
+// count the writes the steps make through them in opgen_api_writes_total.
+func (c *Controller[T]) newEnv() plug.Env[T] {
+	count := func(what string) { c.op.metrics.writes.WithLabelValues(c.name, what).Inc() }
 	env := plug.Env[T]{
 		GVK:          c.kind.GVK,
 		Controller:   c.name,
 		FieldManager: c.op.opts.Name,
 		Finalizer:    c.finalizer,
 		Deletes:      c.deletes,
-		Client:       c.kind.Client,
+		Client:       func(ns string) plug.Client[T] { return countedClient[T]{c.kind.Client(ns), count} },
 		Recorder:     c.op.recorder,
-		Writes:       func(what string) { c.op.metrics.writes.WithLabelValues(c.name, what).Inc() },
 	}
 	if len(c.opts.Owns) > 0 {
-		env.Descendants = c.store
+		env.Descendants = countedStore{c.store, count}
 	}
 	return env
+}
+
+// countedClient counts each successful patch of the kind's objects: of the
+// status subresource as "status", of the object itself (the Finalizer
+// step's only write) as "finalizer".
+type countedClient[T apis.Object] struct {
+	plug.Client[T]
+	count func(what string)
+}
+
+func (c countedClient[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
+	obj, err := c.Client.Patch(ctx, name, pt, data, opts, subresources...)
+	if err == nil {
+		what := "finalizer"
+		if len(subresources) > 0 && subresources[0] == "status" {
+			what = "status"
+		}
+		c.count(what)
+	}
+	return obj, err
+}
+
+// countedStore counts each applied descendant as "descendant" and each
+// pruned one as "prune".
+type countedStore struct {
+	plug.DescendantStore
+	count func(what string)
+}
+
+func (s countedStore) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	err := s.DescendantStore.Apply(ctx, obj)
+	if err == nil {
+		s.count("descendant")
+	}
+	return err
+}
+
+func (s countedStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool) (int, error) {
+	n, err := s.DescendantStore.Prune(ctx, owner, keep)
+	for range n {
+		s.count("prune")
+	}
+	return n, err
 }
 
 func (c *Controller[T]) buildPipeline() plug.Pipeline[T] {
