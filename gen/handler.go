@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
+	"github.com/opgen-sdk/opgen/pkg/kinds"
 )
 
 // Handler is the controller of one of Kubernetes' built-in kinds: a type of
@@ -24,8 +24,8 @@ type Handler struct {
 	// Name is the type's name; Pos is its name's position.
 	Name string
 	Pos  token.Position
-	// Kind is the built-in kind's entry in package builtin's table.
-	Kind builtin.Info
+	// Kind is the built-in kind's entry in package kinds' table.
+	Kind kinds.Info
 	// Controller is what the +opgen:controller markers of the type say.
 	Controller *markers.ControllerSpec
 	// HasDelete says the type's method set, as the controller package
@@ -58,8 +58,9 @@ func (h *Handler) Alias() string {
 }
 
 // handlerMethods are the methods of plug.Handler, which every handler
-// type must have.
-var handlerMethods = []string{"Add", "Modify", "Reconcile"}
+// type must have; Add, Modify (plug.Adder, plug.Modifier) and Delete
+// (plug.Deleter) are optional.
+var handlerMethods = []string{"Reconcile"}
 
 // isControllerPackage reports whether pkg is the project's controller
 // package, where handler types of built-in kinds live.
@@ -149,7 +150,7 @@ func (b *apiBuilder) addHandler(scope *types.Scope, d *handlerDecl) {
 		}
 	}
 	if len(missing) > 0 && !opaque {
-		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s], each method like func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (and Delete for cleanup behind a finalizer)",
+		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s]: func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (Add and Modify are optional, Delete adds cleanup behind a finalizer)",
 			name, info.Marker, orList(missing), h.Alias(), info.Kind, name, missing[0], h.Alias(), info.Kind)
 	}
 	b.handlers = append(b.handlers, h)
@@ -157,24 +158,22 @@ func (b *apiBuilder) addHandler(scope *types.Scope, d *handlerDecl) {
 
 // builtinKind returns the table entry of gvk, or an error that suggests
 // the closest kind.
-func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (builtin.Info, error) {
-	for _, k := range builtin.Kinds {
-		if k.Group == gvk.Group && k.Version == gvk.Version && k.Kind == gvk.Kind {
-			return k, nil
-		}
+func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (kinds.Info, error) {
+	if k, ok := kinds.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
+		return k, nil
 	}
 	ref := markers.FormatKindRef(gvk)
 	switch {
 	case b.isProjectGroup(gvk.Group):
-		return builtin.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
+		return kinds.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
 	case scheme.Scheme.Recognizes(gvk):
-		return builtin.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind), or add the kind to package builtin's table", ref, ref)
+		return kinds.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind), or add the kind to the table of package github.com/opgen-sdk/opgen/pkg/kinds", ref, ref)
 	}
 	hint := ""
 	if best := closestBuiltin(gvk); best != "" {
 		hint = ": did you mean " + best + "?"
 	}
-	return builtin.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for package builtin's Kinds: go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin Kinds)", ref, ref, hint)
+	return kinds.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for the kinds of go doc github.com/opgen-sdk/opgen/pkg/kinds Builtin)", ref, ref, hint)
 }
 
 func (b *apiBuilder) isProjectGroup(group string) bool {
@@ -191,7 +190,7 @@ func (b *apiBuilder) isProjectGroup(group string) bool {
 // the nearest name.
 func closestBuiltin(gvk schema.GroupVersionKind) string {
 	best, bestDist := "", 1<<30
-	for _, k := range builtin.Kinds {
+	for _, k := range kinds.Builtin {
 		if strings.EqualFold(k.Kind, gvk.Kind) {
 			return k.Marker
 		}

@@ -30,7 +30,9 @@ func newCreateAPICommand() *cobra.Command {
 		Short: "Scaffold the types of a new kind, or a new version of a kind, and its controller stub",
 		Long: `Writes apis/<group>/<version>/<kind>_types.go (and doc.go with +groupName when
 the version is new) and, for a new kind, the controller stub
-internal/controller/<kind>.go. For a new version of an existing kind, only the
+internal/controller/<kind>.go with a Reconcile method (and Delete with
+--with-delete: its presence keeps a finalizer on every object of the kind).
+For a new version of an existing kind, only the
 types are written: the controller stays on the existing version. Nothing is
 ever overwritten. Run go generate ./... afterwards.`,
 		Example: `  opgen create api --group hello.example.com --version v1 --kind Greeting
@@ -65,6 +67,7 @@ ever overwritten. Run go generate ./... afterwards.`,
 	f.StringVar(&api.Version, "version", "", "API version, such as v1 or v1beta1")
 	f.StringVar(&api.Kind, "kind", "", "kind, such as Greeting")
 	f.BoolVar(&api.ClusterScoped, "cluster-scoped", false, "make the kind cluster-scoped")
+	f.BoolVar(&api.WithDelete, "with-delete", false, "give the controller stub a Delete method, run behind a finalizer when an object is deleted")
 	f.StringVar(&api.APIDir, "api-dir", "apis", "directory of the API groups")
 	f.StringVar(&controllerDir, "controller-dir", "internal/controller", "package of the controller stubs")
 	for _, name := range []string{"group", "version", "kind"} {

@@ -5,38 +5,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/accessor"
-	"github.com/opgen-sdk/opgen/gen/client"
-	"github.com/opgen-sdk/opgen/gen/controller"
-	"github.com/opgen-sdk/opgen/gen/crd"
-	"github.com/opgen-sdk/opgen/gen/deepcopy"
+	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/gen/rbac"
-	"github.com/opgen-sdk/opgen/gen/register"
-	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
-
-// generators are the outputs of opgen generate, by name (--only picks
-// some). A new value per run: the client generator keeps its load.
-func generators() map[string]gen.Generator {
-	return map[string]gen.Generator{
-		"deepcopy":   deepcopy.Generator{},
-		"register":   register.Generator{},
-		"accessors":  accessor.Generator{},
-		"crd":        crd.Generator{},
-		"client":     &client.Generator{},
-		"controller": controller.Generator{},
-		"stubs":      scaffold.Generator{},
-		"rbac":       rbac.Generator{},
-	}
-}
 
 func newGenerateCommand() *cobra.Command {
 	var (
@@ -52,8 +29,7 @@ func newGenerateCommand() *cobra.Command {
 		Example: `  //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./...
   opgen generate ./apis/... --name hello-operator`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			all := generators()
-			selected, err := pick(all, only)
+			selected, err := generators.Pick(only)
 			if err != nil {
 				return err
 			}
@@ -82,33 +58,9 @@ func newGenerateCommand() *cobra.Command {
 	f.StringVar(&opts.CRDDir, "crd-dir", "config/crd", "directory of the CRD manifests")
 	f.StringVar(&opts.RBACDir, "rbac-dir", "config/rbac", "directory of the RBAC manifests")
 	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
-	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(names(generators()), ", "))
+	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every file written and the time taken")
 	return cmd
-}
-
-func pick(all map[string]gen.Generator, only []string) (map[string]gen.Generator, error) {
-	if len(only) == 0 {
-		return all, nil
-	}
-	out := map[string]gen.Generator{}
-	for _, name := range only {
-		g, ok := all[name]
-		if !ok {
-			return nil, fmt.Errorf("--only %s: no such generator; pick from %s", name, strings.Join(names(all), ", "))
-		}
-		out[name] = g
-	}
-	return out, nil
-}
-
-func names(m map[string]gen.Generator) []string {
-	var out []string
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // report prints the scaffolds created, which are the user's to edit, and

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/internal/gentest"
 )
 
@@ -66,17 +64,4 @@ func listFiles(t *testing.T, dir string) []string {
 	})
 	require.NoError(t, err)
 	return out
-}
-
-// TestGeneratorsMatchTheTests keeps the generators the tests run, in
-// gen/internal/gentest, the same as the command's.
-func TestGeneratorsMatchTheTests(t *testing.T) {
-	typeNames := func(m map[string]gen.Generator) map[string]string {
-		out := map[string]string{}
-		for name, g := range m {
-			out[name] = fmt.Sprintf("%T", g)
-		}
-		return out
-	}
-	assert.Equal(t, typeNames(generators()), typeNames(gentest.All()))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
 
@@ -50,7 +51,7 @@ overwrites a file. Next: opgen create api.`,
 			if err := goModTidy(cmd, dir); err != nil {
 				return err
 			}
-			if _, err := gen.Run(cmd.Context(), gen.Options{Root: dir, Version: buildVersion()}, generators()); err != nil {
+			if _, err := gen.Run(cmd.Context(), gen.Options{Root: dir, Version: buildVersion()}, generators.All()); err != nil {
 				return err
 			}
 			for _, n := range created.Notes {

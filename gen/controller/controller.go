@@ -251,7 +251,7 @@ func (g glue) kind(f *jen.File) {
 			"ListWatch", jen.Func().Params(jen.Id("namespace").String()).Op("*").Qual(cachePkg, "ListWatch").Block(
 				jen.Return(jen.Qual(cachePkg, "NewListWatchFromClient").Call(restClient, jen.Lit(k.Plural), jen.Id("namespace"), jen.Qual(fieldsPkg, "Everything").Call())),
 			),
-			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(runtimePkg, "Client").Types(g.obj()).Block(
+			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(plugPkg, "Client").Types(g.obj()).Block(
 				jen.Return(client),
 			),
 		))),
@@ -318,7 +318,7 @@ func (g glue) setup(f *jen.File) {
 // (runtime.Register calls a Configurer's Configure).
 func register(name string, kind jen.Code) []jen.Code {
 	return []jen.Code{
-		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), kind, jen.Id("h"), jen.Id(name+"Options").Call()), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Qual(runtimePkg, "Register").Call(jen.Id("op"), kind, jen.Id("h"), jen.Id(name+"Options").Call()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("register the %s controller: %%w", name)), jen.Err())),
 		),
 		jen.Return(jen.Nil()),

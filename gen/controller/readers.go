@@ -7,25 +7,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
+	"github.com/opgen-sdk/opgen/pkg/kinds"
 )
 
 const informersPkg = "k8s.io/client-go/informers"
 
-// builtinKind returns the entry of package builtin's table for gvk.
-func builtinKind(gvk schema.GroupVersionKind) (builtin.Info, bool) {
-	for _, k := range builtin.Kinds {
-		if k.Group == gvk.Group && k.Version == gvk.Version && k.Kind == gvk.Kind {
-			return k, true
-		}
-	}
-	return builtin.Info{}, false
+// builtinKind returns the entry of the built-in kinds' table for gvk.
+func builtinKind(gvk schema.GroupVersionKind) (kinds.Info, bool) {
+	return kinds.Lookup(gvk.Group, gvk.Version, gvk.Kind)
 }
 
 // readable returns the kinds a controller gets readers for: those it reads,
 // then the built-in kinds it owns (owns implies reads), without repeats.
-func readable(spec *markers.ControllerSpec) []builtin.Info {
-	var out []builtin.Info
+func readable(spec *markers.ControllerSpec) []kinds.Info {
+	var out []kinds.Info
 	seen := map[schema.GroupVersionKind]bool{}
 	for _, gvk := range append(append([]schema.GroupVersionKind{}, spec.Reads...), spec.Owns...) {
 		info, ok := builtinKind(gvk)
@@ -41,8 +36,8 @@ func readable(spec *markers.ControllerSpec) []builtin.Info {
 // readers writes <name>Readers, New<name>Readers and one method per
 // readable kind, when the controller named name has any.
 func readers(f *jen.File, name string, spec *markers.ControllerSpec) {
-	kinds := readable(spec)
-	if len(kinds) == 0 {
+	readKinds := readable(spec)
+	if len(readKinds) == 0 {
 		return
 	}
 	typ := name + "Readers"
@@ -60,9 +55,9 @@ func readers(f *jen.File, name string, spec *markers.ControllerSpec) {
 	f.Func().Id("New" + typ).Params(jen.Id("op").Add(op.Clone())).Id(typ).Block(
 		jen.Return(jen.Id(typ).Values(jen.Id("op").Op(":").Id("op"))),
 	)
-	for _, k := range kinds {
+	for _, k := range readKinds {
 		obj := jen.Op("*").Qual(k.Package, k.Kind)
-		f.ImportAlias(k.Package, alias(k))
+		f.ImportAlias(k.Package, k.Alias)
 		f.Line()
 		f.Commentf("%s reads %s objects from the operator's caches.", k.Func, k.Marker)
 		f.Func().Params(jen.Id("r").Id(typ)).Id(k.Func).Params().Op("*").Qual(runtimePkg, "Reader").Types(obj.Clone()).Block(
@@ -77,11 +72,6 @@ func readers(f *jen.File, name string, spec *markers.ControllerSpec) {
 			)),
 		)
 	}
-}
-
-// alias is the import name of a built-in kind's package: corev1, appsv1.
-func alias(k builtin.Info) string {
-	return informerGroupName(k.Group) + k.Version
 }
 
 func informerGroupName(group string) string {

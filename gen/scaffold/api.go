@@ -28,6 +28,10 @@ type APIOptions struct {
 	// APIDir is where group directories go, relative to the project root.
 	// Default: apis.
 	APIDir string
+	// WithDelete gives the controller stub a Delete method, which makes
+	// the runtime keep a finalizer on every object of the kind (see
+	// StubOptions).
+	WithDelete bool
 }
 
 // Created lists the files CreateAPI wrote and what to do next.
@@ -95,7 +99,7 @@ func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byt
 	if _, err := os.Stat(stub); err == nil {
 		return fmt.Errorf("%s exists: opgen create api never overwrites; move it away or pick another kind", stub)
 	}
-	src, err := format.Source(Stub(p, k))
+	src, err := format.Source(Stub(p, k, StubOptions{WithDelete: opts.WithDelete}))
 	if err != nil {
 		return err
 	}

@@ -49,10 +49,25 @@ func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
 	stub, err := os.ReadFile(filepath.Join(p.Root, "internal/controller/greeting.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(stub), "type GreetingController struct{}")
+	assert.Contains(t, string(stub), ") Reconcile(ctx context.Context")
+	for _, m := range []string{") Add(", ") Modify(", ") Delete("} {
+		assert.NotContains(t, string(stub), m, "a stub has only the methods asked for: Delete alone turns on a finalizer")
+	}
 
 	_, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "never overwrites")
+}
+
+func TestCreateAPIWithDelete(t *testing.T) {
+	p := newProject(t)
+	_, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting", WithDelete: true})
+	require.NoError(t, err)
+	stub, err := os.ReadFile(filepath.Join(p.Root, "internal/controller/greeting.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(stub), ") Reconcile(ctx context.Context")
+	assert.Contains(t, string(stub), ") Delete(ctx context.Context")
+	assert.NotContains(t, string(stub), ") Add(")
 }
 
 func TestCreateAPINewVersionKeepsTheController(t *testing.T) {

@@ -21,7 +21,7 @@ func TestGolden(t *testing.T) {
 	files := map[string][]byte{}
 	for _, k := range api.Controllers() {
 		path := filepath.Join(p.ControllerDir, strings.ToLower(k.Name)+".go")
-		files[filepath.ToSlash(path)] = scaffold.Stub(p, k)
+		files[filepath.ToSlash(path)] = scaffold.Stub(p, k, scaffold.StubOptions{})
 	}
 	assert.Len(t, files, 2)
 	gentest.Compare(t, golden, files)

@@ -45,7 +45,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 		if declared[controller.HandlerName(k)] {
 			continue
 		}
-		ctx.Output.Scaffold(filepath.Join(dir, strings.ToLower(k.Name)+".go"), Stub(ctx.Project, k))
+		ctx.Output.Scaffold(filepath.Join(dir, strings.ToLower(k.Name)+".go"), Stub(ctx.Project, k, StubOptions{}))
 	}
 	return nil
 }
@@ -75,8 +75,17 @@ func declaredTypes(dir string) map[string]bool {
 	return out
 }
 
-// Stub returns the controller stub of k.
-func Stub(p *gen.Project, k *gen.Kind) []byte {
+// StubOptions say which optional handler methods a stub has.
+type StubOptions struct {
+	// WithDelete adds a Delete method (plug.Deleter). Its presence alone
+	// makes the runtime keep a finalizer on every object of the kind, so a
+	// stub has it only when asked (opgen create api --with-delete).
+	WithDelete bool
+}
+
+// Stub returns the controller stub of k: a handler type with Reconcile,
+// and Delete when opts ask for it.
+func Stub(p *gen.Project, k *gen.Kind, opts StubOptions) []byte {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), controller.PackageName(p))
 	f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
 	h, n := controller.HandlerName(k), k.Name
@@ -103,7 +112,11 @@ func Stub(p *gen.Project, k *gen.Kind) []byte {
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("a").Op("*").Qual(plugPkg, "Action").Types(jen.Op("*").Qual(k.Version.ImportPath, k.Name)),
 	).Error()
-	for _, m := range stubMethods(n, filepath.ToSlash(p.ClientDir)) {
+	methods := []stubMethod{reconcileStub(n, filepath.ToSlash(p.ClientDir))}
+	if opts.WithDelete {
+		methods = append(methods, deleteStub(n))
+	}
+	for _, m := range methods {
 		f.Line()
 		comment(f, m.doc...)
 		f.Func().Params(jen.Id("c").Op("*").Id(h)).Id(m.name).Add(params.Clone()).Block(m.body...)
@@ -123,46 +136,37 @@ type stubMethod struct {
 	body []jen.Code
 }
 
-// stubMethods are the handler methods of a stub for kind n, with the doc
-// comments that say when each runs.
-func stubMethods(n, clientDir string) []stubMethod {
-	reconcile := []jen.Code{jen.Return(jen.Id("c").Dot("Reconcile").Call(jen.Id("ctx"), jen.Id("a")))}
-	return []stubMethod{{
-		name: "Add",
+// reconcileStub is the Reconcile method of a stub for kind n, with the
+// doc comment that says when it runs.
+func reconcileStub(n, clientDir string) stubMethod {
+	return stubMethod{
+		name: "Reconcile",
 		doc: []string{
-			"Add runs the first time the controller sees a " + n + ", including one that",
-			"existed before the operator started and was never handled.",
+			"Reconcile runs for every verb but Delete, and a.Verb says why: plug.Add the",
+			"first time the controller sees a " + n + " (including one that existed before the",
+			"operator started), plug.Modify when its spec (metadata.generation) changed",
+			"since it was last handled, and plug.Reconcile when nothing changed: on the",
+			"period that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when",
+			"an owned object changed, and when the operator starts. To act differently on",
+			"Add or Modify, give " + n + "Controller an Add or Modify method of the same",
+			"signature (plug.Adder, plug.Modifier).",
 			"",
 			"Declare every object the " + n + " owns with a.Own, as server-side apply",
 			"configurations (client-go's applyconfigurations packages, or this project's",
-			"under " + clientDir + "/applyconfiguration): owned objects that an Add, Modify or",
-			"Reconcile does not declare are pruned. Report progress in a.Object.Status;",
-			"the pipeline writes it.",
-		},
-		body: reconcile,
-	}, {
-		name: "Modify",
-		doc: []string{
-			"Modify runs when the " + n + "'s spec (its metadata.generation) changed since it",
-			"was last handled successfully. Like Add, it declares the full set of owned",
-			"objects.",
-		},
-		body: reconcile,
-	}, {
-		name: "Reconcile",
-		doc: []string{
-			"Reconcile runs when nothing the controller handled changed: on the period",
-			"that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when an",
-			"owned object changed, and for every " + n + " when the operator starts. It",
-			"declares the full set of owned objects too; Add and Modify call it, so the",
-			"desired state is written in one place.",
+			"under " + clientDir + "/applyconfiguration): owned objects it does not declare",
+			"are pruned. Report progress in a.Object.Status; the pipeline writes it.",
 		},
 		body: []jen.Code{
 			jen.Comment("Declare the objects this " + n + " should own with a.Own(...) and set"),
 			jen.Comment("a.Object.Status."),
 			jen.Return(jen.Nil()),
 		},
-	}, {
+	}
+}
+
+// deleteStub is the Delete method of a stub for kind n.
+func deleteStub(n string) stubMethod {
+	return stubMethod{
 		name: "Delete",
 		doc: []string{
 			"Delete runs when a " + n + " is being deleted. Because this method exists, the",
@@ -172,6 +176,9 @@ func stubMethods(n, clientDir string) []stubMethod {
 			"deletes them; when that is all there is to do, remove this method and the",
 			"runtime adds no finalizer.",
 		},
-		body: []jen.Code{jen.Return(jen.Nil())},
-	}}
+		body: []jen.Code{
+			jen.Comment("Clean up what the " + n + " made outside the cluster."),
+			jen.Return(jen.Nil()),
+		},
+	}
 }

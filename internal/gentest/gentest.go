@@ -16,14 +16,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/accessor"
-	"github.com/opgen-sdk/opgen/gen/client"
-	"github.com/opgen-sdk/opgen/gen/controller"
-	"github.com/opgen-sdk/opgen/gen/crd"
-	"github.com/opgen-sdk/opgen/gen/deepcopy"
-	"github.com/opgen-sdk/opgen/gen/rbac"
-	"github.com/opgen-sdk/opgen/gen/register"
-	"github.com/opgen-sdk/opgen/gen/scaffold"
+	"github.com/opgen-sdk/opgen/gen/generators"
 )
 
 // Update rewrites golden files instead of comparing with them.
@@ -117,16 +110,6 @@ func (p *probe) Generate(ctx *gen.Context) error {
 	return nil
 }
 
-// All returns every generator, as opgen generate runs them.
-func All() map[string]gen.Generator {
-	return map[string]gen.Generator{
-		"deepcopy":   deepcopy.Generator{},
-		"register":   register.Generator{},
-		"accessors":  accessor.Generator{},
-		"crd":        crd.Generator{},
-		"client":     &client.Generator{},
-		"controller": controller.Generator{},
-		"stubs":      scaffold.Generator{},
-		"rbac":       rbac.Generator{},
-	}
-}
+// All returns every generator, as opgen generate runs them: the one list
+// of package generators.
+func All() map[string]gen.Generator { return generators.All() }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/pkg/plug"
 	opruntime "github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
@@ -56,16 +57,17 @@ func (c *Clientset) Gadgets(namespace string) Client {
 		func() *Gadget { return &Gadget{} }, func() *GadgetList { return &GadgetList{} })
 }
 
-// NewFilteredGadgetInformer is what the informer generator writes.
-func NewFilteredGadgetInformer(c *Clientset, namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-	return cache.NewSharedIndexInformer(&cache.ListWatch{
+// GadgetListWatch lists and watches Gadgets in namespace, as the
+// generated controller glue does.
+func GadgetListWatch(c *Clientset, namespace string) *cache.ListWatch {
+	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return c.Gadgets(namespace).List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			return c.Gadgets(namespace).Watch(ctx, o)
 		},
-	}, &Gadget{}, 0, indexers)
+	}
 }
 
 // Kind is the runtime.Kind the generated controller glue builds.
@@ -74,10 +76,10 @@ func Kind(c *Clientset) opruntime.Kind[*Gadget] {
 		GVK:        GVK,
 		Resource:   "gadgets",
 		Namespaced: true,
-		NewInformer: func(namespace string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return NewFilteredGadgetInformer(c, namespace, indexers)
+		ListWatch: func(namespace string) *cache.ListWatch {
+			return GadgetListWatch(c, namespace)
 		},
-		Client: func(namespace string) opruntime.Client[*Gadget] { return c.Gadgets(namespace) },
+		Client: func(namespace string) plug.Client[*Gadget] { return c.Gadgets(namespace) },
 	}
 }
 

@@ -10,7 +10,7 @@
 // external system's client type C and the type S of the resource's actual
 // state; New adapts it to the runtime's plug.Handler and plug.Deleter:
 //
-//	err := runtime.Register(op, kind, external.New[*v1.Database](databases{}), runtime.ControllerOptions[*v1.Database]{
+//	_, err := runtime.Register(op, kind, external.New[*v1.Database](databases{}), runtime.ControllerOptions[*v1.Database]{
 //		ReconcileEvery: 5 * time.Minute, // Read and Diff again to catch drift
 //	})
 //

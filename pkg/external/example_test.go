@@ -33,7 +33,7 @@ func ExampleNew() {
 	}
 	kind, _ := testapi.KindFor(op) // generated glue builds the Kind
 	h := external.New[*testapi.Gadget](records{server: srv})
-	if err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](h), runtime.ControllerOptions[*testapi.Gadget]{}); err != nil {
+	if _, err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](h), runtime.ControllerOptions[*testapi.Gadget]{}); err != nil {
 		panic(err)
 	}
 	done := make(chan error)

@@ -45,7 +45,7 @@ func start(t *testing.T, ns string, r external.Reconciler[*testapi.Gadget, recor
 	require.NoError(t, err)
 	kind, err := testapi.KindFor(op)
 	require.NoError(t, err)
-	require.NoError(t, runtime.Register(op, kind, plug.Handler[*testapi.Gadget](external.New(r)), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(op, kind, plug.Handler[*testapi.Gadget](external.New(r)), runtime.ControllerOptions[*testapi.Gadget]{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	o := &operator{op: op, cancel: cancel, done: make(chan error, 1)}
 	go func() { o.done <- op.Run(ctx) }()

@@ -131,8 +131,9 @@ func ManagedByLabel[T apis.Object](value string) Step[T] {
 	})
 }
 
-// Delegate calls the handler's method for the action's verb: Add, Modify,
-// Reconcile, or Delete when the handler implements Deleter.
+// Delegate calls the handler's method for the action's verb: Add when the
+// handler is an Adder, Modify when it is a Modifier, Delete when it is a
+// Deleter, and Reconcile for every other verb but Delete.
 //
 // # Flow
 //
@@ -142,26 +143,36 @@ func ManagedByLabel[T apis.Object](value string) Step[T] {
 //
 // The handler sees a.Object as a deep copy of the cached object with every
 // change the steps before it made (apiVersion and kind set, the finalizer
-// added).
+// added), and a.Verb unchanged: a Reconcile that runs for an Add sees
+// a.Verb == Add.
 //
 // # Caveats
 //
-// For Delete on a handler that is not a Deleter it does nothing: the
-// Finalizer step then only removes the finalizer.
+// For Delete on a handler that is not a Deleter it does nothing (Reconcile
+// never runs for a deletion): the Finalizer step then only removes the
+// finalizer.
 func Delegate[T apis.Object](h Handler[T]) Step[T] {
+	add, modify := h.Reconcile, h.Reconcile
+	if ad, ok := h.(Adder[T]); ok {
+		add = ad.Add
+	}
+	if m, ok := h.(Modifier[T]); ok {
+		modify = m.Modify
+	}
+	del := func(context.Context, *Action[T]) error { return nil }
+	if d, ok := h.(Deleter[T]); ok {
+		del = d.Delete
+	}
 	return StepFunc[T](func(ctx context.Context, a *Action[T], _ Next) error {
 		switch a.Verb {
 		case Add:
-			return h.Add(ctx, a)
+			return add(ctx, a)
 		case Modify:
-			return h.Modify(ctx, a)
+			return modify(ctx, a)
 		case Reconcile:
 			return h.Reconcile(ctx, a)
 		case Delete:
-			if d, ok := h.(Deleter[T]); ok {
-				return d.Delete(ctx, a)
-			}
-			return nil
+			return del(ctx, a)
 		}
 		return Terminal(fmt.Errorf("plug: unknown verb %q", a.Verb))
 	})

@@ -135,28 +135,94 @@ func TestManagedByLabel(t *testing.T) {
 	assert.Equal(t, "someone", s.applied[1].GetLabels()[plug.ManagedByLabelKey], "a label the handler set is kept")
 }
 
-type deletingHandler struct {
-	plug.HandlerFuncs[*widget]
-	deleted bool
-}
+// calls records which method of a handler ran, and for which verb.
+type calls []string
 
-func (d *deletingHandler) Delete(context.Context, *plug.Action[*widget]) error {
-	d.deleted = true
+func (c *calls) rec(method string, a *plug.Action[*widget]) error {
+	*c = append(*c, method+"("+string(a.Verb)+")")
 	return nil
 }
 
-func TestDelegate(t *testing.T) {
-	var got []plug.Verb
-	rec := func(_ context.Context, a *plug.Action[*widget]) error { got = append(got, a.Verb); return nil }
-	h := plug.HandlerFuncs[*widget]{OnAdd: rec, OnModify: rec, OnReconcile: rec}
-	for _, v := range []plug.Verb{plug.Add, plug.Modify, plug.Reconcile, plug.Delete} {
-		require.NoError(t, plug.Pipeline[*widget]{plug.Delegate[*widget](h)}.Run(context.Background(), plug.NewAction(v, newWidget(1, 0), logr.Discard())))
-	}
-	assert.Equal(t, []plug.Verb{plug.Add, plug.Modify, plug.Reconcile}, got, "Delete on a handler that is not a Deleter does nothing")
+// reconciler has only Reconcile.
+type reconciler struct{ calls }
 
-	d := &deletingHandler{}
-	require.NoError(t, plug.Pipeline[*widget]{plug.Delegate[*widget](d)}.Run(context.Background(), plug.NewAction(plug.Delete, newWidget(1, 0), logr.Discard())))
-	assert.True(t, d.deleted)
+func (r *reconciler) Reconcile(_ context.Context, a *plug.Action[*widget]) error {
+	return r.rec("Reconcile", a)
+}
+
+// adder adds Add to reconciler.
+type adder struct{ reconciler }
+
+func (r *adder) Add(_ context.Context, a *plug.Action[*widget]) error { return r.rec("Add", a) }
+
+// modifier adds Modify to reconciler.
+type modifier struct{ reconciler }
+
+func (r *modifier) Modify(_ context.Context, a *plug.Action[*widget]) error {
+	return r.rec("Modify", a)
+}
+
+// full has every method.
+type full struct{ reconciler }
+
+func (r *full) Add(_ context.Context, a *plug.Action[*widget]) error { return r.rec("Add", a) }
+func (r *full) Modify(_ context.Context, a *plug.Action[*widget]) error {
+	return r.rec("Modify", a)
+}
+func (r *full) Delete(_ context.Context, a *plug.Action[*widget]) error {
+	return r.rec("Delete", a)
+}
+
+func TestDelegate(t *testing.T) {
+	verbs := []plug.Verb{plug.Add, plug.Modify, plug.Reconcile, plug.Delete}
+	r, ad, m, f := &reconciler{}, &adder{}, &modifier{}, &full{}
+	for _, tc := range []struct {
+		name string
+		h    plug.Handler[*widget]
+		got  *calls
+		want calls
+	}{
+		{"Reconcile only: every verb but Delete", r, &r.calls,
+			calls{"Reconcile(Add)", "Reconcile(Modify)", "Reconcile(Reconcile)"}},
+		{"Adder", ad, &ad.calls,
+			calls{"Add(Add)", "Reconcile(Modify)", "Reconcile(Reconcile)"}},
+		{"Modifier", m, &m.calls,
+			calls{"Reconcile(Add)", "Modify(Modify)", "Reconcile(Reconcile)"}},
+		{"every method", f, &f.calls,
+			calls{"Add(Add)", "Modify(Modify)", "Reconcile(Reconcile)", "Delete(Delete)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			step := plug.Delegate(tc.h)
+			for _, v := range verbs {
+				require.NoError(t, plug.Pipeline[*widget]{step}.Run(context.Background(), plug.NewAction(v, newWidget(1, 0), logr.Discard())))
+			}
+			assert.Equal(t, tc.want, *tc.got)
+		})
+	}
+}
+
+func TestHandlerFuncs(t *testing.T) {
+	var got []string
+	rec := func(name string) func(context.Context, *plug.Action[*widget]) error {
+		return func(_ context.Context, a *plug.Action[*widget]) error {
+			got = append(got, name+"("+string(a.Verb)+")")
+			return nil
+		}
+	}
+	run := func(h plug.HandlerFuncs[*widget]) {
+		for _, v := range []plug.Verb{plug.Add, plug.Modify, plug.Reconcile, plug.Delete} {
+			require.NoError(t, plug.Pipeline[*widget]{plug.Delegate[*widget](h)}.Run(context.Background(), plug.NewAction(v, newWidget(1, 0), logr.Discard())))
+		}
+	}
+	run(plug.HandlerFuncs[*widget]{OnReconcile: rec("OnReconcile")})
+	assert.Equal(t, []string{"OnReconcile(Add)", "OnReconcile(Modify)", "OnReconcile(Reconcile)"}, got)
+
+	got = nil
+	run(plug.HandlerFuncs[*widget]{OnAdd: rec("OnAdd"), OnModify: rec("OnModify"), OnReconcile: rec("OnReconcile")})
+	assert.Equal(t, []string{"OnAdd(Add)", "OnModify(Modify)", "OnReconcile(Reconcile)"}, got)
+
+	_, deletes := any(plug.HandlerFuncs[*widget]{}).(plug.Deleter[*widget])
+	assert.False(t, deletes, "HandlerFuncs must not turn on the finalizer")
 }
 
 func TestRecordEvents(t *testing.T) {

@@ -65,7 +65,7 @@ func runOperator(b *testing.B, op *runtime.Operator) (stop func()) {
 func BenchmarkNoopReconcile(b *testing.B) {
 	ns := benchNamespace(b)
 	op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
-	ctrl, err := runtime.NewController(op, kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: configMaps}}),
+	ctrl, err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: configMaps}}),
 		runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}})
 	require.NoError(b, err)
 	stop := runOperator(b, op)
@@ -163,7 +163,7 @@ func cacheBytesPerObject(b *testing.B, ns string, n int, keep bool) float64 {
 	require.NoError(b, err)
 	before := heap()
 	op, kind := benchOperator(b, ns, runtime.Options{KeepManagedFields: keep, LeaderElection: runtime.LeaderElectionOptions{Namespace: leaseNS}})
-	require.NoError(b, runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	stop := runOperator(b, op)
 	after := heap()
 	goruntime.KeepAlive(op)
@@ -185,12 +185,13 @@ func BenchmarkWriteToReconcile(b *testing.B) {
 	ns := benchNamespace(b)
 	op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	started := make(chan int64, 1)
-	require.NoError(b, runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
+	require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
 		OnModify: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 			started <- a.Object.Generation
 			return nil
 		},
 	}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 	stop := runOperator(b, op)
 	defer stop()
 	createGadget(b, ns, "g", testapi.GadgetSpec{})
@@ -215,7 +216,7 @@ func BenchmarkLeaderHandover(b *testing.B) {
 	le := runtime.LeaderElectionOptions{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
 	newOp := func() *runtime.Operator {
 		op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: le})
-		require.NoError(b, runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
+		require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
 		return op
 	}
 	leader := newOp()

@@ -53,12 +53,13 @@ type ControllerOptions[T apis.Object] struct {
 
 	// Steps are inserted into the default pipeline just before Delegate,
 	// in order: they see the action before the handler and its result
-	// after it, inside the writing steps.
+	// after it, inside the writing steps. Not together with Pipeline.
 	Steps []plug.Step[T]
 
 	// Pipeline, when set, builds the whole pipeline instead of
-	// plug.Default; Steps are then ignored. env carries what the built-in
-	// steps need.
+	// plug.Default; env carries what the built-in steps need. Setting it
+	// together with Steps is an error: the steps belong in the pipeline
+	// it returns.
 	Pipeline func(env plug.Env[T], h plug.Handler[T]) plug.Pipeline[T]
 
 	// RateLimiter paces retries of failed keys. Default: client-go's

@@ -54,8 +54,9 @@ func TestDescendants(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: configMaps}),
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: configMaps}),
 		runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}}))
+
 	h.start()
 
 	g := createGadget(t, ns, "g", testapi.GadgetSpec{Size: 2, Message: "hello"})
@@ -123,10 +124,11 @@ func TestDescendantOfUnownedKind(t *testing.T) {
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
 	secretGVK := corev1.SchemeGroupVersion.WithKind("Secret")
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		a.Own(corev1ac.Secret("s", ""))
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}, RateLimiter: slowRetries()}))
+
 	_ = secretGVK
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{})

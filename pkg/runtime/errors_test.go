@@ -28,12 +28,13 @@ func TestErrorIsRetriedWithBackoff(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if c.n.Load() <= 2 {
 			return errors.New("not yet")
 		}
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 	h.start()
 
 	createGadget(t, ns, "g", testapi.GadgetSpec{})
@@ -73,9 +74,10 @@ func TestTerminalErrorIsRecordedNotRetried(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		return plug.Terminal(errors.New("spec.size is impossible"))
 	}}), runtime.ControllerOptions[*testapi.Gadget]{ReconcileEvery: time.Minute}))
+
 	h.start()
 
 	createGadget(t, ns, "g", testapi.GadgetSpec{})
@@ -111,8 +113,9 @@ func TestPeriodicReconcile(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
 		runtime.ControllerOptions[*testapi.Gadget]{ReconcileEvery: time.Minute}))
+
 	h.start()
 
 	createGadget(t, ns, "g", testapi.GadgetSpec{})

@@ -54,7 +54,7 @@ func ExampleRegister() {
 	}
 	kind, _ := testapi.KindFor(op) // generated glue builds the Kind
 	h := greeter{added: make(chan string, 1)}
-	err = runtime.Register(op, kind, plug.Handler[*testapi.Gadget](h), runtime.ControllerOptions[*testapi.Gadget]{
+	_, err = runtime.Register(op, kind, plug.Handler[*testapi.Gadget](h), runtime.ControllerOptions[*testapi.Gadget]{
 		Owns: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("ConfigMap")},
 	})
 	if err != nil {

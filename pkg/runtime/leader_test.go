@@ -35,15 +35,16 @@ func newReplica(t *testing.T, ns string, id int, active *[2]atomic.Int32, overla
 	le.Identity = fmt.Sprint("replica-", id)
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		active[id].Add(1)
 		if active[1-id].Load() > 0 {
 			overlap.Store(true)
 		}
-		time.Sleep(time.Millisecond) // widen the window in which an overlap would show
+		time.Sleep(time.Millisecond)
 		active[id].Add(-1)
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 	h.start()
 	return replica{h, c}
 }
@@ -109,7 +110,7 @@ func TestExpiredLeaseIsTaken(t *testing.T) {
 	le := fastElection
 	le.RetryPeriod = 1900 * time.Millisecond // longer than the window asserted below
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 
 	// The old leader renews once more while the standby watches, then
@@ -136,12 +137,13 @@ func TestLostLeadershipStopsWork(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: fastElection})
 	entered, cancelled := make(chan struct{}), make(chan struct{})
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		close(entered)
 		<-ctx.Done()
 		close(cancelled)
 		return ctx.Err()
 	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 	h.start()
 	eventually(t, "leadership", h.op.Leading)
 	createGadget(t, ns, "g", testapi.GadgetSpec{})

@@ -31,7 +31,7 @@ func TestLifecycle(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 
 	createGadget(t, ns, "g", testapi.GadgetSpec{Size: 1})
@@ -89,7 +89,7 @@ func TestDeletionWithoutDeleter(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	ctx := context.Background()
 	for name, finalizers := range map[string][]string{"ours": {finalizer}, "theirs": {"example.com/other"}, "none": nil} {

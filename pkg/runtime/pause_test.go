@@ -26,7 +26,7 @@ func TestPauseAnnotation(t *testing.T) {
 	pauses := make(chan telemetry.ReconcilePaused, 100)
 	telemetry.On(h.op.Telemetry(), func(e telemetry.ReconcilePaused) { pauses <- e })
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	ctx := context.Background()
 	_, err := gadgetClient(t, ns).Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{

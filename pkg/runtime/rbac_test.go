@@ -57,13 +57,14 @@ func TestLeastPrivilege(t *testing.T) {
 
 	h := newOperator(t, ns, cfg, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if a.Verb == plug.Delete {
 			return nil
 		}
 		a.Normal("Configured", "declared %d ConfigMaps", a.Object.Spec.Size)
 		return configMaps(ctx, a)
 	}}}), runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}}))
+
 	h.start()
 	eventually(t, "leadership", h.op.Leading)
 

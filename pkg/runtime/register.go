@@ -17,17 +17,12 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-// Register adds a controller for kind, run by h, to op. It must be called
-// before op.Run. When h implements Configurer, its Configure method adjusts
-// opts first.
-func Register[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) error {
-	_, err := NewController(op, kind, h, opts)
-	return err
-}
-
-// NewController is Register that also returns the controller, for callers
-// that read its cache (Controller.Get) or enqueue keys themselves.
-func NewController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) (*Controller[T], error) {
+// Register adds a controller for kind, run by h, to op, and returns it for
+// callers that read its cache (Controller.Get) or enqueue keys themselves.
+// It must be called before op.Run. When h implements Configurer, its
+// Configure method adjusts opts first. The generated glue of every kind
+// calls it; a kind of your own (see Kind) calls it in main.go.
+func Register[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) (*Controller[T], error) {
 	if err := checkKind(kind, h); err != nil {
 		return nil, err
 	}
@@ -49,8 +44,8 @@ func checkKind[T apis.Object](kind Kind[T], h plug.Handler[T]) error {
 		return errors.New("runtime.Register: Kind.GVK is incomplete; use the Kind generated for the type")
 	case kind.Resource == "":
 		return fmt.Errorf("runtime.Register: Kind.Resource of %s is empty; set it to the plural resource name", kind.GVK.Kind)
-	case (kind.NewInformer == nil && kind.ListWatch == nil) || kind.Client == nil:
-		return fmt.Errorf("runtime.Register: Kind of %s lacks NewInformer (or ListWatch) or Client; use the Kind generated for the type, or package builtin for a built-in kind", kind.GVK.Kind)
+	case kind.ListWatch == nil || kind.Client == nil:
+		return fmt.Errorf("runtime.Register: Kind of %s lacks ListWatch or Client; use the Kind generated for the type, or package builtin for a built-in kind", kind.GVK.Kind)
 	}
 	return nil
 }
@@ -62,6 +57,9 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	opts.Workers = orDefault(opts.Workers, op.opts.Workers)
 	if opts.Workers < 0 || opts.ReconcileEvery < 0 {
 		return nil, fmt.Errorf("runtime.Register: controller %s: Workers (%d) and ReconcileEvery (%s) must not be negative", opts.Name, opts.Workers, opts.ReconcileEvery)
+	}
+	if opts.Pipeline != nil && len(opts.Steps) > 0 {
+		return nil, fmt.Errorf("runtime.Register: controller %s: ControllerOptions sets both Steps and Pipeline, and a Pipeline replaces the default pipeline that Steps are inserted into: put the %d steps into the pipeline that Pipeline returns, or drop Pipeline", opts.Name, len(opts.Steps))
 	}
 	if opts.UpdateFilter == nil {
 		opts.UpdateFilter = kind.UpdateFilter
@@ -159,17 +157,12 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 	return nil
 }
 
-// newInformer makes the kind's informer for ns, from Kind.ListWatch when
-// set, with the operator's transform, the controller's event handler and
-// the watch telemetry.
+// newInformer makes the kind's informer for ns from Kind.ListWatch, with
+// the operator's transform, the controller's event handler and the watch
+// telemetry (every relist is reported as telemetry.WatchRelisted).
 func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
 	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
-	var inf cache.SharedIndexInformer
-	if c.kind.ListWatch != nil {
-		inf = cache.NewSharedIndexInformer(observeLists(c.kind.ListWatch(ns), c.op, w), newObject[T](), 0, cache.Indexers{})
-	} else {
-		inf = c.kind.NewInformer(ns, cache.Indexers{})
-	}
+	inf := cache.NewSharedIndexInformer(observeLists(c.kind.ListWatch(ns), c.op, w), newObject[T](), 0, cache.Indexers{})
 	if err := inf.SetTransform(c.op.transform()); err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func TestChangesWhileStoppedAreNotLost(t *testing.T) {
 	ns := env.Namespace(t)
 	register := func(c *calls) *harness {
 		h := newOperator(t, ns, nil, runtime.Options{})
-		require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 		h.start()
 		return h
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -25,7 +25,7 @@ func TestNamespaceScope(t *testing.T) {
 	ns1, ns2, other := env.Namespace(t), env.Namespace(t), env.Namespace(t)
 	h := newOperator(t, ns1, nil, runtime.Options{Namespaces: []string{ns1, ns2}})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	createGadget(t, other, "outside", testapi.GadgetSpec{})
 	createGadget(t, ns1, "one", testapi.GadgetSpec{})
@@ -41,10 +41,10 @@ func configMapKind(cs kubernetes.Interface) runtime.Kind[*corev1.ConfigMap] {
 		GVK:        configMapGVK,
 		Resource:   "configmaps",
 		Namespaced: true,
-		NewInformer: func(ns string, idx cache.Indexers) cache.SharedIndexInformer {
-			return coreinformers.NewFilteredConfigMapInformer(cs, ns, 0, idx, nil)
+		ListWatch: func(ns string) *cache.ListWatch {
+			return cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "configmaps", ns, fields.Everything())
 		},
-		Client: func(ns string) runtime.Client[*corev1.ConfigMap] { return cs.CoreV1().ConfigMaps(ns) },
+		Client: func(ns string) plug.Client[*corev1.ConfigMap] { return cs.CoreV1().ConfigMaps(ns) },
 	}
 }
 
@@ -63,9 +63,10 @@ func TestKindWithoutObservedGeneration(t *testing.T) {
 		return nil
 	}
 	h := newOperator(t, ns, nil, runtime.Options{})
-	require.NoError(t, runtime.Register(h.op, configMapKind(h.op.Clientset()),
+	require.NoError(t, register(h.op, configMapKind(h.op.Clientset()),
 		plug.Handler[*corev1.ConfigMap](plug.HandlerFuncs[*corev1.ConfigMap]{OnAdd: record, OnModify: record, OnReconcile: record}),
 		runtime.ControllerOptions[*corev1.ConfigMap]{}))
+
 	h.start()
 	cms := env.Clientset().CoreV1().ConfigMaps(ns)
 	_, err := cms.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, metav1.CreateOptions{})
@@ -88,7 +89,7 @@ func TestWatchAndFullInformerForOwnedKind(t *testing.T) {
 	lister := h.op.Informers(ns).Core().V1().ConfigMaps().Lister()
 	seen := make(chan string, 100)
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if cm, err := lister.ConfigMaps(ns).Get(a.Object.Name + "-0"); err == nil {
 			seen <- cm.Data["message"]
 		}
@@ -102,6 +103,7 @@ func TestWatchAndFullInformerForOwnedKind(t *testing.T) {
 			},
 		}},
 	}))
+
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{Size: 1, Message: "full"})
 	eventually(t, "the handler to read its ConfigMap's data from the lister", func() bool {

@@ -31,7 +31,7 @@ func TestMetricsAndHealth(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0"})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{})
 	eventually(t, "Add", func() bool { return len(c.of("g")) > 0 })

@@ -24,13 +24,14 @@ func TestGracefulShutdown(t *testing.T) {
 		h := newOperator(t, ns, nil, runtime.Options{ShutdownTimeout: time.Minute})
 		entered, release := make(chan struct{}), make(chan struct{})
 		ctxErr := make(chan error, 1)
-		require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 			close(entered)
 			<-release
 			ctxErr <- ctx.Err()
 			a.Object.Status.Phase = "Done"
 			return nil
 		}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 		h.start()
 		createGadget(t, ns, "g", testapi.GadgetSpec{})
 		<-entered
@@ -58,11 +59,12 @@ func TestGracefulShutdown(t *testing.T) {
 		ns := env.Namespace(t)
 		h := newOperator(t, ns, nil, runtime.Options{ShutdownTimeout: 200 * time.Millisecond})
 		entered := make(chan struct{})
-		require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 			close(entered)
 			<-ctx.Done()
 			return ctx.Err()
 		}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 		h.start()
 		createGadget(t, ns, "g", testapi.GadgetSpec{})
 		<-entered

@@ -24,10 +24,11 @@ func TestStatusWrittenOnlyOnChange(t *testing.T) {
 	c := &calls{}
 	var phase atomic.Value
 	phase.Store("Ready")
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		a.Object.Status.Phase = phase.Load().(string)
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 	h.start()
 	statusWrites := func() int { return h.writes.count("PATCH", "/gadgets/g/status") }
 

@@ -72,12 +72,13 @@ func TestTelemetryEventsInOrder(t *testing.T) {
 	rec := &recorder{}
 	h.op.Telemetry().Subscribe(rec)
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		if c.n.Load() == 1 {
 			return errors.New("first try fails")
 		}
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{})
 	eventually(t, "the retried Add to succeed", func() bool {

@@ -25,7 +25,7 @@ func TestTracing(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	h := newOperator(t, ns, nil, runtime.Options{TracerProvider: tp})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{})
 	eventually(t, "the Add span", func() bool { return reconcileSpan(spans.Ended(), "g", "Add") != nil })

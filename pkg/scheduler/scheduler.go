@@ -99,7 +99,7 @@ func Register(op *runtime.Operator, s Scheduler, opts Options) error {
 		fields.OneTermEqualSelector("spec.schedulerName", opts.Name),
 		fields.OneTermEqualSelector("spec.nodeName", ""),
 	).String()})
-	ctrl, err := runtime.NewController(op, pods, plug.Handler[*corev1.Pod](b), runtime.ControllerOptions[*corev1.Pod]{
+	ctrl, err := runtime.Register(op, pods, plug.Handler[*corev1.Pod](b), runtime.ControllerOptions[*corev1.Pod]{
 		Name:        "scheduler-" + opts.Name,
 		Workers:     opts.Workers,
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](opts.InitialBackoff, opts.MaxBackoff),

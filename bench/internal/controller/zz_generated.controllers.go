@@ -62,7 +62,7 @@ func loadKind(cs versioned.Interface) runtime.Kind[*loadv1.Load] {
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return cache.NewListWatchFromClient(cs.LoadV1().RESTClient(), "loads", namespace, fields.Everything())
 		},
-		Client: func(namespace string) runtime.Client[*loadv1.Load] {
+		Client: func(namespace string) plug.Client[*loadv1.Load] {
 			return cs.LoadV1().Loads(namespace)
 		},
 	}
@@ -90,7 +90,7 @@ func SetupLoad(op *runtime.Operator, h *LoadController) error {
 }
 
 func setupLoad(op *runtime.Operator, cs versioned.Interface, h *LoadController) error {
-	if err := runtime.Register(op, loadKind(cs), h, LoadOptions()); err != nil {
+	if _, err := runtime.Register(op, loadKind(cs), h, LoadOptions()); err != nil {
 		return fmt.Errorf("register the Load controller: %w", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
@@ -38,27 +38,9 @@ func (o Options) apply(lo *metav1.ListOptions) {
 	}
 }
 
-// Info describes one Kind constructor of this package (see Kinds).
-type Info struct {
-	// Marker spells the kind as opgen's markers do: "v1.Pod",
-	// "apps/v1.Deployment".
-	Marker string
-	// Func is the constructor's name, such as "Pods".
-	Func string
-	// Group ("" for core), Version and Kind are the kind's GVK.
-	Group, Version, Kind string
-	// Resource is the plural resource, for RBAC rules.
-	Resource string
-	// Namespaced is false for cluster-scoped kinds.
-	Namespaced bool
-	// Package is the Go package of the kind's types, such as
-	// "k8s.io/api/core/v1": generated code imports it to name the type.
-	Package string
-}
-
 // typedClient is what client-go's typed clients offer for every kind.
 type typedClient[T apis.Object, L k8sruntime.Object] interface {
-	runtime.Client[T]
+	plug.Client[T]
 	List(ctx context.Context, opts metav1.ListOptions) (L, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
@@ -71,21 +53,13 @@ func newKind[T apis.Object, L k8sruntime.Object](op *runtime.Operator, opts Opti
 	cs := op.Clientset()
 	lw := func(ns string) *cache.ListWatch { return listWatch(client(cs, ns), opts) }
 	return runtime.Kind[T]{
-		GVK:        gvk,
-		Resource:   resource,
-		Namespaced: namespaced,
-		NewInformer: func(ns string, indexers cache.Indexers) cache.SharedIndexInformer {
-			return cache.NewSharedIndexInformer(lw(ns), newObject[T](), 0, indexers)
-		},
+		GVK:          gvk,
+		Resource:     resource,
+		Namespaced:   namespaced,
 		ListWatch:    lw,
-		Client:       func(ns string) runtime.Client[T] { return client(cs, ns) },
+		Client:       func(ns string) plug.Client[T] { return client(cs, ns) },
 		UpdateFilter: func(oldObj, newObj T) bool { return runtime.AnyChange(oldObj, newObj) },
 	}
-}
-
-// newObject returns a new, empty T (a pointer to a struct).
-func newObject[T apis.Object]() T {
-	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
 }
 
 func listWatch[T apis.Object, L k8sruntime.Object](c typedClient[T, L], opts Options) *cache.ListWatch {

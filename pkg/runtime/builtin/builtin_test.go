@@ -55,9 +55,10 @@ func TestPodPrinter(t *testing.T) {
 	ns := podNamespace(t)
 	op := newOperator(t, ns, nil)
 	p := &printer{}
-	require.NoError(t, runtime.Register(op, builtin.Pods(op, builtin.Options{}),
+	require.NoError(t, register(op, builtin.Pods(op, builtin.Options{}),
 		plug.Handler[*corev1.Pod](plug.HandlerFuncs[*corev1.Pod]{OnAdd: p.print, OnModify: p.print, OnReconcile: p.print}),
 		runtime.ControllerOptions[*corev1.Pod]{}))
+
 	run(t, op)
 
 	pod := createPod(t, ns, "web", nil)
@@ -95,8 +96,9 @@ func TestChaosMonkey(t *testing.T) {
 	ns := podNamespace(t)
 	op := newOperator(t, ns, nil)
 	m := &monkey{op: op}
-	require.NoError(t, runtime.Register(op, builtin.Pods(op, builtin.Options{LabelSelector: "chaos=enabled"}),
+	require.NoError(t, register(op, builtin.Pods(op, builtin.Options{LabelSelector: "chaos=enabled"}),
 		plug.Handler[*corev1.Pod](m), runtime.ControllerOptions[*corev1.Pod]{Name: "chaos-monkey"}))
+
 	run(t, op)
 
 	createPod(t, ns, "spared", nil)
@@ -183,13 +185,14 @@ func TestWatchFailedAndRelisted(t *testing.T) {
 		}
 	})
 	p := &printer{}
-	require.NoError(t, runtime.Register(op, builtin.ConfigMaps(op, builtin.Options{}),
+	require.NoError(t, register(op, builtin.ConfigMaps(op, builtin.Options{}),
 		plug.Handler[*corev1.ConfigMap](plug.HandlerFuncs[*corev1.ConfigMap]{OnAdd: func(_ context.Context, a *plug.Action[*corev1.ConfigMap]) error {
 			p.mu.Lock()
 			p.seen = append(p.seen, "Add "+a.Object.Name+" ")
 			p.mu.Unlock()
 			return nil
 		}}), runtime.ControllerOptions[*corev1.ConfigMap]{}))
+
 	run(t, op)
 
 	exp.expire()

@@ -5,7 +5,7 @@
 // for a custom kind, with the same lifecycle methods, pipeline, periodic
 // reconcile, pause annotation and telemetry:
 //
-//	err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), plug.Handler[*corev1.Pod](printer), runtime.ControllerOptions[*corev1.Pod]{})
+//	_, err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), plug.Handler[*corev1.Pod](printer), runtime.ControllerOptions[*corev1.Pod]{})
 //
 // # What differs from custom kinds
 //
@@ -49,8 +49,8 @@
 // # From markers
 //
 // opgen generate registers such a controller from a marker on a handler
-// type of the project's controller package, which Kinds maps to its
-// constructor:
+// type of the project's controller package, which the table of package
+// github.com/opgen-sdk/opgen/pkg/kinds maps to its constructor:
 //
 //	// PodPrinter logs every Pod.
 //	// +opgen:controller:for=v1.Pod
@@ -61,8 +61,9 @@
 // the generated ClusterRole grants the verbs above, get included (see
 // package gen/rbac).
 //
-// The constructors are generated from the table in internal/kindgen; to
-// add a kind, add a line there and run go generate.
+// The constructors are generated from that table (kinds.Builtin), which
+// the generator reads too without linking this package; to add a kind,
+// add a line there and run go generate in this directory.
 package builtin
 
 //go:generate go run ./internal/kindgen/cmd

@@ -29,7 +29,7 @@ func ExamplePods() {
 		printed <- fmt.Sprintf("%s %s %s", a.Verb, a.Object.Name, a.Object.Status.Phase)
 		return nil
 	}
-	err = runtime.Register(op, builtin.Pods(op, builtin.Options{}),
+	_, err = runtime.Register(op, builtin.Pods(op, builtin.Options{}),
 		plug.Handler[*corev1.Pod](plug.HandlerFuncs[*corev1.Pod]{OnAdd: print, OnModify: print, OnReconcile: print}),
 		runtime.ControllerOptions[*corev1.Pod]{Name: "pod-printer"})
 	if err != nil {

@@ -45,24 +45,18 @@ func NewGreetingController(op *runtime.Operator) *GreetingController {
 	return &GreetingController{deployments: NewGreetingReaders(op).Deployments()}
 }
 
-// Add runs the first time the controller sees a Greeting.
-func (c *GreetingController) Add(ctx context.Context, a *plug.Action[*hellov1.Greeting]) error {
-	a.Normal("Created", "greeting server %s created, answering %q", a.Object.Name, a.Object.Spec.Greeting)
-	return c.Reconcile(ctx, a)
-}
-
-// Modify runs when the Greeting's spec changed: the Deployment gets the new
-// greeting, which rolls its pods.
-func (c *GreetingController) Modify(ctx context.Context, a *plug.Action[*hellov1.Greeting]) error {
-	a.Normal("Updated", "greeting server %s now answers %q", a.Object.Name, a.Object.Spec.Greeting)
-	return c.Reconcile(ctx, a)
-}
-
 // Reconcile declares the Deployment and the Service and reports how many
-// server replicas are ready. It runs on every change to them, so readiness
-// follows the Deployment; Add and Modify call it, so the desired state is
-// written in one place.
+// server replicas are ready. It runs for every verb but Delete: the first
+// time the controller sees a Greeting (plug.Add), when its spec changed
+// (plug.Modify: the Deployment gets the new greeting, which rolls its
+// pods), and on every change to the Deployment, so readiness follows it.
 func (c *GreetingController) Reconcile(ctx context.Context, a *plug.Action[*hellov1.Greeting]) error {
+	switch a.Verb {
+	case plug.Add:
+		a.Normal("Created", "greeting server %s created, answering %q", a.Object.Name, a.Object.Spec.Greeting)
+	case plug.Modify:
+		a.Normal("Updated", "greeting server %s now answers %q", a.Object.Name, a.Object.Spec.Greeting)
+	}
 	g := a.Object
 	a.Own(deployment(g), service(g))
 

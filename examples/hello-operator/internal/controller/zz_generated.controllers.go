@@ -63,7 +63,7 @@ func greetingKind(cs versioned.Interface) runtime.Kind[*hellov1.Greeting] {
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return cache.NewListWatchFromClient(cs.HelloV1().RESTClient(), "greetings", namespace, fields.Everything())
 		},
-		Client: func(namespace string) runtime.Client[*hellov1.Greeting] {
+		Client: func(namespace string) plug.Client[*hellov1.Greeting] {
 			return cs.HelloV1().Greetings(namespace)
 		},
 	}
@@ -92,7 +92,7 @@ func SetupGreeting(op *runtime.Operator, h *GreetingController) error {
 }
 
 func setupGreeting(op *runtime.Operator, cs versioned.Interface, h *GreetingController) error {
-	if err := runtime.Register(op, greetingKind(cs), h, GreetingOptions()); err != nil {
+	if _, err := runtime.Register(op, greetingKind(cs), h, GreetingOptions()); err != nil {
 		return fmt.Errorf("register the Greeting controller: %w", err)
 	}
 	return nil

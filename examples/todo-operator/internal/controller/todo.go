@@ -45,23 +45,19 @@ func NewTodoController(op *runtime.Operator) *TodoController {
 	return &TodoController{ConfigMaps: op.Clientset().CoreV1(), Clock: clock.RealClock{}}
 }
 
-// Add runs the first time the controller sees a Todo.
-func (c *TodoController) Add(ctx context.Context, a *plug.Action[*todov1.Todo]) error {
-	a.Normal("Tracked", "tracking %q (%s)", a.Object.Spec.Title, a.Object.Spec.State)
-	return c.Reconcile(ctx, a)
-}
-
-// Modify runs when the Todo's spec changed: a new state or due date.
-func (c *TodoController) Modify(ctx context.Context, a *plug.Action[*todov1.Todo]) error {
-	a.Normal("Updated", "%q is %s", a.Object.Spec.Title, a.Object.Spec.State)
-	return c.Reconcile(ctx, a)
-}
-
-// Reconcile runs every minute (+opgen:controller:reconcileEvery=1m) and
-// after every change: it sets status.overdue and the Overdue condition, and
+// Reconcile runs for every verb but Delete: the first time the controller
+// sees a Todo (plug.Add), when its spec changed (plug.Modify: a new state or
+// due date), every minute (+opgen:controller:reconcileEvery=1m) and after
+// every other change. It sets status.overdue and the Overdue condition, and
 // asks to run again right at the due date so the flag is not up to a minute
 // late.
 func (c *TodoController) Reconcile(ctx context.Context, a *plug.Action[*todov1.Todo]) error {
+	switch a.Verb {
+	case plug.Add:
+		a.Normal("Tracked", "tracking %q (%s)", a.Object.Spec.Title, a.Object.Spec.State)
+	case plug.Modify:
+		a.Normal("Updated", "%q is %s", a.Object.Spec.Title, a.Object.Spec.State)
+	}
 	t := a.Object
 	now := c.Clock.Now()
 	overdue := t.Spec.DueDate != nil && t.Spec.State != todov1.Done && !now.Before(t.Spec.DueDate.Time)

@@ -60,7 +60,7 @@ func todoKind(cs versioned.Interface) runtime.Kind[*todov1.Todo] {
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return cache.NewListWatchFromClient(cs.TodoV1().RESTClient(), "todos", namespace, fields.Everything())
 		},
-		Client: func(namespace string) runtime.Client[*todov1.Todo] {
+		Client: func(namespace string) plug.Client[*todov1.Todo] {
 			return cs.TodoV1().Todos(namespace)
 		},
 	}
@@ -86,7 +86,7 @@ func SetupTodo(op *runtime.Operator, h *TodoController) error {
 }
 
 func setupTodo(op *runtime.Operator, cs versioned.Interface, h *TodoController) error {
-	if err := runtime.Register(op, todoKind(cs), h, TodoOptions()); err != nil {
+	if _, err := runtime.Register(op, todoKind(cs), h, TodoOptions()); err != nil {
 		return fmt.Errorf("register the Todo controller: %w", err)
 	}
 	return nil

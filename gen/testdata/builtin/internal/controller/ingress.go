@@ -18,7 +18,5 @@ type IngressJanitor struct {
 
 type ingressBase struct{}
 
-func (*ingressBase) Add(context.Context, *plug.Action[*networkingv1.Ingress]) error       { return nil }
-func (*ingressBase) Modify(context.Context, *plug.Action[*networkingv1.Ingress]) error    { return nil }
 func (*ingressBase) Reconcile(context.Context, *plug.Action[*networkingv1.Ingress]) error { return nil }
 func (*ingressBase) Delete(context.Context, *plug.Action[*networkingv1.Ingress]) error    { return nil }

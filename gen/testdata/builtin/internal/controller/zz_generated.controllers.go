@@ -52,7 +52,7 @@ func DeploymentGuardOptions() runtime.ControllerOptions[*appsv1.Deployment] {
 // client-go's typed client (package builtin). When h implements
 // runtime.Configurer, its Configure method adjusts the options first.
 func SetupDeploymentGuard(op *runtime.Operator, h *DeploymentGuard) error {
-	if err := runtime.Register(op, builtin.Deployments(op, builtin.Options{LabelSelector: "tier in (web,api)"}), h, DeploymentGuardOptions()); err != nil {
+	if _, err := runtime.Register(op, builtin.Deployments(op, builtin.Options{LabelSelector: "tier in (web,api)"}), h, DeploymentGuardOptions()); err != nil {
 		return fmt.Errorf("register the DeploymentGuard controller: %w", err)
 	}
 	return nil
@@ -100,7 +100,7 @@ func IngressJanitorOptions() runtime.ControllerOptions[*networkingv1.Ingress] {
 // client-go's typed client (package builtin). When h implements
 // runtime.Configurer, its Configure method adjusts the options first.
 func SetupIngressJanitor(op *runtime.Operator, h *IngressJanitor) error {
-	if err := runtime.Register(op, builtin.Ingresses(op, builtin.Options{}), h, IngressJanitorOptions()); err != nil {
+	if _, err := runtime.Register(op, builtin.Ingresses(op, builtin.Options{}), h, IngressJanitorOptions()); err != nil {
 		return fmt.Errorf("register the IngressJanitor controller: %w", err)
 	}
 	return nil
@@ -123,7 +123,7 @@ func NodeWatcherOptions() runtime.ControllerOptions[*corev1.Node] {
 // client-go's typed client (package builtin). When h implements
 // runtime.Configurer, its Configure method adjusts the options first.
 func SetupNodeWatcher(op *runtime.Operator, h *NodeWatcher) error {
-	if err := runtime.Register(op, builtin.Nodes(op, builtin.Options{}), h, NodeWatcherOptions()); err != nil {
+	if _, err := runtime.Register(op, builtin.Nodes(op, builtin.Options{}), h, NodeWatcherOptions()); err != nil {
 		return fmt.Errorf("register the NodeWatcher controller: %w", err)
 	}
 	return nil

@@ -23,42 +23,21 @@ func NewIndexController(op *runtime.Operator) *IndexController {
 	return &IndexController{}
 }
 
-// Add runs the first time the controller sees a Index, including one that
-// existed before the operator started and was never handled.
+// Reconcile runs for every verb but Delete, and a.Verb says why: plug.Add the
+// first time the controller sees a Index (including one that existed before the
+// operator started), plug.Modify when its spec (metadata.generation) changed
+// since it was last handled, and plug.Reconcile when nothing changed: on the
+// period that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when
+// an owned object changed, and when the operator starts. To act differently on
+// Add or Modify, give IndexController an Add or Modify method of the same
+// signature (plug.Adder, plug.Modifier).
 //
 // Declare every object the Index owns with a.Own, as server-side apply
 // configurations (client-go's applyconfigurations packages, or this project's
-// under pkg/generated/applyconfiguration): owned objects that an Add, Modify or
-// Reconcile does not declare are pruned. Report progress in a.Object.Status;
-// the pipeline writes it.
-func (c *IndexController) Add(ctx context.Context, a *plug.Action[*shopv1.Index]) error {
-	return c.Reconcile(ctx, a)
-}
-
-// Modify runs when the Index's spec (its metadata.generation) changed since it
-// was last handled successfully. Like Add, it declares the full set of owned
-// objects.
-func (c *IndexController) Modify(ctx context.Context, a *plug.Action[*shopv1.Index]) error {
-	return c.Reconcile(ctx, a)
-}
-
-// Reconcile runs when nothing the controller handled changed: on the period
-// that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when an
-// owned object changed, and for every Index when the operator starts. It
-// declares the full set of owned objects too; Add and Modify call it, so the
-// desired state is written in one place.
+// under pkg/generated/applyconfiguration): owned objects it does not declare
+// are pruned. Report progress in a.Object.Status; the pipeline writes it.
 func (c *IndexController) Reconcile(ctx context.Context, a *plug.Action[*shopv1.Index]) error {
 	// Declare the objects this Index should own with a.Own(...) and set
 	// a.Object.Status.
-	return nil
-}
-
-// Delete runs when a Index is being deleted. Because this method exists, the
-// runtime keeps a finalizer on every Index: Delete runs even when the operator
-// was down during the deletion, and the Index goes away only once Delete
-// returned nil. Owned objects need no cleanup here, the garbage collector
-// deletes them; when that is all there is to do, remove this method and the
-// runtime adds no finalizer.
-func (c *IndexController) Delete(ctx context.Context, a *plug.Action[*shopv1.Index]) error {
 	return nil
 }

@@ -16,17 +16,8 @@ import (
 // +opgen:controller:workers=2
 type PodPrinter struct{}
 
-// Add prints a new Pod.
-func (p *PodPrinter) Add(ctx context.Context, a *plug.Action[*corev1.Pod]) error {
-	return p.Reconcile(ctx, a)
-}
-
-// Modify prints a Pod whose spec changed.
-func (p *PodPrinter) Modify(ctx context.Context, a *plug.Action[*corev1.Pod]) error {
-	return p.Reconcile(ctx, a)
-}
-
-// Reconcile prints the Pod's phase.
+// Reconcile prints the Pod's phase, for every verb but Delete: a handler
+// with Reconcile alone is complete.
 func (p *PodPrinter) Reconcile(_ context.Context, a *plug.Action[*corev1.Pod]) error {
 	a.Normal("Printed", "%s is %s", a.Object.Name, a.Object.Status.Phase)
 	return nil

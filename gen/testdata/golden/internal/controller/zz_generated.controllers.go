@@ -68,7 +68,7 @@ func indexKind(cs versioned.Interface) runtime.Kind[*shopv1.Index] {
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return cache.NewListWatchFromClient(cs.ShopV1().RESTClient(), "indexes", namespace, fields.Everything())
 		},
-		Client: func(namespace string) runtime.Client[*shopv1.Index] {
+		Client: func(namespace string) plug.Client[*shopv1.Index] {
 			return cs.ShopV1().Indexes()
 		},
 	}
@@ -93,7 +93,7 @@ func SetupIndex(op *runtime.Operator, h *IndexController) error {
 }
 
 func setupIndex(op *runtime.Operator, cs versioned.Interface, h *IndexController) error {
-	if err := runtime.Register(op, indexKind(cs), h, IndexOptions()); err != nil {
+	if _, err := runtime.Register(op, indexKind(cs), h, IndexOptions()); err != nil {
 		return fmt.Errorf("register the Index controller: %w", err)
 	}
 	return nil
@@ -120,7 +120,7 @@ func orderKind(cs versioned.Interface) runtime.Kind[*shopv1.Order] {
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return cache.NewListWatchFromClient(cs.ShopV1().RESTClient(), "orders", namespace, fields.Everything())
 		},
-		Client: func(namespace string) runtime.Client[*shopv1.Order] {
+		Client: func(namespace string) plug.Client[*shopv1.Order] {
 			return cs.ShopV1().Orders(namespace)
 		},
 	}
@@ -154,7 +154,7 @@ func SetupOrder(op *runtime.Operator, h *OrderController) error {
 }
 
 func setupOrder(op *runtime.Operator, cs versioned.Interface, h *OrderController) error {
-	if err := runtime.Register(op, orderKind(cs), h, OrderOptions()); err != nil {
+	if _, err := runtime.Register(op, orderKind(cs), h, OrderOptions()); err != nil {
 		return fmt.Errorf("register the Order controller: %w", err)
 	}
 	return nil
@@ -220,7 +220,7 @@ func PodPrinterOptions() runtime.ControllerOptions[*corev1.Pod] {
 // client-go's typed client (package builtin). When h implements
 // runtime.Configurer, its Configure method adjusts the options first.
 func SetupPodPrinter(op *runtime.Operator, h *PodPrinter) error {
-	if err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), h, PodPrinterOptions()); err != nil {
+	if _, err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), h, PodPrinterOptions()); err != nil {
 		return fmt.Errorf("register the PodPrinter controller: %w", err)
 	}
 	return nil

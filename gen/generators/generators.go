@@ -1,0 +1,66 @@
+// Package generators is the one list of opgen generate's generators, by
+// name: the command runs them, and the tests that keep the examples and
+// golden projects fresh run the same list, so a generator added here is
+// tested as soon as it exists. It lives beside package gen, not in it,
+// because every generator imports gen.
+package generators
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/accessor"
+	"github.com/opgen-sdk/opgen/gen/client"
+	"github.com/opgen-sdk/opgen/gen/controller"
+	"github.com/opgen-sdk/opgen/gen/crd"
+	"github.com/opgen-sdk/opgen/gen/deepcopy"
+	"github.com/opgen-sdk/opgen/gen/rbac"
+	"github.com/opgen-sdk/opgen/gen/register"
+	"github.com/opgen-sdk/opgen/gen/scaffold"
+)
+
+// All returns every generator of opgen generate, by name. The values are
+// new on every call: a generator may keep state for one run (the client
+// generator keeps its load).
+func All() map[string]gen.Generator {
+	return map[string]gen.Generator{
+		"deepcopy":   deepcopy.Generator{},
+		"register":   register.Generator{},
+		"accessors":  accessor.Generator{},
+		"crd":        crd.Generator{},
+		"client":     &client.Generator{},
+		"controller": controller.Generator{},
+		"stubs":      scaffold.Generator{},
+		"rbac":       rbac.Generator{},
+	}
+}
+
+// Names returns the names of All, sorted.
+func Names() []string {
+	var out []string
+	for n := range All() {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Pick returns the generators of All named in only, or all of them when
+// only is empty; an unknown name is an error that lists the valid ones.
+func Pick(only []string) (map[string]gen.Generator, error) {
+	all := All()
+	if len(only) == 0 {
+		return all, nil
+	}
+	out := map[string]gen.Generator{}
+	for _, name := range only {
+		g, ok := all[name]
+		if !ok {
+			return nil, fmt.Errorf("--only %s: no such generator; pick from %s", name, strings.Join(Names(), ", "))
+		}
+		out[name] = g
+	}
+	return out, nil
+}
