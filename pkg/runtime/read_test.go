@@ -19,7 +19,9 @@ import (
 
 func configMapReader(op *runtime.Operator) *runtime.Reader[*corev1.ConfigMap] {
 	return runtime.Read[*corev1.ConfigMap](op, corev1.SchemeGroupVersion.WithKind("ConfigMap"), "configmaps", true,
-		func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().ConfigMaps().Informer() })
+		func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+			return f.Core().V1().ConfigMaps().Informer()
+		})
 }
 
 // TestReaderReadsTheWatchedNamespaces: a Reader made before Run is started
@@ -64,7 +66,9 @@ func TestReaderReadsTheWatchedNamespaces(t *testing.T) {
 	require.NoError(t, err, "a second Reader of a kind shares the running informer")
 	assert.Equal(t, got, again)
 	secrets := runtime.Read[*corev1.Secret](op, corev1.SchemeGroupVersion.WithKind("Secret"), "secrets", true,
-		func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Secrets().Informer() })
+		func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+			return f.Core().V1().Secrets().Informer()
+		})
 	_, err = secrets.Get(ns, "any")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "make readers before Operator.Run")
