@@ -38,8 +38,8 @@
 // names the function to write), and for a handler type of a built-in kind
 // the one NewPodPrinter(op) returns, or its zero value when there is no
 // such function. The kinds share one generated clientset, the built-in
-// kinds use the operator's. Everything generic lives in pkg/runtime; the glue only names
-// concrete types.
+// kinds use the operator's. Everything generic lives in pkg/runtime; the
+// glue only names concrete types.
 package controller
 
 import (
