@@ -10,7 +10,11 @@
 //     (its ListWatch lists and watches through the clientset's REST
 //     client, which lets the runtime report relists);
 //   - WidgetOptions(): the runtime.ControllerOptions the markers declare
-//     (owned kinds, reconcile period, workers);
+//     (owned kinds, watches with their mapping functions, reconcile period,
+//     workers);
+//   - WidgetReaders and NewWidgetReaders(op), when the kind reads or owns
+//     built-in kinds: one method per kind returning a typed cached
+//     *runtime.Reader (see readers);
 //   - SetupWidget(op, h): registers h; when h implements
 //     runtime.Configurer, runtime.Register lets its Configure method adjust
 //     the options first;
@@ -28,10 +32,14 @@
 //     plug.Handler[*corev1.Pod] and, when it has Delete, plug.Deleter: the
 //     generated RBAC grants the finalizer's patch because of that method.
 //
-// Setup(op) registers every controller with a zero-value handler; the
-// kinds share one generated clientset, the built-in kinds use the
-// operator's. Everything generic lives in pkg/runtime; the glue only names
-// concrete types.
+// Setup(op) registers every controller, with the handler that
+// NewWidgetController(op) returns (the controller package must declare it:
+// a kind whose handler type exists without it is a generation error that
+// names the function to write), and for a handler type of a built-in kind
+// the one NewPodPrinter(op) returns, or its zero value when there is no
+// such function. The kinds share one generated clientset, the built-in
+// kinds use the operator's. Everything generic lives in pkg/runtime; the
+// glue only names concrete types.
 package controller
 
 import (

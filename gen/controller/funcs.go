@@ -3,8 +3,10 @@ package controller
 import (
 	"go/ast"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/markers"
@@ -133,7 +135,7 @@ func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinCont
 		case !ok:
 			ctx.Errors.Add(k.Pos, "%s has +opgen:controller, and the generated Setup builds its handler with %s, which the controller package (%s) does not declare: write %s (import github.com/opgen-sdk/opgen/pkg/runtime), returning the handler with what it needs; opgen create api scaffolds it", k.Name, name, dir, want)
 		case !isConstructor(fn, h):
-			ctx.Errors.Add(ctx.Position(fn.decl.Pos()), "the generated Setup calls %s(op) to build the handler of %s: give it the signature %s", name, k.Name, want)
+			ctx.Errors.Add(ctx.Position(fn.decl.Name.Pos()), "the generated Setup calls %s(op) to build the handler of %s: give it the signature %s", name, k.Name, want)
 		}
 		checkSpec(ctx, k.Pos, k.Name, k.Controller, funcs)
 	}
@@ -142,7 +144,7 @@ func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinCont
 		name := "New" + h.Name
 		if fn, ok := funcs[name]; ok {
 			if !isConstructor(fn, h.Name) {
-				ctx.Errors.Add(ctx.Position(fn.decl.Pos()), "the generated Setup calls %s(op) to build the handler %s: give it the signature func %s(op *runtime.Operator) *%s, or rename it", name, h.Name, name, h.Name)
+				ctx.Errors.Add(ctx.Position(fn.decl.Name.Pos()), "the generated Setup calls %s(op) to build the handler %s: give it the signature func %s(op *runtime.Operator) *%s, or rename it", name, h.Name, name, h.Name)
 			}
 			ctors[h.Name] = true
 		}
@@ -156,16 +158,37 @@ func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinCont
 func checkSpec(ctx *gen.Context, pos token.Position, name string, spec *markers.ControllerSpec, funcs map[string]funcDecl) {
 	for _, gvk := range spec.Reads {
 		if _, ok := builtinKind(gvk); !ok {
-			ctx.Errors.Add(pos, "%s: +opgen:controller:reads=%s: opgen makes readers of Kubernetes built-in kinds only (go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin Kinds); read other kinds with the generated listers of their clientset", name, markers.FormatKindRef(gvk))
+			ctx.Errors.Add(markerPos(pos, "+opgen:controller:reads=", markers.FormatKindRef(gvk)), "%s: +opgen:controller:reads=%s: opgen makes readers of Kubernetes built-in kinds only (go doc github.com/opgen-sdk/opgen/pkg/kinds Builtin); read other kinds with the generated listers of their clientset", name, markers.FormatKindRef(gvk))
 		}
 	}
 	for _, w := range spec.Watches {
 		fn, ok := funcs[w.Map]
 		switch {
 		case !ok:
-			ctx.Errors.Add(pos, "%s: +opgen:controller:watches=%s,map=%s: the controller package (%s) declares no function %s: write func %s(obj metav1.Object) []cache.ObjectName, returning the keys of the %s objects to reconcile", name, markers.FormatKindRef(w.Kind), w.Map, ctx.Project.ControllerDir, w.Map, w.Map, name)
+			ctx.Errors.Add(markerPos(pos, "+opgen:controller:watches=", "map="+w.Map), "%s: +opgen:controller:watches=%s,map=%s: the controller package (%s) declares no function %s: write func %s(obj metav1.Object) []cache.ObjectName, returning the keys of the %s objects to reconcile", name, markers.FormatKindRef(w.Kind), w.Map, ctx.Project.ControllerDir, w.Map, w.Map, name)
 		case !isMapFunc(fn):
-			ctx.Errors.Add(ctx.Position(fn.decl.Pos()), "%s maps the watched %s to %s objects (+opgen:controller:watches): give it the signature func %s(obj metav1.Object) []cache.ObjectName", w.Map, markers.FormatKindRef(w.Kind), name, w.Map)
+			ctx.Errors.Add(ctx.Position(fn.decl.Name.Pos()), "%s maps the watched %s to %s objects (+opgen:controller:watches): give it the signature func %s(obj metav1.Object) []cache.ObjectName", w.Map, markers.FormatKindRef(w.Kind), name, w.Map)
 		}
 	}
+}
+
+// markerPos returns the position of the marker line of the doc comment
+// above the declaration at decl that starts with prefix and holds text, or
+// decl when there is none (the file changed since it was loaded).
+func markerPos(decl token.Position, prefix, text string) token.Position {
+	data, err := os.ReadFile(decl.Filename)
+	if err != nil {
+		return decl
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := min(decl.Line-2, len(lines)-1); i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(l, "//") {
+			break
+		}
+		if m := strings.TrimSpace(strings.TrimPrefix(l, "//")); strings.HasPrefix(m, prefix) && strings.Contains(m, text) {
+			return token.Position{Filename: decl.Filename, Line: i + 1, Column: strings.Index(lines[i], "//") + 1}
+		}
+	}
+	return decl
 }

@@ -12,7 +12,7 @@ import (
 
 const informersPkg = "k8s.io/client-go/informers"
 
-// builtinKind returns the entry of the built-in kinds table for gvk.
+// builtinKind returns the entry of the built-in kinds' table for gvk.
 func builtinKind(gvk schema.GroupVersionKind) (kinds.Info, bool) {
 	return kinds.Lookup(gvk.Group, gvk.Version, gvk.Kind)
 }
@@ -36,8 +36,8 @@ func readable(spec *markers.ControllerSpec) []kinds.Info {
 // readers writes <name>Readers, New<name>Readers and one method per
 // readable kind, when the controller named name has any.
 func readers(f *jen.File, name string, spec *markers.ControllerSpec) {
-	kinds := readable(spec)
-	if len(kinds) == 0 {
+	readKinds := readable(spec)
+	if len(readKinds) == 0 {
 		return
 	}
 	typ := name + "Readers"
@@ -55,9 +55,9 @@ func readers(f *jen.File, name string, spec *markers.ControllerSpec) {
 	f.Func().Id("New" + typ).Params(jen.Id("op").Add(op.Clone())).Id(typ).Block(
 		jen.Return(jen.Id(typ).Values(jen.Id("op").Op(":").Id("op"))),
 	)
-	for _, k := range kinds {
+	for _, k := range readKinds {
 		obj := jen.Op("*").Qual(k.Package, k.Kind)
-		f.ImportAlias(k.Package, alias(k))
+		f.ImportAlias(k.Package, k.Alias)
 		f.Line()
 		f.Commentf("%s reads %s objects from the operator's caches.", k.Func, k.Marker)
 		f.Func().Params(jen.Id("r").Id(typ)).Id(k.Func).Params().Op("*").Qual(runtimePkg, "Reader").Types(obj.Clone()).Block(
@@ -72,11 +72,6 @@ func readers(f *jen.File, name string, spec *markers.ControllerSpec) {
 			)),
 		)
 	}
-}
-
-// alias is the import name of a built-in kind's package: corev1, appsv1.
-func alias(k kinds.Info) string {
-	return informerGroupName(k.Group) + k.Version
 }
 
 func informerGroupName(group string) string {

@@ -137,3 +137,45 @@ func ExampleParseKindRef() {
 	// apps v1 Deployment
 	// "" v1 Service
 }
+
+// TestRelatedKindMarkersApply: reads lists kinds like owns; watches takes
+// one kind and the name of its mapping function.
+func TestRelatedKindMarkersApply(t *testing.T) {
+	reg := &ctmarkers.Registry{}
+	require.NoError(t, markers.Register(reg))
+	apply := func(spec *markers.ControllerSpec, line string) error {
+		def := reg.Lookup(line, ctmarkers.DescribesType)
+		require.NotNil(t, def, line)
+		v, err := def.Parse(line)
+		if err != nil {
+			return err
+		}
+		return v.(markers.Applier).ApplyToController(spec)
+	}
+	spec := &markers.ControllerSpec{}
+	require.NoError(t, apply(spec, "+opgen:controller:reads=v1.ConfigMap;apps/v1.Deployment"))
+	require.NoError(t, apply(spec, "+opgen:controller:reads=v1.ConfigMap"))
+	require.NoError(t, apply(spec, "+opgen:controller:watches=v1.Secret,map=widgetsOfSecret"))
+	require.NoError(t, apply(spec, `+opgen:controller:watches=apps/v1.Deployment, map="widgetsOfDeployment"`))
+	assert.Equal(t, []schema.GroupVersionKind{{Version: "v1", Kind: "ConfigMap"}, {Group: "apps", Version: "v1", Kind: "Deployment"}}, spec.Reads, "in order, without repeats")
+	assert.Equal(t, []markers.WatchSpec{
+		{Kind: schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, Map: "widgetsOfSecret"},
+		{Kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Map: "widgetsOfDeployment"},
+	}, spec.Watches)
+
+	cases := map[string]string{
+		"+opgen:controller:reads=ConfigMap":                    `malformed reads reference "ConfigMap"`,
+		"+opgen:controller:watches=v1.Secret":                  "write watches=<[group/]version.Kind>,map=<func>",
+		"+opgen:controller:watches=v1.Secret,fn=x":             "write watches=<[group/]version.Kind>,map=<func>",
+		"+opgen:controller:watches=v1.Secret,map=1x":           "write watches=<[group/]version.Kind>,map=<func>",
+		"+opgen:controller:watches=Secret,map=x":               `malformed watches reference "Secret"`,
+		"+opgen:controller:watches=v1.Secret,map=widgetsAgain": "watches=v1.Secret is declared twice (map=widgetsOfSecret and map=widgetsAgain)",
+	}
+	for line, want := range cases {
+		t.Run(line, func(t *testing.T) {
+			err := apply(spec, line)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+		})
+	}
+}

@@ -82,7 +82,7 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 		}
 		out.Files = append(out.Files, path)
 	}
-	out.Notes = append(out.Notes, "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one)")
+	out.Notes = append(out.Notes, "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one); the generated Setup, which main.go runs, then registers the new controller")
 	return out, nil
 }
 
