@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -177,7 +178,9 @@ func RecordEvents[T apis.Object](r EventRecorder) Step[T] {
 			return err
 		}
 		for _, e := range a.events {
+			start := time.Now()
 			r.Eventf(a.Object, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+			logApply(ctx, "Event", e.Reason, ApplyEmitted, start)
 		}
 		if err != nil {
 			reason := ReasonFailed
