@@ -51,8 +51,12 @@
 //	data map[string]any between phases         C, typed (a pointer to share writes)
 //	ctrl.Result{RequeueAfter: d}               RequeueAfter(d)
 //	ctrl.Result{Requeue: true}                 RequeueNow()
-//	K8sPhaseReconciler / StdK8sReconciler      not built yet: use the runtime's a.Own and
-//	                                           the ApplyDescendants step (see docs/parity.md)
+//	K8sPhaseReconciler                         K8s[T] run by New: the same phases, over owned objects
+//	StdK8sReconciler (standard K8s phases)     K8s's Configure/Read/Diff/Create/Update/Delete
+//
+// K8s (NewK8s) is the Kubernetes phase reconciler: a Reconciler whose
+// external system is the API server and whose resources are the objects
+// an object owns, run by the same Phased pipeline, not a second framework.
 //
 // # Guarantees
 //
