@@ -2,11 +2,14 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -63,4 +66,40 @@ func TestWatchEndIsClassified(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestListChunks: each page of a list is a WatchChunkReceived with its
+// object count and whether more follow; only the first page of a list
+// after the first counts as a relist.
+func TestListChunks(t *testing.T) {
+	op := &Operator{bus: &telemetry.Bus{}}
+	var got []string
+	telemetry.On(op.bus, func(e telemetry.Event) {
+		switch e := e.(type) {
+		case telemetry.WatchChunkReceived:
+			got = append(got, fmt.Sprintf("%s %d more=%t", e.Name(), e.Objects, e.More))
+		default:
+			got = append(got, e.Name())
+		}
+	})
+	lw := &cache.ListWatch{ListWithContextFunc: func(_ context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
+		l := &corev1.ConfigMapList{Items: make([]corev1.ConfigMap, 2)}
+		if opts.Continue == "" {
+			l.Continue = "page-2"
+		} else {
+			l.Items = l.Items[:1]
+		}
+		return l, nil
+	}}
+	lo := observeLists(lw, op, telemetry.Watch{Controller: "c"})
+	for range 2 { // two lists of two pages each
+		for _, cont := range []string{"", "page-2"} {
+			_, err := lo.ListWithContext(context.Background(), metav1.ListOptions{Continue: cont})
+			require.NoError(t, err)
+		}
+	}
+	assert.Equal(t, []string{
+		"watch.chunk.received 2 more=true", "watch.chunk.received 1 more=false",
+		"watch.chunk.received 2 more=true", "watch.relisted", "watch.chunk.received 1 more=false",
+	}, got)
 }
