@@ -7,8 +7,10 @@
 //	any phase failing → OnError
 //
 // A Reconciler[T, C, S] implements the phases over the object type T, the
-// external system's client type C and the type S of the resource's actual
-// state; New adapts it to the runtime's plug.Handler and plug.Deleter:
+// type C of the data the phases share (made by Configure: a client of the
+// external system and whatever one phase leaves for the next) and the type
+// S of the resource's actual state; New adapts it to the runtime's
+// plug.Handler and plug.Deleter (a Phased):
 //
 //	_, err := runtime.Register(op, kind, external.New[*v1.Database](databases{}), runtime.ControllerOptions[*v1.Database]{
 //		ReconcileEvery: 5 * time.Minute, // Read and Diff again to catch drift
@@ -18,8 +20,11 @@
 //
 // Add, Modify and Reconcile all run the same level-based sync: Configure
 // builds a client for the object (credentials, endpoint), Read fetches the
-// actual state, and then exactly one of Create (the resource does not
-// exist), Update (Diff returned differences) or nothing (in sync) runs.
+// actual state, and Diff says what to do: Create (the resource does not
+// exist, or Diff says NeedCreate: Delete then Create), Update (NeedUpdate)
+// or nothing (in sync). Create, Update and Delete return a Result: Done(),
+// RequeueAfter(d) to look again after d (a resource still being made), or
+// RequeueNow().
 // Delete runs when the object is being deleted: Read, then Delete if the
 // resource still exists.
 //
@@ -29,8 +34,29 @@
 // a Delete. After a failure, OnError runs: by default it returns the error
 // wrapped with its phase ("external Create: ..."), and the runtime's
 // pipeline sets Degraded=True with the message, emits a Warning event and
-// retries with its per-object exponential backoff. Implement ErrorHandler
-// or SuccessHandler on the Reconciler to change either.
+// retries with its per-object exponential backoff. Implement ErrorPhase
+// or SuccessPhase on the Reconciler to change either.
+//
+// # operator-sdk-extra
+//
+// The names map to operator-sdk-extra's remote reconciler as follows:
+//
+//	operator-sdk-extra                         opgen
+//	RemoteReconciler / RemoteReconcilerAction  Reconciler[T, C, S], run by New (Phased)
+//	Configure(ctx, req, o) (ctrl.Result, err)  Configure(ctx, obj) (C, error)
+//	Read(ctx, o, data map[string]any)          Read(ctx, c, obj) (S, found, error)
+//	Diff(...) (diff RemoteDiff, ...)           Diff(obj, actual) Diff{NeedCreate, NeedUpdate, Changes}
+//	Create / Update / Delete (ctrl.Result)     Create / Update / Delete (Result, error)
+//	OnError / OnSuccess                        ErrorPhase.OnError / SuccessPhase.OnSuccess
+//	data map[string]any between phases         C, typed (a pointer to share writes)
+//	ctrl.Result{RequeueAfter: d}               RequeueAfter(d)
+//	ctrl.Result{Requeue: true}                 RequeueNow()
+//	K8sPhaseReconciler                         K8s[T] run by New: the same phases, over owned objects
+//	StdK8sReconciler (standard K8s phases)     K8s's Configure/Read/Diff/Create/Update/Delete
+//
+// K8s (NewK8s) is the Kubernetes phase reconciler: a Reconciler whose
+// external system is the API server and whose resources are the objects
+// an object owns, run by the same Phased pipeline, not a second framework.
 //
 // # Guarantees
 //

@@ -138,7 +138,7 @@ func (records) Read(ctx context.Context, c recordClient, g *testapi.Gadget) (rec
 	return rec, true, json.NewDecoder(resp.Body).Decode(&rec)
 }
 
-func (records) Diff(g *testapi.Gadget, actual record) []string {
+func (records) Diff(g *testapi.Gadget, actual record) external.Diff {
 	var changes []string
 	if g.Spec.Message != actual.Message {
 		changes = append(changes, fmt.Sprintf("message %q → %q", actual.Message, g.Spec.Message))
@@ -146,19 +146,19 @@ func (records) Diff(g *testapi.Gadget, actual record) []string {
 	if g.Spec.Size != actual.Size {
 		changes = append(changes, fmt.Sprintf("size %d → %d", actual.Size, g.Spec.Size))
 	}
-	return changes
+	return external.Diff{NeedUpdate: len(changes) > 0, Changes: changes}
 }
 
-func (records) Create(ctx context.Context, c recordClient, g *testapi.Gadget) error {
-	return closeBody(c.do(ctx, http.MethodPost, g, record{Message: g.Spec.Message, Size: g.Spec.Size}))
+func (records) Create(ctx context.Context, c recordClient, g *testapi.Gadget) (external.Result, error) {
+	return external.Done(), closeBody(c.do(ctx, http.MethodPost, g, record{Message: g.Spec.Message, Size: g.Spec.Size}))
 }
 
-func (records) Update(ctx context.Context, c recordClient, g *testapi.Gadget, _ record) error {
-	return closeBody(c.do(ctx, http.MethodPut, g, record{Message: g.Spec.Message, Size: g.Spec.Size}))
+func (records) Update(ctx context.Context, c recordClient, g *testapi.Gadget, _ record) (external.Result, error) {
+	return external.Done(), closeBody(c.do(ctx, http.MethodPut, g, record{Message: g.Spec.Message, Size: g.Spec.Size}))
 }
 
-func (records) Delete(ctx context.Context, c recordClient, g *testapi.Gadget, _ record) error {
-	return closeBody(c.do(ctx, http.MethodDelete, g, nil))
+func (records) Delete(ctx context.Context, c recordClient, g *testapi.Gadget, _ record) (external.Result, error) {
+	return external.Done(), closeBody(c.do(ctx, http.MethodDelete, g, nil))
 }
 
 func closeBody(resp *http.Response, err error) error {

@@ -16,10 +16,10 @@ import (
 type Funcs[T apis.Object, C, S any] struct {
 	ConfigureFunc func(ctx context.Context, obj T) (C, error)
 	ReadFunc      func(ctx context.Context, c C, obj T) (S, bool, error)
-	DiffFunc      func(obj T, actual S) []string
-	CreateFunc    func(ctx context.Context, c C, obj T) error
-	UpdateFunc    func(ctx context.Context, c C, obj T, actual S) error
-	DeleteFunc    func(ctx context.Context, c C, obj T, actual S) error
+	DiffFunc      func(obj T, actual S) Diff
+	CreateFunc    func(ctx context.Context, c C, obj T) (Result, error)
+	UpdateFunc    func(ctx context.Context, c C, obj T, actual S) (Result, error)
+	DeleteFunc    func(ctx context.Context, c C, obj T, actual S) (Result, error)
 }
 
 var _ Reconciler[*metav1.PartialObjectMetadata, any, any] = Funcs[*metav1.PartialObjectMetadata, any, any]{}
@@ -43,33 +43,33 @@ func (f Funcs[T, C, S]) Read(ctx context.Context, c C, obj T) (S, bool, error) {
 }
 
 // Diff calls DiffFunc, or reports no changes.
-func (f Funcs[T, C, S]) Diff(obj T, actual S) []string {
+func (f Funcs[T, C, S]) Diff(obj T, actual S) Diff {
 	if f.DiffFunc == nil {
-		return nil
+		return Diff{}
 	}
 	return f.DiffFunc(obj, actual)
 }
 
 // Create calls CreateFunc.
-func (f Funcs[T, C, S]) Create(ctx context.Context, c C, obj T) error {
+func (f Funcs[T, C, S]) Create(ctx context.Context, c C, obj T) (Result, error) {
 	if f.CreateFunc == nil {
-		return errors.New("external.Funcs: CreateFunc is nil")
+		return Done(), errors.New("external.Funcs: CreateFunc is nil")
 	}
 	return f.CreateFunc(ctx, c, obj)
 }
 
 // Update calls UpdateFunc.
-func (f Funcs[T, C, S]) Update(ctx context.Context, c C, obj T, actual S) error {
+func (f Funcs[T, C, S]) Update(ctx context.Context, c C, obj T, actual S) (Result, error) {
 	if f.UpdateFunc == nil {
-		return errors.New("external.Funcs: UpdateFunc is nil, but DiffFunc reported changes")
+		return Done(), errors.New("external.Funcs: UpdateFunc is nil, but DiffFunc reported changes")
 	}
 	return f.UpdateFunc(ctx, c, obj, actual)
 }
 
 // Delete calls DeleteFunc.
-func (f Funcs[T, C, S]) Delete(ctx context.Context, c C, obj T, actual S) error {
+func (f Funcs[T, C, S]) Delete(ctx context.Context, c C, obj T, actual S) (Result, error) {
 	if f.DeleteFunc == nil {
-		return errors.New("external.Funcs: DeleteFunc is nil; set it, or the external resource outlives the object")
+		return Done(), errors.New("external.Funcs: DeleteFunc is nil; set it, or the external resource outlives the object")
 	}
 	return f.DeleteFunc(ctx, c, obj, actual)
 }

@@ -38,23 +38,23 @@ func (f *fakeSystem) reconciler() external.Funcs[*testapi.Gadget, *fakeSystem, s
 			v, ok := c.values[g.Name]
 			return v, ok, fail(external.PhaseRead)
 		},
-		DiffFunc: func(g *testapi.Gadget, actual string) []string {
+		DiffFunc: func(g *testapi.Gadget, actual string) external.Diff {
 			if g.Spec.Message != actual {
-				return []string{"message"}
+				return external.Diff{NeedUpdate: true, Changes: []string{"message"}}
 			}
-			return nil
+			return external.Diff{}
 		},
-		CreateFunc: func(_ context.Context, c *fakeSystem, g *testapi.Gadget) error {
+		CreateFunc: func(_ context.Context, c *fakeSystem, g *testapi.Gadget) (external.Result, error) {
 			c.values[g.Name] = g.Spec.Message
-			return fail(external.PhaseCreate)
+			return external.Done(), fail(external.PhaseCreate)
 		},
-		UpdateFunc: func(_ context.Context, c *fakeSystem, g *testapi.Gadget, _ string) error {
+		UpdateFunc: func(_ context.Context, c *fakeSystem, g *testapi.Gadget, _ string) (external.Result, error) {
 			c.values[g.Name] = g.Spec.Message
-			return fail(external.PhaseUpdate)
+			return external.Done(), fail(external.PhaseUpdate)
 		},
-		DeleteFunc: func(_ context.Context, c *fakeSystem, g *testapi.Gadget, _ string) error {
+		DeleteFunc: func(_ context.Context, c *fakeSystem, g *testapi.Gadget, _ string) (external.Result, error) {
 			delete(c.values, g.Name)
-			return fail(external.PhaseDelete)
+			return external.Done(), fail(external.PhaseDelete)
 		},
 	}
 }

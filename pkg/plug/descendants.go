@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -99,7 +101,11 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 			return fmt.Errorf("apply %s %s/%s: %w", k.GVK.Kind, k.Namespace, k.Name, err)
 		}
 	}
-	_, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
+	start := time.Now()
+	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
+	if n > 0 || err != nil {
+		logApply(ctx, "descendants", strconv.Itoa(n), applyResult(err, ApplyPruned), start)
+	}
 	return err
 }
 
@@ -132,7 +138,9 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 		return err
 	}
 	hash := hashOf(data, a.Object.GetUID(), k.Namespace, a.labels)
+	start := time.Now()
 	if env.Descendants.Applied(k, hash) {
+		logApply(ctx, k.GVK.Kind, k.Namespace+"/"+k.Name, ApplyUnchanged, start)
 		return nil
 	}
 	u := &unstructured.Unstructured{}
@@ -143,7 +151,9 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 	u.SetOwnerReferences([]metav1.OwnerReference{ownerReference(env, a.Object)})
 	u.SetLabels(withDefaults(u.GetLabels(), a.labels))
 	u.SetAnnotations(withDefaults(map[string]string{AppliedHashAnnotation: hash}, u.GetAnnotations()))
-	return env.Descendants.Apply(ctx, u)
+	err = env.Descendants.Apply(ctx, u)
+	logApply(ctx, k.GVK.Kind, k.Namespace+"/"+k.Name, applyResult(err, ApplyCreatedOrChanged), start)
+	return err
 }
 
 // withDefaults returns m with the entries of defaults it lacks.

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -134,8 +135,10 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 		return err
 	}
 	force := true
+	start := time.Now()
 	_, err = env.Client(a.Object.GetNamespace()).Patch(ctx, a.Object.GetName(), types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force}, "status")
+	logApply(ctx, env.GVK.Kind+"/status", key(a.Object), applyResult(err, ApplyCreatedOrChanged), start)
 	if err != nil {
 		a.Memory().Delete(statusMemoKey)
 		if gone(err) {

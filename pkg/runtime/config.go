@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -52,4 +53,19 @@ func randomSuffix() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// kubeconfigNamespace is the namespace of the current kubeconfig context
+// (KUBECONFIG or ~/.kube/config), "default" when the context names none,
+// as kubectl does; ok is false when there is no kubeconfig or no current
+// context.
+func kubeconfigNamespace() (ns string, ok bool) {
+	raw, err := clientcmd.NewDefaultClientConfigLoadingRules().Load()
+	if err != nil || raw == nil || raw.Contexts[raw.CurrentContext] == nil {
+		return "", false
+	}
+	if ns = raw.Contexts[raw.CurrentContext].Namespace; ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	return ns, true
 }

@@ -93,6 +93,9 @@ func (c *Controller[T]) informers() []cache.SharedIndexInformer {
 // work runs the workers until leadCtx ends, then shuts the queue down and
 // waits for in-flight keys. Handlers run with handlerCtx.
 func (c *Controller[T]) work(leadCtx, handlerCtx context.Context) {
+	workers := telemetry.Workers{Controller: c.name, Count: c.opts.Workers}
+	c.op.emit(telemetry.ControllerStarted{Workers: workers})
+	defer c.op.emit(telemetry.ControllerStopped{Workers: workers})
 	var wg sync.WaitGroup
 	for range c.opts.Workers {
 		wg.Go(func() {

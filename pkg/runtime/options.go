@@ -32,6 +32,10 @@ const (
 // means every namespace.
 const AllNamespaces = metav1.NamespaceAll
 
+// allNamespacesBonny is Bonny's spelling of every namespace
+// (BONNY_POD_NAMESPACE=__ALL__), accepted wherever "all" is.
+const allNamespacesBonny = "__ALL__"
+
 // Options configure an Operator. The zero value is usable once Name is set;
 // each field documents its default. Precedence: a flag bound with
 // BindFlags and given on the command line, then the field as set, then the
@@ -106,9 +110,12 @@ type LeaderElectionOptions struct {
 	// local runs and single-replica tests.
 	Disabled bool
 	// Namespace holds the Lease. Default: OPGEN_POD_NAMESPACE, then the
-	// in-cluster service-account namespace; New fails when none is known
-	// and election is on.
+	// in-cluster service-account namespace, then (a local run) the current
+	// kubeconfig context's namespace, which New logs; New fails when none
+	// is known and election is on.
 	Namespace string
+	// fromKubeconfig: Namespace came from the kubeconfig (logged).
+	fromKubeconfig bool
 	// LeaseName names the Lease. Default: Options.Name.
 	LeaseName string
 	// Identity identifies this replica. Default: the hostname plus a
@@ -172,7 +179,7 @@ func splitNamespaces(s string) []string {
 	var out []string
 	for _, ns := range strings.Split(s, ",") {
 		ns = strings.TrimSpace(ns)
-		if ns == "all" || ns == "" {
+		if ns == "all" || ns == allNamespacesBonny || ns == "" {
 			return []string{AllNamespaces}
 		}
 		out = append(out, ns)
@@ -189,9 +196,9 @@ func (o Options) complete() (Options, error) {
 	if len(o.Namespaces) == 0 {
 		o.Namespaces = splitNamespaces(os.Getenv(EnvWatchNamespace))
 	}
-	if len(o.Namespaces) > 1 {
+	if len(o.Namespaces) > 0 {
 		for _, ns := range o.Namespaces {
-			if ns == AllNamespaces {
+			if ns == AllNamespaces || ns == allNamespacesBonny {
 				o.Namespaces = []string{AllNamespaces}
 				break
 			}
@@ -216,6 +223,9 @@ func (o Options) complete() (Options, error) {
 	}
 	le, err := o.LeaderElection.complete(o.Name)
 	o.LeaderElection = le
+	if err == nil && le.fromKubeconfig {
+		o.Logger.Info("no pod namespace: the leader election Lease lives in the kubeconfig's current namespace; set "+EnvPodNamespace+" to choose another", "namespace", le.Namespace)
+	}
 	return o, err
 }
 
@@ -238,6 +248,9 @@ func (le LeaderElectionOptions) complete(name string) (LeaderElectionOptions, er
 		if data, err := os.ReadFile(serviceAccountNamespaceFile); err == nil {
 			le.Namespace = strings.TrimSpace(string(data))
 		}
+	}
+	if le.Namespace == "" {
+		le.Namespace, le.fromKubeconfig = kubeconfigNamespace()
 	}
 	if le.Namespace == "" {
 		return le, fmt.Errorf("runtime.New: no namespace for the leader election Lease: set %s (in a Pod, from the downward API fieldRef metadata.namespace) or Options.LeaderElection.Namespace, or turn election off with --leader-elect=false for a local run", EnvPodNamespace)

@@ -217,6 +217,7 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 		return nil, err
 	}
 	_, err := inf.AddEventHandler(c.events())
+	c.op.emit(telemetry.WatchInitialized{Watch: w})
 	return inf, err
 }
 

@@ -1,11 +1,16 @@
 package runtime
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -22,8 +27,10 @@ func newBus(m *metrics, log logr.Logger) *telemetry.Bus {
 	b := &telemetry.Bus{OnPanic: func(e telemetry.Event, r any) {
 		log.Error(nil, "a telemetry subscriber panicked; the event was dropped for it", "event", e.Name(), "panic", r)
 	}}
-	b.Subscribe(telemetry.HandlerFunc(m.handle))
-	b.Subscribe(telemetry.HandlerFunc(logEvent(log)))
+	telemetry.On(b, m.handle)
+	telemetry.On(b, logEvent(log))
+	telemetry.On(b, watchMetrics(m))
+	telemetry.On(b, logLifecycle(log))
 	return b
 }
 
@@ -54,9 +61,13 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 			log.Info("could not schedule", "scheduler", e.Scheduler, "namespace", e.Pod.Namespace, "pod", e.Pod.Name, "unschedulable", e.Unschedulable, "reason", e.Err.Error())
 		case telemetry.TaskRan:
 			if e.Err != nil {
-				log.Error(e.Err, "task failed; retrying after a backoff", "task", e.Task)
+				log.Error(e.Err, "task failed", "task", e.Task)
 			}
 		case telemetry.TaskStopped:
+			if e.Err != nil {
+				log.Error(e.Err, "task halted on its error", "task", e.Task)
+				return
+			}
 			log.Info("task stopped", "task", e.Task, "reason", e.Reason)
 		}
 	}
@@ -114,4 +125,93 @@ func logWatchFailed(log logr.Logger, limit *watchLogLimiter, e telemetry.WatchFa
 
 func watchValues(w telemetry.Watch) []any {
 	return []any{"controller", w.Controller, "kind", w.GVK.String(), "namespace", w.Namespace}
+}
+
+// watchMetrics counts the watches' lifecycle events by controller, kind
+// and event name (watch.opened, watch.timedout, ...): a watch that keeps
+// reopening without timing out shows here first.
+func watchMetrics(m *metrics) func(telemetry.Event) {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "opgen_watch_events_total", Help: "Watch lifecycle events (opened, chunk received, finished, timed out, failed, stopped), by controller, kind and event.",
+	}, []string{"controller", "kind", "event"})
+	m.registry.MustRegister(c)
+	return func(e telemetry.Event) {
+		if w, ok := watchOf(e); ok {
+			c.WithLabelValues(w.Controller, w.GVK.Kind, e.Name()).Inc()
+		}
+	}
+}
+
+func watchOf(e telemetry.Event) (telemetry.Watch, bool) {
+	switch e := e.(type) {
+	case telemetry.WatchOpened:
+		return e.Watch, true
+	case telemetry.WatchChunkReceived:
+		return e.Watch, true
+	case telemetry.WatchFinished:
+		return e.Watch, true
+	case telemetry.WatchTimedOut:
+		return e.Watch, true
+	case telemetry.WatchFailed:
+		return e.Watch, true
+	case telemetry.WatchStopped:
+		return e.Watch, true
+	}
+	return telemetry.Watch{}, false
+}
+
+// logLifecycle logs the lifecycle events of watches, controllers and
+// schedulers: routine ones at V(1) or V(2), failures as errors.
+func logLifecycle(log logr.Logger) func(telemetry.Event) {
+	return func(e telemetry.Event) {
+		switch e := e.(type) {
+		case telemetry.WatchOpened, telemetry.WatchChunkReceived, telemetry.WatchTimedOut:
+			if w, ok := watchOf(e); ok {
+				log.V(2).Info(e.Name(), watchValues(w)...)
+			}
+		case telemetry.WatchFinished:
+			log.V(1).Info("the server ended a watch early; watching again", append(watchValues(e.Watch), "after", e.Duration)...)
+		case telemetry.WatchStopped:
+			log.V(1).Info("watch stopped", watchValues(e.Watch)...)
+		case telemetry.ControllerStarted:
+			log.V(1).Info("workers started", "controller", e.Controller, "workers", e.Count)
+		case telemetry.ControllerStopped:
+			log.V(1).Info("workers stopped", "controller", e.Controller)
+		case telemetry.SchedulerFetchFailed:
+			log.Error(e.Err, "scheduler could not read its "+e.Resource+"; retrying after a backoff", "scheduler", e.Scheduler)
+		case telemetry.TaskRegistered:
+			log.V(1).Info("task registered", "task", e.Task, "every", e.Every)
+		}
+	}
+}
+
+// observeStream reports how a watch stream ends: WatchStopped when its
+// informer stopped (ctx ended), WatchTimedOut when it lasted the timeout
+// client-go asked for, WatchFinished when the server ended it early.
+// Streams that end with an error event are reported as WatchFailed by
+// errorObserver and not again here.
+func (l *listObserver) observeStream(ctx context.Context, opts metav1.ListOptions) func(failed bool) {
+	l.op.emit(telemetry.WatchOpened{Watch: l.w})
+	start := time.Now()
+	return func(failed bool) {
+		switch d := time.Since(start); {
+		case ctx.Err() != nil:
+			l.op.emit(telemetry.WatchStopped{Watch: l.w})
+		case failed:
+		case opts.TimeoutSeconds != nil && d >= time.Duration(*opts.TimeoutSeconds)*time.Second:
+			l.op.emit(telemetry.WatchTimedOut{Watch: l.w, Timeout: time.Duration(*opts.TimeoutSeconds) * time.Second})
+		default:
+			l.op.emit(telemetry.WatchFinished{Watch: l.w, Duration: d})
+		}
+	}
+}
+
+// chunk reports one page of a list.
+func (l *listObserver) chunk(obj runtime.Object) {
+	n := meta.LenList(obj)
+	more := false
+	if lm, err := meta.ListAccessor(obj); err == nil {
+		more = lm.GetContinue() != ""
+	}
+	l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n, More: more})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -22,7 +23,7 @@ type recorder struct {
 	events []telemetry.Event
 }
 
-func (r *recorder) Handle(e telemetry.Event) {
+func (r *recorder) add(e telemetry.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	r.mu.Unlock()
@@ -54,6 +55,10 @@ func (r *recorder) describe(name string) []string {
 			}
 		case telemetry.LeaderLost:
 			out = append(out, fmt.Sprintf("%s graceful=%t", e.Name(), e.Graceful))
+		case telemetry.WatchInitialized, telemetry.WatchChunkReceived, telemetry.WatchOpened, telemetry.WatchFinished,
+			telemetry.WatchTimedOut, telemetry.WatchStopped, telemetry.ControllerStarted, telemetry.ControllerStopped:
+			// Lifecycle events come from other goroutines (the reflector's):
+			// TestLifecycleEvents checks them.
 		default:
 			out = append(out, e.Name())
 		}
@@ -70,7 +75,7 @@ func TestTelemetryEventsInOrder(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	rec := &recorder{}
-	h.op.Telemetry().Subscribe(rec)
+	telemetry.On(h.op.Telemetry(), rec.add)
 	c := &calls{}
 	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		if c.n.Load() == 1 {
@@ -119,4 +124,43 @@ func withoutLaterReconciles(lines []string) []string {
 		done = done || l == "reconcile.succeeded Add"
 	}
 	return out
+}
+
+// TestLifecycleEvents: Bonny's watcher and reconciler lifecycle events
+// have typed counterparts that fire against a real API server: the watch
+// is initialized, its list arrives as a chunk, its watch opens, the
+// controller's workers start, and at shutdown the workers and the watch
+// stop. The watch metrics count them.
+func TestLifecycleEvents(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{})
+	rec := &recorder{}
+	telemetry.On(h.op.Telemetry(), rec.add)
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	has := func(name string) bool {
+		for _, e := range rec.all() {
+			if e.Name() == name {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, "the controller's workers to start", func() bool { return has("controller.started") })
+	eventually(t, "the watch to open", func() bool { return has("watch.opened") })
+	require.NoError(t, h.stop())
+	eventually(t, "the watch to stop", func() bool { return has("watch.stopped") })
+	var names []string
+	for _, e := range rec.all() {
+		names = append(names, e.Name())
+	}
+	// watch.chunk.received needs a plain list; client-go may stream the
+	// initial objects in the watch instead (TestListChunks covers chunks).
+	for _, want := range []string{"watch.initialized", "watch.opened", "watch.started", "controller.started", "controller.stopped", "watch.stopped"} {
+		assert.Contains(t, names, want)
+	}
+	assert.Less(t, slices.Index(names, "watch.initialized"), slices.Index(names, "watch.opened"), "initialized before the first watch")
+	assert.Less(t, slices.Index(names, "controller.started"), slices.Index(names, "controller.stopped"))
+	assert.GreaterOrEqual(t, metric(t, h.op, "opgen_watch_events_total", "controller", "gadget", "event", "watch.opened"), 1.0)
 }

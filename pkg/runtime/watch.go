@@ -62,7 +62,10 @@ func (l *listObserver) listed() {
 func (l *listObserver) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	obj, err := l.lw.ListWithContext(ctx, opts)
 	if err == nil {
-		l.listed()
+		l.chunk(obj)
+		if opts.Continue == "" { // the first page of a list, not each page
+			l.listed()
+		}
 	}
 	return obj, err
 }
@@ -75,7 +78,8 @@ func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOpt
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
 		l.listed()
 	}
-	return newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }), nil
+	ended := l.observeStream(ctx, opts)
+	return newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }, ended), nil
 }
 
 // errorObserver passes a watch's events on and reports its error events:
@@ -89,16 +93,19 @@ type errorObserver struct {
 	stopped sync.Once
 }
 
-func newErrorObserver(w watch.Interface, report func(error)) *errorObserver {
+func newErrorObserver(w watch.Interface, report func(error), ended func(failed bool)) *errorObserver {
 	o := &errorObserver{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
-	go o.forward(report)
+	go o.forward(report, ended)
 	return o
 }
 
-func (o *errorObserver) forward(report func(error)) {
+func (o *errorObserver) forward(report func(error), ended func(failed bool)) {
+	failed := false
+	defer func() { ended(failed) }()
 	defer close(o.out)
 	for ev := range o.w.ResultChan() {
 		if ev.Type == watch.Error {
+			failed = true
 			report(apierrors.FromObject(ev.Object))
 		}
 		select {

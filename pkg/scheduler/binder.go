@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
@@ -87,7 +86,10 @@ func (b *binder) candidates(ctx context.Context, pod *corev1.Pod) iter.Seq[*core
 	if b.opts.Candidates != nil {
 		return b.opts.Candidates(ctx, pod)
 	}
-	nodes, _ := b.nodes.List(labels.Everything())
+	nodes, err := b.fetchNodes()
+	if err != nil {
+		return func(func(*corev1.Node) bool) {}
+	}
 	slices.SortFunc(nodes, func(x, y *corev1.Node) int { return strings.Compare(x.Name, y.Name) })
 	return Filter(pod, slices.Values(nodes))
 }

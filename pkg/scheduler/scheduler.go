@@ -112,6 +112,7 @@ func Register(op *runtime.Operator, s Scheduler, opts Options) error {
 		return err
 	}
 	b.pods = ctrl
+	reportPodFetches(op, opts.Name, ctrl.Name())
 	return nil
 }
 

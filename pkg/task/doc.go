@@ -17,6 +17,7 @@
 //			}
 //			return task.Continue(seen + n), nil // again after Every, with a new state
 //		},
+//		OnError: task.Backoff, // or task.Halt: stop the task on its first failure, as Bonny does
 //	})
 //
 // # Flow
@@ -26,15 +27,22 @@
 // (at once with RunAtStart), then Every after the end of each successful
 // run, plus a random jitter of up to Jitter×Every. A run that returns an
 // error (or panics) is retried after a backoff that starts at
-// Options.InitialBackoff and doubles up to Options.MaxBackoff; the state
-// stays what it was. A run that returns Stop ends the task. Tasks are
+// Options.InitialBackoff and doubles up to Options.MaxBackoff, with the
+// state it had (OnError Backoff, the default), or ends the task (OnError
+// Halt, Bonny's behaviour). Continue(s) replaces the state, Keep() keeps
+// it (Bonny's {:ok, state}), Stop() ends the task. The jitter's random
+// numbers come from Options.Rand, so a test can fix them.
+//
+// Bonny's PeriodicTask maps as: id → Name, interval → Every, jitter →
+// Jitter, state → State, handler → Run, {:ok, state} → Continue(state) or
+// Keep(), :stop → Stop(), a failing handler → OnError Halt. Tasks are
 // registered and unregistered at any time, before or during Run.
 //
 // # Guarantees
 //
 // One task never runs twice at once, and never on a replica that does not
-// lead. Runs are reported as telemetry events (telemetry.TaskRan,
-// telemetry.TaskStopped), which also feed the metrics
+// lead. Tasks are reported as telemetry events (telemetry.TaskRegistered,
+// TaskInitialized, TaskRan, TaskStopped), which also feed the metrics
 // opgen_task_runs_total{task,result} (result: success, error) and
 // opgen_task_duration_seconds{task}. Time comes from Options.Clock, so
 // tests step a fake clock instead of sleeping.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -23,11 +24,17 @@ type Options struct {
 	// doubles with each failure in a row up to MaxBackoff. Defaults 1s and
 	// 5m.
 	InitialBackoff, MaxBackoff time.Duration
+	// Rand returns a random number in [0, 1) for the tasks' jitter.
+	// Default math/rand/v2's Float64; tests inject a sequence.
+	Rand func() float64
 }
 
 func (o Options) complete(op *runtime.Operator) (Options, error) {
 	if o.Clock == nil {
 		o.Clock = op.Options().Clock
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
 	}
 	if o.InitialBackoff == 0 {
 		o.InitialBackoff = time.Second
@@ -78,6 +85,7 @@ func Register[S any](r *Runner, t Task[S]) error {
 	}
 	e := newEntry(t)
 	r.tasks[t.Name] = e
+	r.op.Telemetry().Emit(telemetry.TaskRegistered{Task: t.Name, Every: t.Every})
 	if r.leadCtx != nil {
 		r.start(e)
 	}
@@ -141,10 +149,11 @@ func (r *Runner) remove(name string) bool {
 
 // loop runs e until ctx ends or e stops.
 func (r *Runner) loop(ctx context.Context, e *entry) {
-	delay := e.interval()
+	delay := r.interval(e)
 	if e.runAtStart {
 		delay = 0
 	}
+	r.op.Telemetry().Emit(telemetry.TaskInitialized{Task: e.name, FirstRunIn: delay})
 	failures := 0
 	for r.sleep(ctx, delay) {
 		start := r.opts.Clock.Now()
@@ -154,26 +163,36 @@ func (r *Runner) loop(ctx context.Context, e *entry) {
 		}
 		r.op.Telemetry().Emit(telemetry.TaskRan{Task: e.name, Duration: r.opts.Clock.Since(start), Err: err})
 		switch {
+		case err != nil && e.halt:
+			r.stopped(e, telemetry.StoppedByError, err)
+			return
 		case err != nil:
 			failures++
 			delay = r.backoff(failures)
 		case stop:
-			r.stopped(e)
+			r.stopped(e, telemetry.StoppedByTask, nil)
 			return
 		default:
 			failures = 0
-			delay = e.interval()
+			delay = r.interval(e)
 		}
 	}
 }
 
-func (r *Runner) stopped(e *entry) {
+// interval is e's next interval with the runner's random source.
+func (r *Runner) interval(e *entry) time.Duration {
+	r.mu.Lock() // Rand need not be safe for concurrent use
+	defer r.mu.Unlock()
+	return e.interval(r.opts.Rand)
+}
+
+func (r *Runner) stopped(e *entry, reason string, err error) {
 	r.mu.Lock()
 	if r.tasks[e.name] == e {
 		delete(r.tasks, e.name)
 	}
 	r.mu.Unlock()
-	r.op.Telemetry().Emit(telemetry.TaskStopped{Task: e.name, Reason: telemetry.StoppedByTask})
+	r.op.Telemetry().Emit(telemetry.TaskStopped{Task: e.name, Reason: reason, Err: err})
 }
 
 // backoff is the delay after the n-th failure in a row.

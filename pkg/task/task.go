@@ -5,22 +5,40 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// Result says what happens after a run: Continue or Stop.
+// Result says what happens after a run: Continue, Keep or Stop. The zero
+// Result is Keep.
 type Result[S any] struct {
 	state S
+	set   bool
 	stop  bool
 }
 
 // Continue runs the task again after its interval, with state as its new
 // state.
-func Continue[S any](state S) Result[S] { return Result[S]{state: state} }
+func Continue[S any](state S) Result[S] { return Result[S]{state: state, set: true} }
+
+// Keep runs the task again after its interval with its state unchanged
+// (Bonny's {:ok, state} when the state is what the run got).
+func Keep[S any]() Result[S] { return Result[S]{} }
 
 // Stop ends the task: it is unregistered and never runs again.
 func Stop[S any]() Result[S] { return Result[S]{stop: true} }
+
+// ErrorPolicy says what a failed run (an error or a panic) does to its
+// task.
+type ErrorPolicy int
+
+const (
+	// Backoff retries the run after the Runner's backoff, with the same
+	// state. The default.
+	Backoff ErrorPolicy = iota
+	// Halt stops the task, as Bonny stops a task whose function fails: it
+	// is unregistered, and telemetry.TaskStopped says why
+	// (StoppedByError, with the error).
+	Halt
+)
 
 // Task is a named periodic function with a state of type S.
 type Task[S any] struct {
@@ -37,11 +55,13 @@ type Task[S any] struct {
 	// RunAtStart runs the task as soon as it is registered or this
 	// replica starts leading, instead of after Every.
 	RunAtStart bool
+	// OnError is what a failed run does: Backoff (the default) or Halt.
+	OnError ErrorPolicy
 	// State is the state of the first run.
 	State S
 	// Run runs the task once with the current state. It returns
-	// Continue(newState), Stop(), or an error: the run is retried after a
-	// backoff with the same state. ctx is cancelled when the replica stops
+	// Continue(newState), Keep(), Stop(), or an error: the run is retried
+	// after a backoff with the same state, or the task halts (OnError). ctx is cancelled when the replica stops
 	// leading or the task is unregistered.
 	Run func(ctx context.Context, state S) (Result[S], error)
 }
@@ -56,6 +76,8 @@ func (t Task[S]) check() error {
 		return fmt.Errorf("task.Register: task %s: Jitter is %g; use a fraction between 0 and 1", t.Name, t.Jitter)
 	case t.Run == nil:
 		return fmt.Errorf("task.Register: task %s: Run is nil", t.Name)
+	case t.OnError != Backoff && t.OnError != Halt:
+		return fmt.Errorf("task.Register: task %s: OnError is %d; use task.Backoff or task.Halt", t.Name, t.OnError)
 	}
 	return nil
 }
@@ -67,6 +89,7 @@ type entry struct {
 	every      time.Duration
 	jitter     float64
 	runAtStart bool
+	halt       bool // OnError is Halt
 	run        func(ctx context.Context) (stop bool, err error)
 	cancel     context.CancelFunc // of the running loop, while leading
 }
@@ -74,13 +97,13 @@ type entry struct {
 func newEntry[S any](t Task[S]) *entry {
 	state := t.State
 	return &entry{
-		name: t.Name, every: t.Every, jitter: t.Jitter, runAtStart: t.RunAtStart,
+		name: t.Name, every: t.Every, jitter: t.Jitter, runAtStart: t.RunAtStart, halt: t.OnError == Halt,
 		run: func(ctx context.Context) (bool, error) {
 			res, err := t.Run(ctx, state)
 			if err != nil {
 				return false, err
 			}
-			if !res.stop {
+			if res.set {
 				state = res.state
 			}
 			return res.stop, nil
@@ -88,12 +111,10 @@ func newEntry[S any](t Task[S]) *entry {
 	}
 }
 
-// interval is Every plus up to Jitter×Every.
-func (e *entry) interval() time.Duration {
-	if e.jitter == 0 {
-		return e.every // wait.Jitter treats 0 as 1
-	}
-	return wait.Jitter(e.every, e.jitter)
+// interval is Every plus rand()×Jitter×Every; rand returns a number in
+// [0, 1).
+func (e *entry) interval(rand func() float64) time.Duration {
+	return e.every + time.Duration(rand()*e.jitter*float64(e.every))
 }
 
 // runOnce runs e, turning a panic into an error.

@@ -38,6 +38,13 @@ type harness struct {
 
 func newHarness(t *testing.T, le runtime.LeaderElectionOptions) *harness {
 	t.Helper()
+	return newHarnessWith(t, le, task.Options{})
+}
+
+// newHarnessWith is newHarness with runner options; the clock is the
+// harness's fake clock.
+func newHarnessWith(t *testing.T, le runtime.LeaderElectionOptions, opts task.Options) *harness {
+	t.Helper()
 	ns := env.Namespace(t)
 	if !le.Disabled {
 		le.Namespace = ns
@@ -48,15 +55,16 @@ func newHarness(t *testing.T, le runtime.LeaderElectionOptions) *harness {
 	})
 	require.NoError(t, err)
 	h := &harness{op: op, clk: clocktesting.NewFakeClock(time.Now())}
-	op.Telemetry().Subscribe(telemetry.HandlerFunc(func(e telemetry.Event) {
+	telemetry.On(op.Telemetry(), func(e telemetry.Event) {
 		switch e.(type) {
-		case telemetry.TaskRan, telemetry.TaskStopped, telemetry.LeaderAcquired:
+		case telemetry.TaskRan, telemetry.TaskStopped, telemetry.LeaderAcquired, telemetry.TaskRegistered, telemetry.TaskInitialized:
 			h.mu.Lock()
 			h.events = append(h.events, e)
 			h.mu.Unlock()
 		}
-	}))
-	h.tasks, err = task.NewRunner(op, task.Options{Clock: h.clk})
+	})
+	opts.Clock = h.clk
+	h.tasks, err = task.NewRunner(op, opts)
 	require.NoError(t, err)
 	return h
 }
@@ -226,17 +234,20 @@ func TestRunsOnlyOnTheLeader(t *testing.T) {
 	eventually(t, "a run after taking the lease", func() bool { return h.runs() == 1 })
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	require.IsType(t, telemetry.LeaderAcquired{}, h.events[0], "the first event is the leadership, then the run")
+	require.IsType(t, telemetry.TaskRegistered{}, h.events[0], "registered before the operator ran")
+	require.IsType(t, telemetry.LeaderAcquired{}, h.events[1], "then the leadership, then the task starts and runs")
+	require.IsType(t, telemetry.TaskInitialized{}, h.events[2])
 }
 
 func TestTaskIsChecked(t *testing.T) {
 	h := newHarness(t, noElection)
 	run := func(context.Context, int) (task.Result[int], error) { return task.Stop[int](), nil }
 	for want, tk := range map[string]task.Task[int]{
-		"Name":   {Every: time.Second, Run: run},
-		"Every":  {Name: "t", Run: run},
-		"Jitter": {Name: "t", Every: time.Second, Jitter: 2, Run: run},
-		"Run":    {Name: "t", Every: time.Second},
+		"Name":    {Every: time.Second, Run: run},
+		"Every":   {Name: "t", Run: run},
+		"Jitter":  {Name: "t", Every: time.Second, Jitter: 2, Run: run},
+		"Run":     {Name: "t", Every: time.Second},
+		"OnError": {Name: "t", Every: time.Second, Run: run, OnError: 7},
 	} {
 		assert.ErrorContains(t, task.Register(h.tasks, tk), want)
 	}
@@ -245,4 +256,85 @@ func TestTaskIsChecked(t *testing.T) {
 func counter(t testing.TB, op *runtime.Operator, name, result string) float64 {
 	t.Helper()
 	return optest.Metric(t, op, name, "result", result)
+}
+
+// TestKeepCarriesStateUnchanged: Keep runs the task again with the state
+// it had, where Continue replaces it.
+func TestKeepCarriesStateUnchanged(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noElection)
+	var seen []int
+	require.NoError(t, task.Register(h.tasks, task.Task[int]{
+		Name: "keep", Every: time.Minute, RunAtStart: true, State: 1,
+		Run: func(_ context.Context, n int) (task.Result[int], error) {
+			seen = append(seen, n)
+			switch len(seen) {
+			case 1:
+				return task.Keep[int](), nil
+			case 2:
+				return task.Continue(n + 10), nil
+			}
+			return task.Stop[int](), nil
+		},
+	}))
+	h.run(t)
+	eventually(t, "the first run", func() bool { return h.runs() == 1 })
+	h.step(t, time.Minute)
+	eventually(t, "the second run", func() bool { return h.runs() == 2 })
+	h.step(t, time.Minute)
+	eventually(t, "the third run", func() bool { return h.runs() == 3 })
+	assert.Equal(t, []int{1, 1, 11}, seen, "Keep kept 1, Continue replaced it with 11")
+}
+
+// TestHaltOnError: with OnError Halt a failed run stops the task at once,
+// reported with its error; nothing is retried.
+func TestHaltOnError(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noElection)
+	boom := errors.New("quota exceeded")
+	require.NoError(t, task.Register(h.tasks, task.Task[int]{
+		Name: "fragile", Every: time.Minute, RunAtStart: true, OnError: task.Halt,
+		Run: func(context.Context, int) (task.Result[int], error) { return task.Keep[int](), boom },
+	}))
+	h.run(t)
+	eventually(t, "the task to halt", func() bool {
+		return h.count(func(e telemetry.Event) bool {
+			s, ok := e.(telemetry.TaskStopped)
+			return ok && s.Reason == telemetry.StoppedByError && errors.Is(s.Err, boom)
+		}) == 1
+	})
+	assert.Equal(t, 1, h.runs())
+	assert.Empty(t, h.tasks.Tasks(), "a halted task is unregistered")
+	assert.False(t, h.clk.HasWaiters(), "no retry is scheduled")
+}
+
+// TestJitterSpreadsRuns: with Jitter 0.5 each interval is Every plus
+// rand()×0.5×Every, drawn afresh each time: the injected draws 0, 0.5 and
+// 0.9 put the runs 10s, 12.5s and 14.5s apart, and no run comes a
+// nanosecond early.
+func TestJitterSpreadsRuns(t *testing.T) {
+	t.Parallel()
+	draws := []float64{0, 0.5, 0.9}
+	var i int
+	h := newHarnessWith(t, noElection, task.Options{Rand: func() float64 {
+		d := draws[i%len(draws)]
+		i++
+		return d
+	}})
+	require.NoError(t, task.Register(h.tasks, task.Task[int]{
+		Name: "spread", Every: 10 * time.Second, Jitter: 0.5,
+		Run: func(context.Context, int) (task.Result[int], error) { return task.Keep[int](), nil },
+	}))
+	h.run(t)
+	for n, gap := range []time.Duration{10 * time.Second, 12500 * time.Millisecond, 14500 * time.Millisecond} {
+		h.step(t, gap-time.Nanosecond)
+		assert.True(t, h.clk.HasWaiters(), "run %d: not before %s", n+1, gap)
+		assert.Equal(t, n, h.runs(), "run %d: not before %s", n+1, gap)
+		h.clk.Step(time.Nanosecond)
+		eventually(t, "the run after the jittered interval", func() bool { return h.runs() == n+1 })
+	}
+	assert.Equal(t, 1, h.count(func(e telemetry.Event) bool {
+		s, ok := e.(telemetry.TaskInitialized)
+		return ok && s.Task == "spread" && s.FirstRunIn == 10*time.Second
+	}), "TaskInitialized says when the first run comes")
 }

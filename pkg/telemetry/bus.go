@@ -5,19 +5,6 @@ import (
 	"sync/atomic"
 )
 
-// Handler receives events.
-type Handler interface {
-	Handle(e Event)
-}
-
-// HandlerFunc adapts a function to a Handler.
-type HandlerFunc func(e Event)
-
-// Handle calls f.
-func (f HandlerFunc) Handle(e Event) { f(e) }
-
-var _ Handler = HandlerFunc(nil)
-
 // Bus delivers events to its subscribers. The zero value is ready to use;
 // every Operator has one (Operator.Telemetry).
 type Bus struct {
@@ -32,31 +19,34 @@ type Bus struct {
 
 type subscription struct {
 	id uint64
-	h  Handler
+	f  func(Event)
 }
 
-// Subscribe adds h and returns a function that removes it. h is called
-// for every event emitted from then on, synchronously, on the emitting
-// goroutine: it must be fast and must not block.
-func (b *Bus) Subscribe(h Handler) (unsubscribe func()) {
+// On subscribes f to the events of type E and returns a function that
+// removes it. E is one event type, or Event itself for every event:
+//
+//	telemetry.On(bus, func(e telemetry.BindFailed) { ... })
+//	telemetry.On(bus, func(e telemetry.Event) { log(e.Name()) })
+//
+// f is called for every matching event emitted from then on,
+// synchronously, on the emitting goroutine: it must be fast and must not
+// block.
+func On[E Event](b *Bus, f func(E)) (unsubscribe func()) {
+	return b.add(func(e Event) {
+		if typed, ok := e.(E); ok {
+			f(typed)
+		}
+	})
+}
+
+func (b *Bus) add(f func(Event)) (unsubscribe func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next++
 	id := b.next
-	subs := append(b.load(), subscription{id: id, h: h})
+	subs := append(b.load(), subscription{id: id, f: f})
 	b.subs.Store(&subs)
 	return func() { b.remove(id) }
-}
-
-// On subscribes f to the events of type E only.
-//
-//	telemetry.On(bus, func(e telemetry.BindFailed) { ... })
-func On[E Event](b *Bus, f func(E)) (unsubscribe func()) {
-	return b.Subscribe(HandlerFunc(func(e Event) {
-		if typed, ok := e.(E); ok {
-			f(typed)
-		}
-	}))
 }
 
 func (b *Bus) remove(id uint64) {
@@ -85,15 +75,15 @@ func (b *Bus) Emit(e Event) {
 		return
 	}
 	for _, s := range b.load() {
-		b.deliver(s.h, e)
+		b.deliver(s.f, e)
 	}
 }
 
-func (b *Bus) deliver(h Handler, e Event) {
+func (b *Bus) deliver(f func(Event), e Event) {
 	defer func() {
 		if r := recover(); r != nil && b.OnPanic != nil {
 			b.OnPanic(e, r)
 		}
 	}()
-	h.Handle(e)
+	f(e)
 }

@@ -18,7 +18,7 @@ func TestPanickingSubscriber(t *testing.T) {
 	var b telemetry.Bus
 	var panics, seen int
 	b.OnPanic = func(telemetry.Event, any) { panics++ }
-	b.Subscribe(telemetry.HandlerFunc(func(telemetry.Event) { panic("boom") }))
+	telemetry.On(&b, func(telemetry.Event) { panic("boom") })
 	unsubscribe := telemetry.On(&b, func(telemetry.TaskRan) { seen++ })
 	b.Emit(telemetry.TaskRan{Task: "t"})
 	b.Emit(telemetry.TaskStopped{Task: "t"})
@@ -35,11 +35,11 @@ func TestOrderAndConcurrency(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	for i := range 3 {
-		b.Subscribe(telemetry.HandlerFunc(func(e telemetry.Event) {
+		telemetry.On(&b, func(e telemetry.Event) {
 			mu.Lock()
 			got = append(got, fmt.Sprintf("%d:%s", i, e.Name()))
 			mu.Unlock()
-		}))
+		})
 	}
 	b.Emit(telemetry.LeaderAcquired{})
 	assert.Equal(t, []string{"0:leader.acquired", "1:leader.acquired", "2:leader.acquired"}, got)
@@ -48,7 +48,7 @@ func TestOrderAndConcurrency(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for range 100 {
-				stop := b.Subscribe(telemetry.HandlerFunc(func(telemetry.Event) {}))
+				stop := telemetry.On(&b, func(telemetry.Event) {})
 				b.Emit(telemetry.TaskRan{})
 				stop()
 			}
@@ -74,17 +74,17 @@ func ExampleOn() {
 	// Output: greeting failed on default/hello: quota exceeded (terminal: false)
 }
 
-// A Handler receives every event; switch on its type.
-func ExampleBus_Subscribe() {
+// A subscriber to Event receives every event; switch on its type.
+func ExampleOn_everyEvent() {
 	var bus telemetry.Bus
-	unsubscribe := bus.Subscribe(telemetry.HandlerFunc(func(e telemetry.Event) {
+	unsubscribe := telemetry.On(&bus, func(e telemetry.Event) {
 		switch e := e.(type) {
 		case telemetry.BindSucceeded:
 			fmt.Println("bound", e.Pod, "to", e.Node)
 		case telemetry.LeaderLost:
 			fmt.Println("lost the lease, graceful:", e.Graceful)
 		}
-	}))
+	})
 	defer unsubscribe()
 	bus.Emit(telemetry.BindSucceeded{Binding: telemetry.Binding{Scheduler: "cheap", Pod: cache.ObjectName{Namespace: "ns", Name: "web"}}, Node: "n1"})
 	bus.Emit(telemetry.LeaderLost{Graceful: true})

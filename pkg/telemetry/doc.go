@@ -9,17 +9,66 @@
 //
 // Event is a closed sum of structs, one per thing that happened:
 //
-//	watches      WatchStarted, WatchFailed, WatchRelisted
-//	controllers  ReconcileStarted, ReconcileSucceeded, ReconcileFailed, ReconcilePaused
-//	scheduler    BindSucceeded, BindFailed
-//	tasks        TaskRan, TaskStopped
+//	watches      WatchInitialized, WatchChunkReceived, WatchOpened, WatchStarted,
+//	             WatchFinished, WatchTimedOut, WatchFailed, WatchRelisted, WatchStopped
+//	controllers  ControllerStarted, ControllerStopped,
+//	             ReconcileStarted, ReconcileSucceeded, ReconcileFailed, ReconcilePaused
+//	scheduler    SchedulerFetchStarted, SchedulerFetchSucceeded, SchedulerFetchFailed,
+//	             BindSucceeded, BindFailed
+//	tasks        TaskRegistered, TaskInitialized, TaskRan, TaskStopped
 //	leadership   LeaderAcquired, LeaderLost
 //
-// Switch on the type, or subscribe to one type with On:
+// Subscribe to one type with On, or to every event with On[Event] and a
+// type switch:
 //
 //	telemetry.On(op.Telemetry(), func(e telemetry.ReconcileFailed) {
 //		alerts.Notify(e.Controller, e.Key, e.Err)
 //	})
+//
+// # Bonny's events
+//
+// Every event of Bonny's Bonny.Sys.Event (v0.4) has a typed counterpart:
+//
+//	Bonny [:bonny, ...]                    opgen
+//	watcher initialized                    WatchInitialized
+//	watcher watch started                  WatchStarted (the first list done, watching)
+//	watcher watch succeeded                WatchOpened (each watch the server accepts)
+//	watcher watch finished                 WatchFinished
+//	watcher watch failed                   WatchFailed
+//	watcher watch timedout                 WatchTimedOut
+//	watcher chunk received                 WatchChunkReceived
+//	watcher genserver down                 WatchStopped
+//	reconciler initialized                 ControllerStarted
+//	reconciler fetch succeeded             WatchChunkReceived, WatchRelisted (reads come from the cache these lists fill)
+//	reconciler fetch failed                WatchFailed
+//	reconciler run started                 ReconcileStarted
+//	reconciler reconcile succeeded         ReconcileSucceeded
+//	reconciler reconcile failed            ReconcileFailed
+//	reconciler genserver down              ControllerStopped
+//	scheduler pods fetch succeeded         SchedulerFetchSucceeded{Resource: FetchPods}
+//	scheduler pods fetch failed            SchedulerFetchFailed{Resource: FetchPods}
+//	scheduler nodes fetch succeeded        SchedulerFetchSucceeded{Resource: FetchNodes}
+//	scheduler nodes fetch failed           SchedulerFetchFailed{Resource: FetchNodes}
+//	(no Bonny event: nodes fetch start)    SchedulerFetchStarted{Resource: FetchNodes}
+//	scheduler binding succeeded            BindSucceeded
+//	scheduler binding failed               BindFailed
+//	task initialized                       TaskInitialized
+//	task registered                        TaskRegistered
+//	task unregistered                      TaskStopped{Reason: StoppedByUnregister}
+//	task succeeded                         TaskRan with a nil Err
+//	task failed                            TaskRan with Err (and TaskStopped{Reason: StoppedByError} with OnError Halt)
+//	task stopped                           TaskStopped{Reason: StoppedByTask}
+//
+// Bonny 1.x replaced these with :telemetry spans ([:reconciler, :reconcile],
+// [:watcher, :watch], [:scheduler, :binding], [:task, :execution], each
+// :start, :stop, :exception): ReconcileStarted/Succeeded/Failed,
+// WatchOpened/Finished/Failed, BindSucceeded/Failed and TaskRan cover them;
+// durations are in the events' Duration fields.
+//
+// The operator's metrics count the reconcile, leadership and watch events
+// (opgen_watch_events_total{controller,kind,event}); its log writes the
+// failures as errors and the routine ones at V(1) and V(2). The scheduler
+// and the task runner count theirs in their own metrics.
 //
 // # Guarantees
 //

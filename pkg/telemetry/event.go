@@ -44,6 +44,56 @@ type WatchRelisted struct {
 	Objects int
 }
 
+// WatchInitialized: the watch's informer was made; it lists and watches
+// when the operator runs.
+type WatchInitialized struct{ Watch }
+
+// WatchChunkReceived: one page of a list arrived (the whole list when the
+// server does not page it). Objects is how many objects the page held;
+// More is true when another page follows.
+type WatchChunkReceived struct {
+	Watch
+	Objects int
+	More    bool
+}
+
+// WatchOpened: the server accepted a watch request and streams its
+// changes. Every watch after a list, a timeout or a failure opens anew.
+type WatchOpened struct{ Watch }
+
+// WatchFinished: the server ended a watch stream before its timeout
+// without an error (a restart, a load balancer); client-go opens another.
+type WatchFinished struct {
+	Watch
+	Duration time.Duration
+}
+
+// WatchTimedOut: a watch stream ended at the timeout client-go asked for
+// (a random 5 to 10 minutes); client-go opens another. Routine.
+type WatchTimedOut struct {
+	Watch
+	Timeout time.Duration
+}
+
+// WatchStopped: the watch stopped for good because its informer stopped
+// (the operator shut down).
+type WatchStopped struct{ Watch }
+
+// Workers names one controller's workers.
+type Workers struct {
+	Controller string
+	// Count is how many workers the controller runs.
+	Count int
+}
+
+// ControllerStarted: the controller's workers started taking keys (this
+// replica leads and the caches synced).
+type ControllerStarted struct{ Workers }
+
+// ControllerStopped: the controller's workers all returned (leadership
+// ended or the operator shut down).
+type ControllerStopped struct{ Workers }
+
 // Reconcile names one action of one controller on one object.
 type Reconcile struct {
 	Controller string
@@ -102,6 +152,52 @@ type BindFailed struct {
 	Duration      time.Duration
 }
 
+// Fetch names one read of a scheduler: the candidate nodes of one pod,
+// or a page of the pods waiting for it.
+type Fetch struct {
+	Scheduler string
+	// Resource is FetchNodes or FetchPods.
+	Resource string
+}
+
+// What a scheduler fetches.
+const (
+	FetchNodes = "nodes"
+	FetchPods  = "pods"
+)
+
+// SchedulerFetchStarted: the scheduler started reading Resource.
+type SchedulerFetchStarted struct{ Fetch }
+
+// SchedulerFetchSucceeded: the scheduler read Objects objects.
+type SchedulerFetchSucceeded struct {
+	Fetch
+	Objects  int
+	Duration time.Duration
+}
+
+// SchedulerFetchFailed: the read failed; the pod (or the pod watch) is
+// tried again after its backoff.
+type SchedulerFetchFailed struct {
+	Fetch
+	Err error
+}
+
+// TaskRegistered: a periodic task was added to its runner.
+type TaskRegistered struct {
+	Task  string
+	Every time.Duration
+}
+
+// TaskInitialized: a task's loop started (it was registered while this
+// replica leads, or this replica started leading); its first run follows
+// at once (RunAtStart) or after its interval.
+type TaskInitialized struct {
+	Task string
+	// FirstRunIn is the delay before the first run.
+	FirstRunIn time.Duration
+}
+
 // TaskRan: a periodic task ran once. Err is nil when it succeeded.
 type TaskRan struct {
 	Task     string
@@ -115,13 +211,17 @@ const (
 	StoppedByTask = "Stopped"
 	// StoppedByUnregister: the task was unregistered.
 	StoppedByUnregister = "Unregistered"
+	// StoppedByError: the task failed and its OnError is Halt.
+	StoppedByError = "Failed"
 )
 
 // TaskStopped: a periodic task will not run again in this process.
 type TaskStopped struct {
 	Task string
-	// Reason is StoppedByTask or StoppedByUnregister.
+	// Reason is StoppedByTask, StoppedByUnregister or StoppedByError.
 	Reason string
+	// Err is the error that halted the task (StoppedByError).
+	Err error
 }
 
 // Leadership names the lease and this replica.
@@ -141,33 +241,59 @@ type LeaderLost struct {
 	Graceful bool
 }
 
-func (WatchStarted) Name() string       { return "watch.started" }
-func (WatchFailed) Name() string        { return "watch.failed" }
-func (WatchRelisted) Name() string      { return "watch.relisted" }
-func (ReconcileStarted) Name() string   { return "reconcile.started" }
-func (ReconcileSucceeded) Name() string { return "reconcile.succeeded" }
-func (ReconcileFailed) Name() string    { return "reconcile.failed" }
-func (ReconcilePaused) Name() string    { return "reconcile.paused" }
-func (BindSucceeded) Name() string      { return "scheduler.bind.succeeded" }
-func (BindFailed) Name() string         { return "scheduler.bind.failed" }
-func (TaskRan) Name() string            { return "task.ran" }
-func (TaskStopped) Name() string        { return "task.stopped" }
-func (LeaderAcquired) Name() string     { return "leader.acquired" }
-func (LeaderLost) Name() string         { return "leader.lost" }
+func (WatchStarted) Name() string            { return "watch.started" }
+func (WatchFailed) Name() string             { return "watch.failed" }
+func (WatchRelisted) Name() string           { return "watch.relisted" }
+func (ReconcileStarted) Name() string        { return "reconcile.started" }
+func (ReconcileSucceeded) Name() string      { return "reconcile.succeeded" }
+func (ReconcileFailed) Name() string         { return "reconcile.failed" }
+func (ReconcilePaused) Name() string         { return "reconcile.paused" }
+func (BindSucceeded) Name() string           { return "scheduler.bind.succeeded" }
+func (BindFailed) Name() string              { return "scheduler.bind.failed" }
+func (TaskRan) Name() string                 { return "task.ran" }
+func (TaskStopped) Name() string             { return "task.stopped" }
+func (LeaderAcquired) Name() string          { return "leader.acquired" }
+func (LeaderLost) Name() string              { return "leader.lost" }
+func (WatchInitialized) Name() string        { return "watch.initialized" }
+func (WatchChunkReceived) Name() string      { return "watch.chunk.received" }
+func (WatchOpened) Name() string             { return "watch.opened" }
+func (WatchFinished) Name() string           { return "watch.finished" }
+func (WatchTimedOut) Name() string           { return "watch.timedout" }
+func (WatchStopped) Name() string            { return "watch.stopped" }
+func (ControllerStarted) Name() string       { return "controller.started" }
+func (ControllerStopped) Name() string       { return "controller.stopped" }
+func (SchedulerFetchStarted) Name() string   { return "scheduler.fetch.started" }
+func (SchedulerFetchSucceeded) Name() string { return "scheduler.fetch.succeeded" }
+func (SchedulerFetchFailed) Name() string    { return "scheduler.fetch.failed" }
+func (TaskRegistered) Name() string          { return "task.registered" }
+func (TaskInitialized) Name() string         { return "task.initialized" }
 
-func (WatchStarted) event()       {}
-func (WatchFailed) event()        {}
-func (WatchRelisted) event()      {}
-func (ReconcileStarted) event()   {}
-func (ReconcileSucceeded) event() {}
-func (ReconcileFailed) event()    {}
-func (ReconcilePaused) event()    {}
-func (BindSucceeded) event()      {}
-func (BindFailed) event()         {}
-func (TaskRan) event()            {}
-func (TaskStopped) event()        {}
-func (LeaderAcquired) event()     {}
-func (LeaderLost) event()         {}
+func (WatchStarted) event()            {}
+func (WatchFailed) event()             {}
+func (WatchRelisted) event()           {}
+func (ReconcileStarted) event()        {}
+func (ReconcileSucceeded) event()      {}
+func (ReconcileFailed) event()         {}
+func (ReconcilePaused) event()         {}
+func (BindSucceeded) event()           {}
+func (BindFailed) event()              {}
+func (TaskRan) event()                 {}
+func (TaskStopped) event()             {}
+func (LeaderAcquired) event()          {}
+func (LeaderLost) event()              {}
+func (WatchInitialized) event()        {}
+func (WatchChunkReceived) event()      {}
+func (WatchOpened) event()             {}
+func (WatchFinished) event()           {}
+func (WatchTimedOut) event()           {}
+func (WatchStopped) event()            {}
+func (ControllerStarted) event()       {}
+func (ControllerStopped) event()       {}
+func (SchedulerFetchStarted) event()   {}
+func (SchedulerFetchSucceeded) event() {}
+func (SchedulerFetchFailed) event()    {}
+func (TaskRegistered) event()          {}
+func (TaskInitialized) event()         {}
 
 var (
 	_ Event = WatchStarted{}
@@ -183,4 +309,17 @@ var (
 	_ Event = TaskStopped{}
 	_ Event = LeaderAcquired{}
 	_ Event = LeaderLost{}
+	_ Event = WatchInitialized{}
+	_ Event = WatchChunkReceived{}
+	_ Event = WatchOpened{}
+	_ Event = WatchFinished{}
+	_ Event = WatchTimedOut{}
+	_ Event = WatchStopped{}
+	_ Event = ControllerStarted{}
+	_ Event = ControllerStopped{}
+	_ Event = SchedulerFetchStarted{}
+	_ Event = SchedulerFetchSucceeded{}
+	_ Event = SchedulerFetchFailed{}
+	_ Event = TaskRegistered{}
+	_ Event = TaskInitialized{}
 )
