@@ -141,6 +141,21 @@ func (v *Validator) Default(obj runtime.Object) (*unstructured.Unstructured, err
 // prepare converts obj, fills an empty apiVersion and kind with the
 // validator's, prunes and defaults as the server's decoding does.
 func (v *Validator) prepare(obj runtime.Object, create bool) (*unstructured.Unstructured, error) {
+	u, err := v.convert(obj)
+	if err != nil {
+		return nil, err
+	}
+	if create && v.statusSubresource {
+		delete(u.Object, "status")
+	}
+	structuralpruning.Prune(u.Object, v.structural, true)
+	structuraldefaulting.Default(u.Object, v.structural)
+	return u, nil
+}
+
+// convert returns a deep copy of obj as unstructured, with the
+// validator's kind when obj has none.
+func (v *Validator) convert(obj runtime.Object) (*unstructured.Unstructured, error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return nil, errors.New("validate a nil object")
 	}
@@ -155,11 +170,6 @@ func (v *Validator) prepare(obj runtime.Object, create bool) (*unstructured.Unst
 	if gvk := u.GroupVersionKind(); gvk != v.gvk {
 		return nil, fmt.Errorf("object is a %s, the validator checks %s", gvk, v.gvk)
 	}
-	if create && v.statusSubresource {
-		delete(u.Object, "status")
-	}
-	structuralpruning.Prune(u.Object, v.structural, true)
-	structuraldefaulting.Default(u.Object, v.structural)
 	return u, nil
 }
 
@@ -263,4 +273,15 @@ func (s *Set) lookup(obj runtime.Object) (*Validator, error) {
 		return nil, fmt.Errorf("no CRD serves kind %s in version %s (the name of %s's package); set the object's apiVersion and kind, or load its CRD; known: %v", kind, version, t, s.Kinds())
 	}
 	return nil, fmt.Errorf("kind %s %s is served by several groups; set the object's apiVersion and kind", version, kind)
+}
+
+// ToUnstructured converts obj as Validate sees it before pruning: a typed
+// object with an empty TypeMeta gets the apiVersion and kind of its
+// validator. It is what to send to a server to compare.
+func (s *Set) ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	v, err := s.lookup(obj)
+	if err != nil {
+		return nil, err
+	}
+	return v.convert(obj)
 }
