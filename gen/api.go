@@ -206,6 +206,7 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	if group == "" {
 		return
 	}
+	b.checkFieldTypes(pkg)
 	if len(kinds) == 0 {
 		return // a package of shared types with a group, like a hub; nothing to serve
 	}

@@ -191,3 +191,14 @@ func firstProblem(err error) string {
 	}
 	return err.Error()
 }
+
+// CheckOwnsList returns the message for a +opgen:controller:owns marker
+// that separates its kinds with commas, which the marker parser reads as
+// extra arguments, or "".
+func CheckOwnsList(text string) string {
+	name, value, ok := strings.Cut(strings.TrimSpace(text), "=")
+	if !ok || name != "+opgen:controller:owns" || strings.HasPrefix(value, `"`) || !strings.Contains(value, ",") {
+		return ""
+	}
+	return fmt.Sprintf("+opgen:controller:owns separates kinds with ';', not ',': write +opgen:controller:owns=%s", strings.ReplaceAll(value, ",", ";"))
+}
