@@ -12,6 +12,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/accessor"
+	"github.com/opgen-sdk/opgen/gen/apidocs"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/controller"
 	"github.com/opgen-sdk/opgen/gen/crd"
@@ -34,6 +35,8 @@ func All() map[string]gen.Generator {
 		"controller": controller.Generator{},
 		"stubs":      scaffold.Generator{},
 		"rbac":       rbac.Generator{},
+		// API reference docs (docs/api/<group>.md).
+		"apidocs": apidocs.Generator{},
 	}
 }
 
