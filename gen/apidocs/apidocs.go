@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/internal/crdschema"
 )
 
 // Dir is where the reference goes, relative to the project root.
@@ -41,7 +42,7 @@ func (Generator) RegisterMarkers(into *markers.Registry) error {
 func (Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.Abs(Dir)
 	ctx.Output.OwnMatching(dir, "*.md")
-	crds, err := buildCRDs(ctx)
+	crds, err := crdschema.Build(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,31 +55,6 @@ func (Generator) Generate(ctx *gen.Context) error {
 		ctx.Output.Markdown(filepath.Join(dir, group+".md"), Render(group, list))
 	}
 	return nil
-}
-
-// buildCRDs parses the project's kinds into CRDs as the crd generator does.
-func buildCRDs(ctx *gen.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	parser := &ctcrd.Parser{
-		Collector:           ctx.Collector,
-		Checker:             ctx.Checker,
-		AllowDangerousTypes: ctx.Project.AllowDangerousTypes,
-	}
-	ctcrd.AddKnownTypes(parser)
-	roots := ctx.API.Packages()
-	for _, root := range roots {
-		parser.NeedPackage(root)
-	}
-	metav1 := ctcrd.FindMetav1(roots)
-	if metav1 == nil {
-		return nil, nil
-	}
-	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, gk := range ctcrd.FindKubeKinds(parser, metav1) {
-		parser.NeedCRDFor(gk, nil)
-		crd := parser.CustomResourceDefinitions[gk]
-		out = append(out, &crd)
-	}
-	return out, nil
 }
 
 // Render returns the reference of group's CRDs, sorted by kind.

@@ -18,6 +18,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/crd"
 	"github.com/opgen-sdk/opgen/gen/deepcopy"
 	"github.com/opgen-sdk/opgen/gen/rbac"
+	"github.com/opgen-sdk/opgen/gen/samples"
 	"github.com/opgen-sdk/opgen/gen/register"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
@@ -37,6 +38,8 @@ func All() map[string]gen.Generator {
 		"rbac":       rbac.Generator{},
 		// API reference docs (docs/api/<group>.md).
 		"apidocs": apidocs.Generator{},
+		// Sample objects, written once (config/samples).
+		"samples": samples.Generator{},
 	}
 }
 

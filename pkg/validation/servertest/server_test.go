@@ -6,6 +6,7 @@ package servertest
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 	"github.com/opgen-sdk/opgen/pkg/validation"
@@ -125,4 +127,29 @@ func messages(errs field.ErrorList) []string {
 		out = append(out, e.Field+": "+e.ErrorBody())
 	}
 	return out
+}
+
+// TestSamplesAccepted creates every committed sample of the examples and
+// the fixture in dry-run: the server must accept each as it is.
+func TestSamplesAccepted(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	ns := env.Namespace(t)
+	var files []string
+	for _, dir := range testcases.CRDDirs {
+		found, err := filepath.Glob(filepath.Join("..", "..", "..", filepath.Dir(dir), "samples", "*.yaml"))
+		require.NoError(t, err)
+		files = append(files, found...)
+	}
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			u := &unstructured.Unstructured{}
+			require.NoError(t, yaml.Unmarshal(data, &u.Object))
+			_, err = s.resource(t, u, ns).Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			assert.NoError(t, err)
+		})
+	}
 }
