@@ -1,6 +1,7 @@
 // Package samples writes one sample object per kind and version into
 // config/samples/<group>_<version>_<kind>.yaml, once: a sample is the
-// user's file as soon as it exists and is never overwritten.
+// user's file as soon as it exists and is never overwritten (delete it to
+// get a fresh one from the current schema).
 //
 // A sample has every required field, filled with a value its schema
 // accepts (its default, the first value of its enum, the minimum of a
@@ -13,6 +14,7 @@ package samples
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,7 +52,11 @@ func (Generator) Generate(ctx *gen.Context) error {
 			if err != nil {
 				return err
 			}
-			ctx.Output.Scaffold(ctx.Project.Abs(filepath.Join(Dir, FileName(c, v))), data)
+			path := ctx.Project.Abs(filepath.Join(Dir, FileName(c, v)))
+			if _, err := os.Stat(path); err == nil {
+				continue // the user's now
+			}
+			ctx.Output.Scaffold(path, data)
 		}
 	}
 	return nil
