@@ -18,8 +18,8 @@ import (
 	"github.com/opgen-sdk/opgen/gen/crd"
 	"github.com/opgen-sdk/opgen/gen/deepcopy"
 	"github.com/opgen-sdk/opgen/gen/rbac"
-	"github.com/opgen-sdk/opgen/gen/samples"
 	"github.com/opgen-sdk/opgen/gen/register"
+	"github.com/opgen-sdk/opgen/gen/samples"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
 
