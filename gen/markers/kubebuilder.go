@@ -65,6 +65,13 @@ func CheckKubebuilder(text string, run *markers.Registry) string {
 			return ""
 		}
 	}
+	name, _, _ := strings.Cut(text[1:], "=")
+	if strings.TrimSpace(name) != name && !strings.ContainsAny(strings.TrimSpace(name), " \t,") {
+		return fmt.Sprintf("marker +%s has a space before its '=', so controller-tools would ignore it in silence: write +%s=...", strings.TrimSpace(name), strings.TrimSpace(name))
+	}
+	if strings.ContainsAny(name, " \t,") {
+		return "" // prose that starts with a marker's name, not a marker
+	}
 	reg, err := kubebuilderRegistry()
 	if err != nil {
 		return "" // controller-tools' own registration failed; its generators report it

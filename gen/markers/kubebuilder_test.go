@@ -18,6 +18,8 @@ func TestCheckKubebuilder(t *testing.T) {
 		{"+kubebuilder:webhook:path=/v,mutating=false,failurePolicy=fail,groups=a,resources=b,verbs=create,versions=v1,name=x,sideEffects=None,admissionReviewVersions=v1", ""},
 		{"+kubebuilder:scaffold:imports", ""},
 		{"+kubebuilder:mytool:thing=1 // opgen:ignore-marker", ""},
+		{"+kubebuilder:validation:Minimum, +kubebuilder:default and", ""},
+		{"+kubebuilder:validation:Minimum =1", "marker +kubebuilder:validation:Minimum has a space before its '='"},
 		{"+kubebuilder:validation:Minimun=1", "unknown marker +kubebuilder:validation:Minimun: controller-tools would ignore it in silence; did you mean +kubebuilder:validation:Minimum? (if another tool reads it, end the line with \"// opgen:ignore-marker\")"},
 		{"+kubebuilder:subresource:stats", "did you mean +kubebuilder:subresource:status?"},
 		{"+kubebuilder:printcolum:name=Title,type=string,JSONPath=.spec.title", "did you mean +kubebuilder:printcolumn?"},
