@@ -193,6 +193,7 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	lines := scanMarkers(b.ctx.Fset, pkg)
 	group, groupPos := b.groupName(lines)
 	kinds, err := b.rootKinds(pkg)
+	b.checkKubebuilderMarkers(pkg)
 	// opgen's own marker checks first: they replace the collector's
 	// messages about the same lines.
 	if b.isControllerPackage(pkg) {
@@ -205,6 +206,7 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	if group == "" {
 		return
 	}
+	b.checkFieldTypes(pkg)
 	if len(kinds) == 0 {
 		return // a package of shared types with a group, like a hub; nothing to serve
 	}

@@ -53,6 +53,11 @@ type Options struct {
 	// config/rbac.
 	CRDDir, RBACDir string
 
+	// AllowDangerousTypes lets API types have float32 and float64 fields,
+	// which the CRD generator refuses by default (controller-gen's
+	// crd:allowDangerousTypes).
+	AllowDangerousTypes bool
+
 	// Force runs even when the stamp says nothing changed.
 	Force bool
 

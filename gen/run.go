@@ -335,6 +335,8 @@ func typeDeclRanges(ctx *Context, pkg *loader.Package) ranges {
 }
 
 func explain(e packages.Error) string {
+	// controller-tools names its own option; opgen's is a flag.
+	e.Msg = strings.Replace(e.Msg, "re-run with crd:allowDangerousTypes=true", "run opgen generate with --allow-dangerous-types", 1)
 	switch e.Kind {
 	case packages.TypeError:
 		return e.Msg + " (API types must compile before opgen can read them: fix this Go error; generated files are ignored while loading)"

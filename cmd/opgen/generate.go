@@ -58,6 +58,7 @@ func newGenerateCommand() *cobra.Command {
 	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests")
 	f.StringVar(&opts.RBACDir, "rbac-dir", gen.DefaultRBACDir, "directory of the RBAC manifests")
 	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
+	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields in API types (clients in other languages may round them differently)")
 	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every file written and the time taken")
 	return cmd

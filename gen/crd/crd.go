@@ -36,5 +36,7 @@ func (g Generator) CheckFilter() loader.NodeFilter { return g.ct().CheckFilter()
 func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.CRDDir
 	ctx.Output.OwnMatching(ctx.Project.Abs(dir), "*.yaml")
-	return g.ct().Generate(ctx.GenerationContext(dir, ctx.API.Packages()))
+	ct := g.ct()
+	ct.AllowDangerousTypes = ptr.To(ctx.Project.AllowDangerousTypes)
+	return ct.Generate(ctx.GenerationContext(dir, ctx.API.Packages()))
 }

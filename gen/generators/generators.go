@@ -12,12 +12,14 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/accessor"
+	"github.com/opgen-sdk/opgen/gen/apidocs"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/controller"
 	"github.com/opgen-sdk/opgen/gen/crd"
 	"github.com/opgen-sdk/opgen/gen/deepcopy"
 	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/gen/register"
+	"github.com/opgen-sdk/opgen/gen/samples"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
 
@@ -34,6 +36,10 @@ func All() map[string]gen.Generator {
 		"controller": controller.Generator{},
 		"stubs":      scaffold.Generator{},
 		"rbac":       rbac.Generator{},
+		// API reference docs (docs/api/<group>.md).
+		"apidocs": apidocs.Generator{},
+		// Sample objects, written once (config/samples).
+		"samples": samples.Generator{},
 	}
 }
 
