@@ -3,8 +3,10 @@ package plug
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,13 +14,6 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 )
-
-func ignoreNotFound(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
 
 // Finalizer keeps env.Finalizer on every object of a kind whose handler
 // implements Deleter, and removes it once Delete succeeded.
@@ -72,7 +67,10 @@ func Finalizer[T apis.Object](env Env[T]) Step[T] {
 // applyFinalizers makes env.FieldManager's set of finalizers on obj exactly
 // finalizers, with server-side apply on the main resource.
 func applyFinalizers[T apis.Object](ctx context.Context, env Env[T], obj T, finalizers []string) (T, error) {
-	meta := map[string]any{"name": obj.GetName()}
+	// The UID makes the apply fail instead of creating the object when it
+	// was deleted meanwhile (409 "uid mismatch"), and when another object
+	// of the same name replaced it (422, metadata.uid is immutable).
+	meta := map[string]any{"name": obj.GetName(), "uid": obj.GetUID()}
 	if obj.GetNamespace() != "" {
 		meta["namespace"] = obj.GetNamespace()
 	}
@@ -92,9 +90,47 @@ func applyFinalizers[T apis.Object](ctx context.Context, env Env[T], obj T, fina
 	got, err := env.Client(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force})
 	if err != nil {
-		return got, fmt.Errorf("apply finalizer %s to %s: %w (the operator needs the patch verb on the kind)", env.Finalizer, key(obj), err)
+		return got, fmt.Errorf("apply finalizer %s to %s: %w%s", env.Finalizer, key(obj), err, hint(err, ""))
 	}
 	return got, nil
+}
+
+// gone reports whether err says the object a write meant to change (by its
+// UID) no longer exists: NotFound, the apply's "uid mismatch" conflict when
+// nothing is there, or the immutable-UID rejection when another object of
+// the same name replaced it.
+func gone(err error) bool {
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	if apierrors.IsConflict(err) && strings.Contains(err.Error(), "uid mismatch") {
+		return true
+	}
+	if !apierrors.IsInvalid(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	for _, c := range status.Status().Details.Causes {
+		if c.Field == "metadata.uid" {
+			return true
+		}
+	}
+	return false
+}
+
+// hint names the RBAC rule to add when err is a Forbidden, and nothing
+// otherwise: the error itself names the cause.
+func hint(err error, subresource string) string {
+	if !apierrors.IsForbidden(err) {
+		return ""
+	}
+	if subresource != "" {
+		return " (the operator needs the patch verb on the " + subresource + " subresource)"
+	}
+	return " (the operator needs the patch verb on the kind)"
 }
 
 func removeFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) error {
@@ -102,7 +138,10 @@ func removeFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) erro
 	// which removes it unless another manager holds it too.
 	got, err := applyFinalizers(ctx, env, obj, nil)
 	if err != nil {
-		return ignoreNotFound(err)
+		if gone(err) {
+			return nil
+		}
+		return err
 	}
 	rest := slices.DeleteFunc(slices.Clone(got.GetFinalizers()), func(f string) bool { return f == env.Finalizer })
 	if len(rest) == len(got.GetFinalizers()) {
@@ -111,6 +150,7 @@ func removeFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) erro
 	// Another field manager holds the same entry (the object was created
 	// with it): take it out of the list as it is now.
 	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/uid", "value": obj.GetUID()},
 		{"op": "test", "path": "/metadata/finalizers", "value": got.GetFinalizers()},
 		{"op": "replace", "path": "/metadata/finalizers", "value": rest},
 	})
@@ -119,7 +159,10 @@ func removeFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) erro
 	}
 	_, err = env.Client(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: env.FieldManager})
 	if err != nil {
-		return ignoreNotFound(fmt.Errorf("remove finalizer %s from %s: %w", env.Finalizer, key(obj), err))
+		if gone(err) {
+			return nil
+		}
+		return fmt.Errorf("remove finalizer %s from %s: %w%s", env.Finalizer, key(obj), err, hint(err, ""))
 	}
 	return nil
 }

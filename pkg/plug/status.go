@@ -125,7 +125,7 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	body, err := json.Marshal(statusApply{
 		APIVersion: env.GVK.GroupVersion().String(),
 		Kind:       env.GVK.Kind,
-		Metadata:   nameOnly{Name: a.Object.GetName(), Namespace: a.Object.GetNamespace()},
+		Metadata:   nameOnly{Name: a.Object.GetName(), Namespace: a.Object.GetNamespace(), UID: a.Object.GetUID()},
 		Status:     desired,
 	})
 	if err != nil {
@@ -136,7 +136,13 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force}, "status")
 	if err != nil {
 		a.Memory().Delete(statusMemoKey)
-		return fmt.Errorf("apply status of %s: %w (the operator needs the patch verb on the status subresource)", key(a.Object), ignoreNotFound(err))
+		if gone(err) {
+			// Deleted or replaced since it was read: there is nothing to
+			// write to, and the cache will show it.
+			a.Log.V(1).Info("status not written: the object was deleted meanwhile", "object", key(a.Object), "error", err.Error())
+			return nil
+		}
+		return fmt.Errorf("apply status of %s: %w%s", key(a.Object), err, hint(err, "status"))
 	}
 	a.Memory().Set(statusMemoKey, statusMemo{written: desired, before: cached})
 	return nil
@@ -166,8 +172,9 @@ type statusApply struct {
 }
 
 type nameOnly struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace,omitempty"`
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace,omitempty"`
+	UID       types.UID `json:"uid,omitempty"`
 }
 
 // statusJSON returns the JSON of obj's status field, found by its json tag
