@@ -43,8 +43,8 @@ type DescendantStore interface {
 	// to add.
 	Namespaced(gvk schema.GroupVersionKind) (bool, error)
 	// Applied reports whether the object key already carries hash (its
-	// AppliedHashAnnotation) and nothing changed its spec since the
-	// operator applied it: applying that body again would change nothing.
+	// AppliedHashAnnotation) and nothing changed a field the operator
+	// applied since: applying that body again would change nothing.
 	Applied(key ObjectKey, hash string) bool
 	// Apply applies obj with server-side apply; its AppliedHashAnnotation
 	// holds the hash of its body.

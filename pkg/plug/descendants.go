@@ -37,8 +37,8 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 //  2. Its body is hashed: the JSON of the declaration, the owner's UID,
 //     the namespace and the labels asked for with a.LabelDescendants
 //     (ManagedByLabel). When env.Descendants reports that the cached
-//     object carries that hash and its generation did not move since the
-//     operator's last apply, it is skipped: no decoding, no write.
+//     object carries that hash and nobody changed a field the operator
+//     applied since its last apply, it is skipped: no decoding, no write.
 //  3. Otherwise it is decoded, given a controller owner reference to
 //     a.Object (blockOwnerDeletion set), the asked-for labels it does not
 //     set itself and the annotation AppliedHashAnnotation, and applied
@@ -50,8 +50,12 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 //
 // A steady state makes no writes: an unchanged declaration is skipped from
 // the cache, and the operator's own write is not repeated while the cache
-// catches up. A descendant changed by someone else in its spec (its
-// generation moved) is applied again. Declaring nothing prunes every owned
+// catches up. A descendant changed by someone else in any field the
+// operator applied (spec, data, a label, an annotation; the runtime's
+// store compares the operator's managedFields entry with the one its
+// apply left) is applied again on the next action, which that change
+// triggers. After a restart each descendant is applied once (the server
+// changes nothing when nothing drifted). Declaring nothing prunes every owned
 // object. On a failed handler nothing is applied or pruned; on Delete
 // nothing either: the garbage collector removes owned objects with their
 // owner.
@@ -59,9 +63,8 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // # Caveats
 //
 // Every Add, Modify and Reconcile must declare the full set of
-// descendants. Changes by others to labels, annotations, or fields of kinds
-// without a generation (ConfigMap data) are not reverted until the declared
-// body changes. Pruning sees only what the cache holds: an object created a
+// descendants. Fields others add (a label the declaration does not set)
+// are left alone. Pruning sees only what the cache holds: an object created a
 // moment ago by a previous action is pruned on the next action, which its
 // own watch event triggers. Cluster-scoped descendants of a namespaced
 // owner are rejected by the API server.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -33,13 +34,18 @@ type descendantStore struct {
 	memo map[plug.ObjectKey]applied
 }
 
-// applied is what the store remembers of its last apply of an object, to
-// bridge the moment before the cache sees it and to notice spec drift.
+// applied is what the store remembers of its last apply of an object: the
+// declaration's hash and how the server recorded the apply (UID, resource
+// version, the operator's managedFields entry), and the resource version
+// the cache showed before it, to bridge the moment before the cache sees
+// the write.
 type applied struct {
-	hash       string
-	uid        types.UID
-	generation int64
-	at         time.Time
+	hash   string
+	uid    types.UID
+	rv     string // resource version the apply returned, or a later one found equal
+	before string // resource version the cache showed when applying
+	fields uint64 // hash of the operator's managedFields entry after the apply
+	at     time.Time
 }
 
 var _ plug.DescendantStore = (*descendantStore)(nil)
@@ -60,9 +66,14 @@ func (s *descendantStore) Applied(k plug.ObjectKey, hash string) bool {
 	}
 	cached, found := kc.get(k.Namespace, k.Name)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	m, remembered := s.memo[k]
-	s.mu.Unlock()
-	return s.upToDate(cached, found, m, remembered, hash)
+	up, seen := s.upToDate(cached, found, m, remembered, hash)
+	if up && seen != "" {
+		m.rv = seen // compare by resource version until the object changes again
+		s.memo[k] = m
+	}
+	return up
 }
 
 func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
@@ -72,28 +83,80 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 		_, err := s.Namespaced(k.GVK)
 		return err
 	}
+	var before string
+	if cached, found := kc.get(k.Namespace, k.Name); found {
+		before = cached.GetResourceVersion()
+	}
 	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,
 		metav1.ApplyOptions{FieldManager: s.fieldManager, Force: true})
 	if err != nil {
 		return err
 	}
+	fields, _ := ownFields(got, s.fieldManager)
 	s.mu.Lock()
-	s.memo[k] = applied{hash: obj.GetAnnotations()[plug.AppliedHashAnnotation], uid: got.GetUID(), generation: got.GetGeneration(), at: s.op.opts.Clock.Now()}
+	s.memo[k] = applied{
+		hash:   obj.GetAnnotations()[plug.AppliedHashAnnotation],
+		uid:    got.GetUID(),
+		rv:     got.GetResourceVersion(),
+		before: before,
+		fields: fields,
+		at:     s.op.opts.Clock.Now(),
+	}
 	s.mu.Unlock()
 	return nil
 }
 
-// upToDate reports whether applying a body with hash would change nothing.
-func (s *descendantStore) upToDate(cached metav1.Object, found bool, m applied, remembered bool, hash string) bool {
+// upToDate reports whether applying a body with hash would change nothing
+// the operator owns. It compares the live object in the cache with what
+// the last apply left: the same resource version means nothing changed;
+// otherwise the operator's managedFields entry (the caches keep it, see
+// Operator.transform) must be as the apply left it, since a foreign write
+// to a field the operator owns (an edit, a replace, a removed label or
+// annotation, a forced apply) takes that field out of the entry, while a
+// status or other foreign field leaves it alone. seen is the cached
+// resource version found up to date by that comparison.
+//
+// With no memory of an apply (the process restarted, or never applied this
+// declaration), it is not up to date: the apply changes nothing on the
+// server when nothing drifted.
+func (s *descendantStore) upToDate(cached metav1.Object, found bool, m applied, remembered bool, hash string) (up bool, seen string) {
+	if !remembered || m.hash != hash {
+		return false, ""
+	}
+	fresh := s.op.opts.Clock.Since(m.at) < memoTTL
 	if !found {
-		return remembered && m.hash == hash && s.op.opts.Clock.Since(m.at) < memoTTL
+		return fresh, "" // created a moment ago: the cache has not seen it yet
 	}
-	if cached.GetAnnotations()[plug.AppliedHashAnnotation] == hash {
-		// Ours; re-apply only when its spec moved since our last apply.
-		return !remembered || m.uid != cached.GetUID() || m.generation == cached.GetGeneration()
+	rv := cached.GetResourceVersion()
+	if fresh && rv == m.before {
+		return true, "" // the cache has not seen the apply yet
 	}
-	// The cache has not seen our last apply yet.
-	return remembered && m.hash == hash && m.uid == cached.GetUID()
+	if cached.GetUID() != m.uid {
+		return false, ""
+	}
+	if rv == m.rv {
+		return true, ""
+	}
+	fields, ok := ownFields(cached, s.fieldManager)
+	if !ok || fields != m.fields || cached.GetAnnotations()[plug.AppliedHashAnnotation] != hash {
+		return false, ""
+	}
+	return true, rv
+}
+
+// ownFields hashes the field set of manager's Apply entry in obj's
+// managedFields; ok is false when there is none.
+func ownFields(obj metav1.Object, manager string) (sum uint64, ok bool) {
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
+			h := fnv.New64a()
+			if e.FieldsV1 != nil {
+				h.Write(e.FieldsV1.Raw)
+			}
+			return h.Sum64(), true
+		}
+	}
+	return 0, false
 }
 
 func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool) (int, error) {

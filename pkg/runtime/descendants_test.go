@@ -95,9 +95,8 @@ func TestDescendants(t *testing.T) {
 	settle(t, c, "g")
 	assert.Equal(t, writes, h.writes.all(), "a steady state writes nothing")
 
-	// A change to an owned object by someone else wakes the owner; a spec
-	// kind without generation is not re-applied (documented caveat), but
-	// a deleted one is recreated.
+	// A deleted owned object wakes the owner and is recreated (other
+	// foreign changes: TestDescendantsConverge).
 	n := len(c.of("g"))
 	require.NoError(t, env.Clientset().CoreV1().ConfigMaps(ns).Delete(context.Background(), "g-0", metav1.DeleteOptions{}))
 	eventually(t, "g-0 recreated", func() bool { _, ok := listConfigMaps(t, ns)["g-0"]; return ok })

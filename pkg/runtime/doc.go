@@ -120,8 +120,8 @@
 //
 // # What is cached
 //
-// Every cache strips metadata.managedFields (Options.KeepManagedFields keeps
-// them). The controller's own kind is cached in full through its typed
+// Every cache strips metadata.managedFields but the operator's own apply
+// entry (Options.KeepManagedFields keeps them all). The controller's own kind is cached in full through its typed
 // informer; handlers receive a deep copy (Action.Object) and may read the
 // cached original (Action.Observed) without copying. Owned and watched
 // kinds are cached metadata-only (labels, annotations, owner references,

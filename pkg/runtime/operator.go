@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -221,13 +222,25 @@ func (o *Operator) transform() cache.TransformFunc {
 	if o.opts.KeepManagedFields {
 		return nil
 	}
-	return stripManagedFields
+	return func(obj any) (any, error) { return keepOwnManagedFields(obj, o.opts.Name) }
 }
 
-func stripManagedFields(obj any) (any, error) {
-	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
-		m.SetManagedFields(nil)
+// keepOwnManagedFields drops every managedFields entry but the operator's
+// own apply to the main resource, which tells descendants whether anyone
+// changed a field the operator applied (see descendantStore.upToDate).
+func keepOwnManagedFields(obj any, manager string) (any, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil || m.GetManagedFields() == nil {
+		return obj, nil
 	}
+	var own []metav1.ManagedFieldsEntry
+	for _, e := range m.GetManagedFields() {
+		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
+			own = []metav1.ManagedFieldsEntry{e}
+			break
+		}
+	}
+	m.SetManagedFields(own)
 	return obj, nil
 }
 

@@ -70,8 +70,10 @@ type Options struct {
 	Workers int
 
 	// KeepManagedFields keeps metadata.managedFields in the caches. By
-	// default they are stripped: they are often half of an object's size
-	// and no handler needs them.
+	// default every entry but the operator's own server-side apply is
+	// stripped: they are often half of an object's size and no handler
+	// needs them; the operator's entry tells whether someone changed a
+	// field of a descendant the operator applied.
 	KeepManagedFields bool
 
 	// Logger receives the operator's logs. Default: a logr over a
