@@ -115,6 +115,7 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 	if leadCtx.Err() != nil {
 		return false // shutting down: take no new work
 	}
+	defer c.op.inflight.begin(c.name, key.String())()
 	c.handle(ctx, key)
 	return true
 }

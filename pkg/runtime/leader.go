@@ -70,7 +70,12 @@ func newElector(leases coordinationclient.LeasesGetter, opts LeaderElectionOptio
 // fails, or when ctx ends. It keeps renewing until lead returns, then
 // releases the lease. It returns nil when ctx ended, ErrLostLeadership when
 // the lease was lost.
-func (e *elector) run(ctx context.Context, lead func(ctx context.Context)) error {
+//
+// lead must return in bounded time once its context ended (Operator.work
+// does); it reports whether all its work returned. When it did not, the
+// lease is not released, since work left behind may still write: it
+// expires LeaseDuration after the last renewal.
+func (e *elector) run(ctx context.Context, lead func(ctx context.Context) (drained bool)) error {
 	if !e.acquire(ctx) {
 		return nil
 	}
@@ -78,12 +83,17 @@ func (e *elector) run(ctx context.Context, lead func(ctx context.Context)) error
 	leadCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan struct{})
+	drained := false
 	go func() {
 		defer close(done)
-		lead(leadCtx)
+		drained = lead(leadCtx)
 	}()
 	if e.renew(done) {
-		e.release()
+		if drained {
+			e.release()
+		} else {
+			e.log.Info("stopped renewing the lease without releasing it: work is left behind", "expiresIn", e.opts.LeaseDuration)
+		}
 		return nil
 	}
 	cancel(ErrLostLeadership)

@@ -56,6 +56,7 @@ type Operator struct {
 	servers     *servers
 	ready       atomic.Bool
 	leading     atomic.Bool
+	inflight    inflight // keys handlers work on, for a stuck shutdown
 	serving     chan struct{}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,6 +29,10 @@ import (
 //  4. when ctx is cancelled: stops taking new keys, lets in-flight handlers
 //     finish for up to Options.ShutdownTimeout (then cancels their
 //     contexts), releases the lease, stops the informers and servers.
+//     Handlers that ignore their cancelled context are waited for two
+//     seconds more, then logged by key and left behind: Run returns, the
+//     lease is no longer renewed and, as they may still write, not
+//     released either (a standby takes over when it expires).
 //
 // It returns nil after a graceful shutdown, ErrLostLeadership when the lease
 // could not be renewed (the workers were stopped at once), or the error
@@ -150,10 +155,17 @@ func uniqueInformers(in []cache.SharedIndexInformer) []cache.SharedIndexInformer
 	return out
 }
 
+// cancelGrace is how long work waits, after cancelling the handlers'
+// contexts, for them to return before it leaves them behind.
+const cancelGrace = 2 * time.Second
+
 // work runs every controller's workers until leadCtx ends. When it ends
 // because ctx was cancelled, in-flight handlers get ShutdownTimeout to
 // finish; when leadership was lost, their contexts are cancelled at once.
-func (o *Operator) work(leadCtx context.Context) {
+// Handlers and Runnables that still run cancelGrace after their contexts
+// were cancelled are logged by key and left behind: work returns false
+// then (not drained), true when everything returned.
+func (o *Operator) work(leadCtx context.Context) (drained bool) {
 	handlerCtx, cancelHandlers := context.WithCancel(context.WithoutCancel(leadCtx))
 	defer cancelHandlers()
 	o.leading.Store(true)
@@ -163,18 +175,76 @@ func (o *Operator) work(leadCtx context.Context) {
 		wg.Go(func() { c.work(leadCtx, handlerCtx) })
 	}
 	for _, r := range o.runnables {
-		wg.Go(func() { o.runRunnable(leadCtx, r) })
+		wg.Go(func() {
+			done := o.inflight.begin("runnable", fmt.Sprintf("%T", r))
+			defer done()
+			o.runRunnable(leadCtx, r)
+		})
 	}
 	<-leadCtx.Done()
 	o.leading.Store(false)
 	lost := errors.Is(context.Cause(leadCtx), ErrLostLeadership)
 	o.emit(telemetry.LeaderLost{Leadership: o.leadership(), Graceful: !lost})
+	wait := cancelGrace
 	if lost {
 		cancelHandlers()
 	} else {
-		o.log.Info("shutting down: waiting for in-flight handlers", "timeout", o.opts.ShutdownTimeout)
+		o.log.Info("shutting down: waiting for in-flight handlers", "timeout", o.opts.ShutdownTimeout, "inFlight", o.inflight.list())
 		t := time.AfterFunc(o.opts.ShutdownTimeout, cancelHandlers)
 		defer t.Stop()
+		wait += o.opts.ShutdownTimeout
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		o.log.Error(errors.New("handlers ignored their cancelled context"), "shutting down without waiting for them: they may still write until the process exits; the lease is not released, it expires",
+			"stuck", o.inflight.list(), "waited", wait)
+		return false
+	}
+}
+
+// inflight tracks the keys handlers and Runnables work on, to name the
+// ones a shutdown leaves behind.
+type inflight struct {
+	mu   sync.Mutex
+	next uint64
+	keys map[uint64]string
+}
+
+// begin records that controller works on key until the returned function
+// is called.
+func (f *inflight) begin(controller, key string) (end func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keys == nil {
+		f.keys = map[uint64]string{}
+	}
+	f.next++
+	id := f.next
+	f.keys[id] = controller + " " + key
+	return func() {
+		f.mu.Lock()
+		delete(f.keys, id)
+		f.mu.Unlock()
+	}
+}
+
+// list returns "controller key" of everything in flight, sorted.
+func (f *inflight) list() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, len(f.keys))
+	for _, k := range f.keys {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
