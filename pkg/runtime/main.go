@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"k8s.io/klog/v2"
 )
 
 // Main is an operator's whole main function: it binds opts to the
@@ -40,6 +42,9 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	if err != nil {
 		return err
 	}
+	// One log pipeline: client-go's klog output goes to the operator's
+	// logger.
+	klog.SetLogger(op.log.WithName("client-go"))
 	if err := setup(op); err != nil {
 		return fmt.Errorf("set up the controllers: %w", err)
 	}

@@ -59,6 +59,9 @@ func (o *Operator) Run(ctx context.Context) error {
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return nil // stopped before the caches synced: never ready
+	}
 	o.ready.Store(true)
 	o.log.Info("caches synced", "controllers", len(o.controllers), "namespaces", o.opts.Namespaces)
 	if o.opts.LeaderElection.Disabled {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -23,9 +24,14 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 	s := &servers{}
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+	probe := &apiProbe{check: o.checkAPIServer, host: o.config.Host}
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !ready() {
 			http.Error(w, "caches not synced yet", http.StatusServiceUnavailable)
+			return
+		}
+		if err := probe.get(r.Context()); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
@@ -49,6 +55,42 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 		s.healthAddr, err = s.serve(o.opts.HealthAddr, health, "Options.HealthAddr (--health-probe-bind-address)")
 	}
 	return s, err
+}
+
+// apiProbe answers whether the API server is reachable, from a GET of its
+// /readyz made at most once a second (probes of several kubelets and
+// scrapers share one request).
+type apiProbe struct {
+	check func(ctx context.Context) error
+	host  string
+
+	mu   sync.Mutex
+	at   time.Time
+	last error
+}
+
+const probeTTL = time.Second
+
+func (p *apiProbe) get(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.at.IsZero() && time.Since(p.at) < probeTTL {
+		return p.last
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	p.last = nil
+	if err := p.check(ctx); err != nil {
+		p.last = fmt.Errorf("the API server at %s is not reachable or not ready: %w", p.host, err)
+	}
+	p.at = time.Now()
+	return p.last
+}
+
+// checkAPIServer asks the API server's /readyz, which every authenticated
+// identity may read (ClusterRole system:public-info-viewer).
+func (o *Operator) checkAPIServer(ctx context.Context) error {
+	return o.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 }
 
 func (s *servers) serve(addr string, h http.Handler, option string) (string, error) {

@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"sync"
+	"time"
+
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -28,17 +31,19 @@ func newBus(m *metrics, log logr.Logger) *telemetry.Bus {
 // plug.Logger step with the action's own logger, leadership by the
 // elector.
 func logEvent(log logr.Logger) func(telemetry.Event) {
+	limit := &watchLogLimiter{last: map[telemetry.Watch]watchLogState{}}
 	return func(e telemetry.Event) {
 		switch e := e.(type) {
 		case telemetry.WatchStarted:
+			limit.reset(e.Watch)
 			log.V(1).Info("watching", watchValues(e.Watch)...)
 		case telemetry.WatchFailed:
 			if apierrors.IsResourceExpired(e.Err) || apierrors.IsGone(e.Err) {
 				// Routine: the server compacted the watch's resource version.
-				log.V(1).Info("watch expired; listing again", append(watchValues(e.Watch), "reason", e.Err.Error())...)
+				log.Info("watch expired; listing again", append(watchValues(e.Watch), "reason", e.Err.Error())...)
 				return
 			}
-			log.Error(e.Err, "watch failed; listing again after a backoff", watchValues(e.Watch)...)
+			logWatchFailed(log, limit, e)
 		case telemetry.WatchRelisted:
 			log.V(1).Info("listed again", watchValues(e.Watch)...)
 		case telemetry.ReconcilePaused:
@@ -55,6 +60,56 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 			log.Info("task stopped", "task", e.Task, "reason", e.Reason)
 		}
 	}
+}
+
+// watchFailedEvery bounds how often one watch's failures are logged: a
+// reflector retries every second or so during an outage.
+const watchFailedEvery = 30 * time.Second
+
+type watchLogState struct {
+	at         time.Time
+	suppressed int
+}
+
+// watchLogLimiter lets one message per watch through every
+// watchFailedEvery and counts the others.
+type watchLogLimiter struct {
+	mu   sync.Mutex
+	last map[telemetry.Watch]watchLogState
+}
+
+// allow reports whether to log a failure of w now, and how many were
+// suppressed since the last one logged.
+func (l *watchLogLimiter) allow(w telemetry.Watch) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st, seen := l.last[w]
+	if seen && time.Since(st.at) < watchFailedEvery {
+		st.suppressed++
+		l.last[w] = st
+		return false, 0
+	}
+	l.last[w] = watchLogState{at: time.Now()}
+	return true, st.suppressed
+}
+
+func (l *watchLogLimiter) reset(w telemetry.Watch) {
+	l.mu.Lock()
+	delete(l.last, w)
+	l.mu.Unlock()
+}
+
+func logWatchFailed(log logr.Logger, limit *watchLogLimiter, e telemetry.WatchFailed) {
+	ok, suppressed := limit.allow(e.Watch)
+	if !ok {
+		return
+	}
+	kv := append(watchValues(e.Watch), "suppressed", suppressed, "nextLogIn", watchFailedEvery)
+	if apierrors.IsNotFound(e.Err) {
+		log.Error(e.Err, "the API server does not serve this kind: install its CRD (make install, or kubectl apply -f config/crd/); retrying with a backoff", kv...)
+		return
+	}
+	log.Error(e.Err, "watch failed (the API server may be unreachable); listing again with a backoff of up to 30s", kv...)
 }
 
 func watchValues(w telemetry.Watch) []any {

@@ -18,12 +18,14 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-// observeWatch reports the informer's watch failures (WatchFailed);
+// observeWatch reports the informer's watch failures (WatchFailed), in
+// place of client-go's logging of them;
 // Operator.startCaches reports WatchStarted once every cache synced.
 func observeWatch(inf cache.SharedIndexInformer, op *Operator, w telemetry.Watch) error {
 	return inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		// Logged (at a bounded rate) by the operator's telemetry logger,
+		// not again by client-go's default handler.
 		op.emit(telemetry.WatchFailed{Watch: w, Err: err})
-		cache.DefaultWatchErrorHandler(ctx, r, err)
 	})
 }
 
