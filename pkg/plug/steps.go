@@ -3,8 +3,10 @@ package plug
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -163,7 +165,15 @@ func Delegate[T apis.Object](h Handler[T]) Step[T] {
 	if d, ok := h.(Deleter[T]); ok {
 		del = d.Delete
 	}
-	return StepFunc[T](func(ctx context.Context, a *Action[T], _ Next) error {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], _ Next) (err error) {
+		// A panic is the handler's error: the steps around it (status,
+		// events, metrics) see it as they see any other.
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("handler panicked: %v", r)
+				a.Log.Error(err, "recovered a panic", "stack", string(debug.Stack()))
+			}
+		}()
 		switch a.Verb {
 		case Add:
 			return add(ctx, a)
@@ -176,6 +186,22 @@ func Delegate[T apis.Object](h Handler[T]) Step[T] {
 		}
 		return Terminal(fmt.Errorf("plug: unknown verb %q", a.Verb))
 	})
+}
+
+// maxNote is the API server's limit on an Event's note, in bytes.
+const maxNote = 1024
+
+// truncateNote cuts note to maxNote bytes on a rune boundary, ending it
+// with "..." when cut: the server rejects longer notes.
+func truncateNote(note string) string {
+	if len(note) <= maxNote {
+		return note
+	}
+	cut := maxNote - len("...")
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "..."
 }
 
 // Event reasons RecordEvents uses for failures.
@@ -196,7 +222,9 @@ const (
 // # Guarantees
 //
 // Events are emitted after the API writes of the steps inside it, so an
-// event never announces a change that was not made. Emission is
+// event never announces a change that was not made: when the pipeline
+// failed, the Normal events it recorded are dropped (Warnings are kept).
+// Notes are cut to the server's 1 KiB limit. Emission is
 // asynchronous and never fails the action; client-go's recorder merges
 // repeats into series.
 //
@@ -211,14 +239,17 @@ func RecordEvents[T apis.Object](r EventRecorder) Step[T] {
 			return err
 		}
 		for _, e := range a.events {
-			r.Eventf(a.Object, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+			if err != nil && e.Type == corev1.EventTypeNormal {
+				continue // announces what the failed action did not finish
+			}
+			r.Eventf(a.Object, nil, e.Type, e.Reason, e.Action, "%s", truncateNote(e.Note))
 		}
 		if err != nil {
 			reason := ReasonFailed
 			if IsTerminal(err) {
 				reason = ReasonTerminal
 			}
-			r.Eventf(a.Object, nil, corev1.EventTypeWarning, reason, string(a.Verb), "%s", err.Error())
+			r.Eventf(a.Object, nil, corev1.EventTypeWarning, reason, string(a.Verb), "%s", truncateNote(err.Error()))
 		}
 		return err
 	})

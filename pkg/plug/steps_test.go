@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -225,6 +227,21 @@ func TestHandlerFuncs(t *testing.T) {
 	assert.False(t, deletes, "HandlerFuncs must not turn on the finalizer")
 }
 
+// panicker panics in Reconcile.
+type panicker struct{}
+
+func (panicker) Reconcile(context.Context, *plug.Action[*widget]) error { panic("boom") }
+
+// TestDelegateTurnsPanicsIntoErrors: a panic is an error inside the
+// pipeline, so the steps around the handler see it (here: a Warning).
+func TestDelegateTurnsPanicsIntoErrors(t *testing.T) {
+	r := &fakeRecorder{}
+	err := plug.Pipeline[*widget]{plug.RecordEvents[*widget](r), plug.Delegate[*widget](panicker{})}.Run(context.Background(), plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()))
+	require.ErrorContains(t, err, "handler panicked: boom")
+	require.Len(t, r.events, 1)
+	assert.Equal(t, corev1.EventTypeWarning, r.events[0].typ)
+}
+
 func TestRecordEvents(t *testing.T) {
 	r := &fakeRecorder{}
 	a := plug.NewAction(plug.Modify, newWidget(2, 1), logr.Discard())
@@ -234,9 +251,26 @@ func TestRecordEvents(t *testing.T) {
 	}, plug.RecordEvents[*widget](r))
 	require.Error(t, err)
 	assert.Equal(t, []event{
-		{corev1.EventTypeNormal, "Scaled", "Modify", "to 3"},
 		{corev1.EventTypeWarning, plug.ReasonFailed, "Modify", "quota exceeded"},
-	}, r.events)
+	}, r.events, "a failed action's Normal events announce what did not happen: dropped")
+
+	r = &fakeRecorder{}
+	require.NoError(t, run(plug.NewAction(plug.Modify, newWidget(2, 1), logr.Discard()), func(a *plug.Action[*widget]) error {
+		a.Normal("Scaled", "to %d", 3)
+		return nil
+	}, plug.RecordEvents[*widget](r)))
+	assert.Equal(t, []event{{corev1.EventTypeNormal, "Scaled", "Modify", "to 3"}}, r.events)
+
+	// Notes are cut to the server's 1 KiB limit, on a rune boundary.
+	r = &fakeRecorder{}
+	long := strings.Repeat("é", 1000)
+	_ = run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(*plug.Action[*widget]) error {
+		return errors.New(long)
+	}, plug.RecordEvents[*widget](r))
+	require.Len(t, r.events, 1)
+	assert.LessOrEqual(t, len(r.events[0].note), 1024)
+	assert.True(t, utf8.ValidString(r.events[0].note))
+	assert.True(t, strings.HasSuffix(r.events[0].note, "..."))
 
 	r = &fakeRecorder{}
 	_ = run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(*plug.Action[*widget]) error {
@@ -259,7 +293,7 @@ func TestFinalizer(t *testing.T) {
 		require.Equal(t, 1, patchesBeforeHandler)
 		p := c.patches[0]
 		assert.Equal(t, types.ApplyPatchType, p.pt)
-		assert.JSONEq(t, `{"apiVersion":"test.opgen.dev/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns","finalizers":["test.opgen.dev/finalizer"]}}`, p.body)
+		assert.JSONEq(t, `{"apiVersion":"test.opgen.dev/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns","uid":"uid-1","finalizers":["test.opgen.dev/finalizer"]}}`, p.body)
 		assert.Equal(t, "test-operator", p.opts.FieldManager)
 		assert.Empty(t, p.subresource)
 	})
@@ -281,7 +315,7 @@ func TestFinalizer(t *testing.T) {
 		assert.Empty(t, c.patches)
 		require.NoError(t, run(plug.NewAction(plug.Delete, w, logr.Discard()), nil, plug.Finalizer(testEnv(c, nil, nil))))
 		require.Len(t, c.patches, 1)
-		assert.JSONEq(t, `{"apiVersion":"test.opgen.dev/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns"}}`, c.patches[0].body)
+		assert.JSONEq(t, `{"apiVersion":"test.opgen.dev/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns","uid":"uid-1"}}`, c.patches[0].body)
 	})
 	t.Run("removed by JSON patch when another manager holds it", func(t *testing.T) {
 		c := &fakeClient{reply: func(p patch) (*widget, error) {
@@ -292,7 +326,7 @@ func TestFinalizer(t *testing.T) {
 		require.NoError(t, run(plug.NewAction(plug.Delete, w, logr.Discard()), nil, plug.Finalizer(testEnv(c, nil, nil))))
 		require.Len(t, c.patches, 2)
 		assert.Equal(t, types.JSONPatchType, c.patches[1].pt)
-		assert.JSONEq(t, `[{"op":"test","path":"/metadata/finalizers","value":["other","test.opgen.dev/finalizer"]},{"op":"replace","path":"/metadata/finalizers","value":["other"]}]`, c.patches[1].body)
+		assert.JSONEq(t, `[{"op":"test","path":"/metadata/uid","value":"uid-1"},{"op":"test","path":"/metadata/finalizers","value":["other","test.opgen.dev/finalizer"]},{"op":"replace","path":"/metadata/finalizers","value":["other"]}]`, c.patches[1].body)
 	})
 }
 

@@ -62,6 +62,11 @@ func (m *metrics) handle(e telemetry.Event) {
 	case telemetry.ReconcileFailed:
 		m.action(e.Reconcile, e.Duration)
 		m.reconcileErrors.WithLabelValues(e.Controller, e.Verb, strconv.FormatBool(e.Terminal)).Inc()
+		if !e.Terminal {
+			// Counted here, not by the queue: client-go's queue counts every
+			// delayed add, periodic requeues included.
+			m.queue.retries.WithLabelValues(e.Controller).Inc()
+		}
 	case telemetry.LeaderAcquired:
 		m.leader.Set(1)
 	case telemetry.LeaderLost:
@@ -128,9 +133,17 @@ func (q queueMetrics) NewUnfinishedWorkSecondsMetric(name string) workqueue.Sett
 func (q queueMetrics) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
 	return q.longest.WithLabelValues(name)
 }
-func (q queueMetrics) NewRetriesMetric(name string) workqueue.CounterMetric {
-	return q.retries.WithLabelValues(name)
+
+// NewRetriesMetric gives the queue a counter that counts nothing: the
+// queue would count every AddAfter (periodic requeues too); metrics.handle
+// counts requeues after an error.
+func (q queueMetrics) NewRetriesMetric(string) workqueue.CounterMetric {
+	return noopCounter{}
 }
+
+type noopCounter struct{}
+
+func (noopCounter) Inc() {}
 
 // SharedCollector registers c with the operator's registry and returns it,
 // or returns the collector of the same description registered before: the
