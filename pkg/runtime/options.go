@@ -51,13 +51,18 @@ type Options struct {
 	// LeaderElection configures leader election; it is on by default.
 	LeaderElection LeaderElectionOptions
 
-	// MetricsAddr is where /metrics is served. Default ":8080"; "0"
-	// disables it. ":0" picks a free port (see Operator.MetricsAddr).
+	// MetricsAddr is where /metrics is served. Default ":8080" in a Pod
+	// (KUBERNETES_SERVICE_HOST is set), where the generated manifest
+	// declares that port, and ":0" elsewhere (a local run or a test), so
+	// that a port another process holds does not stop the operator; Run
+	// logs the address it chose (see also Operator.MetricsAddr). "0"
+	// disables it.
 	MetricsAddr string
 
 	// HealthAddr is where /healthz and /readyz are served. Default
-	// ":8081"; "0" disables it. When equal to MetricsAddr, one server
-	// serves all three.
+	// ":8081" in a Pod and ":0" elsewhere, as for MetricsAddr; "0"
+	// disables it. When equal to MetricsAddr, one server serves all
+	// three.
 	HealthAddr string
 
 	// ShutdownTimeout bounds how long in-flight handlers may run after
@@ -156,8 +161,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long a lease holds without renewal (default 15s)")
 	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "how long the leader tries to renew before giving up (default 10s)")
 	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "pause between tries to acquire or renew (default 2s)")
-	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":8080\")")
-	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":8081\")")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":8080\" in a Pod, else \":0\", a free port)")
+	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":8081\" in a Pod, else \":0\", a free port)")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long in-flight work may run after SIGTERM (default 30s)")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "workers per controller (default 2)")
 	fs.BoolVar(&o.KeepManagedFields, "keep-managed-fields", o.KeepManagedFields, "keep metadata.managedFields in the caches")
@@ -192,8 +197,12 @@ func (o Options) complete() (Options, error) {
 			}
 		}
 	}
-	o.MetricsAddr = orDefault(o.MetricsAddr, ":8080")
-	o.HealthAddr = orDefault(o.HealthAddr, ":8081")
+	metricsAddr, healthAddr := ":0", ":0" // outside a Pod: never a fixed port
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		metricsAddr, healthAddr = ":8080", ":8081" // the ports the generated manifest declares
+	}
+	o.MetricsAddr = orDefault(o.MetricsAddr, metricsAddr)
+	o.HealthAddr = orDefault(o.HealthAddr, healthAddr)
 	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, 30*time.Second)
 	o.Workers = orDefault(o.Workers, 2)
 	if o.Workers < 0 {

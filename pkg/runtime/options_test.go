@@ -20,11 +20,12 @@ import (
 func TestOptionsDefaults(t *testing.T) {
 	t.Setenv(EnvWatchNamespace, "")
 	t.Setenv(EnvPodNamespace, "operators")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	o, err := Options{Name: "op"}.complete()
 	require.NoError(t, err)
 	assert.Equal(t, []string{AllNamespaces}, o.Namespaces)
-	assert.Equal(t, ":8080", o.MetricsAddr)
-	assert.Equal(t, ":8081", o.HealthAddr)
+	assert.Equal(t, ":0", o.MetricsAddr, "outside a Pod no fixed port")
+	assert.Equal(t, ":0", o.HealthAddr, "outside a Pod no fixed port")
 	assert.Equal(t, 30*time.Second, o.ShutdownTimeout)
 	assert.Equal(t, 2, o.Workers)
 	assert.Equal(t, "operators", o.LeaderElection.Namespace)
@@ -33,6 +34,12 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.NotEmpty(t, o.LeaderElection.Identity)
 	assert.NotNil(t, o.Clock)
 	assert.False(t, o.Logger.IsZero())
+
+	t.Setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+	o, err = Options{Name: "op"}.complete()
+	require.NoError(t, err)
+	assert.Equal(t, ":8080", o.MetricsAddr, "in a Pod, the port the manifest declares")
+	assert.Equal(t, ":8081", o.HealthAddr, "in a Pod, the port the manifest declares")
 }
 
 func TestOptionsFromEnvironment(t *testing.T) {

@@ -50,6 +50,9 @@ func (o *Operator) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if srv.metricsAddr != "" || srv.healthAddr != "" {
+		o.log.Info("serving", "metrics", addrOrOff(srv.metricsAddr, "/metrics"), "health", addrOrOff(srv.healthAddr, "/healthz and /readyz"))
+	}
 	if err := o.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
 	}
@@ -70,6 +73,14 @@ func (o *Operator) Run(ctx context.Context) error {
 	}
 	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
 	return el.run(ctx, o.work)
+}
+
+// addrOrOff spells a bound address as a URL of path, or "off".
+func addrOrOff(addr, path string) string {
+	if addr == "" {
+		return "off"
+	}
+	return "http://" + addr + " (" + path + ")"
 }
 
 func (o *Operator) markStarted() error {
