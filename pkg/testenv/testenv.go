@@ -97,6 +97,10 @@ type Environment struct {
 	kcm       *process
 	creds     *credentials
 	stopOnce  sync.Once
+
+	mu                          sync.Mutex // guards the processes for Stop*/Restart*
+	etcdPort, peerPort, apiPort int
+
 	clientset kubernetes.Interface
 }
 
@@ -223,6 +227,7 @@ func (e *Environment) tryStartServers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	e.etcdPort, e.peerPort, e.apiPort = etcdPort, peerPort, apiPort
 	if e.etcd, err = e.startEtcd(etcdPort, peerPort); err != nil {
 		return err
 	}
@@ -296,12 +301,20 @@ func (e *Environment) startControllerManager() error {
 // Stop stops kube-controller-manager, then the apiserver, then etcd (the
 // apiserver hangs on shutdown when etcd goes first), kills what is left of
 // their process groups and removes the temporary directory. It is safe to
-// call more than once and on a partly started environment.
-func (e *Environment) Stop() { e.stop(10 * time.Second) }
+// call more than once and on a partly started environment. It takes
+// seconds: the apiserver, which drains open watches for up to a minute on
+// SIGTERM, is killed after stopGrace (its data is etcd's).
+func (e *Environment) Stop() { e.stop(stopGrace) }
+
+// stopGrace is how long a server may take to exit on SIGTERM before Stop
+// kills it.
+const stopGrace = 2 * time.Second
 
 // stop stops the servers, giving each up to grace to exit on SIGTERM.
 func (e *Environment) stop(grace time.Duration) {
 	e.stopOnce.Do(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
 		e.kcm.stop(grace)
 		e.apiserver.stop(grace)
 		e.etcd.stop(grace)
@@ -312,6 +325,62 @@ func (e *Environment) stop(grace time.Duration) {
 			os.RemoveAll(e.Dir)
 		}
 	})
+}
+
+// StopAPIServer stops kube-apiserver (SIGTERM, SIGKILL after two
+// seconds), leaving etcd and the controller manager running: clients see
+// connection refused until StartAPIServer. For fault-injection tests.
+func (e *Environment) StopAPIServer() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.apiserver.stop(stopGrace)
+}
+
+// StartAPIServer starts kube-apiserver again on the same port, with the
+// same certificates and etcd, and waits until it is ready: Config and
+// Kubeconfig stay valid.
+func (e *Environment) StartAPIServer(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.apiserver != nil && e.apiserver.running() {
+		return errors.New("testenv: StartAPIServer: kube-apiserver is running; call StopAPIServer first")
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.StartTimeout)
+	defer cancel()
+	p, err := e.startAPIServer(e.apiPort, "http://127.0.0.1:"+strconv.Itoa(e.etcdPort))
+	if err != nil {
+		return fmt.Errorf("testenv: %w", err)
+	}
+	e.apiserver = p
+	return waitFor(ctx, p, e.apiserverReady)
+}
+
+// StopEtcd stops etcd (SIGTERM, SIGKILL after two seconds), leaving the
+// apiserver running: it answers with errors until StartEtcd. For
+// fault-injection tests.
+func (e *Environment) StopEtcd() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.etcd.stop(stopGrace)
+}
+
+// StartEtcd starts etcd again on the same ports and data directory and
+// waits until it is healthy.
+func (e *Environment) StartEtcd(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.etcd != nil && e.etcd.running() {
+		return errors.New("testenv: StartEtcd: etcd is running; call StopEtcd first")
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.StartTimeout)
+	defer cancel()
+	p, err := e.startEtcd(e.etcdPort, e.peerPort)
+	if err != nil {
+		return fmt.Errorf("testenv: %w", err)
+	}
+	e.etcd = p
+	url := "http://127.0.0.1:" + strconv.Itoa(e.etcdPort)
+	return waitFor(ctx, p, func(ctx context.Context) error { return etcdHealthy(ctx, url) })
 }
 
 // Clientset returns a client for the admin identity.
