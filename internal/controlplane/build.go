@@ -29,7 +29,7 @@ func Ensure(ctx context.Context, out io.Writer) (Binaries, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Binaries{}, fmt.Errorf("cannot create the control-plane directory: %w; set %s to a writable directory", err, EnvDir)
 	}
-	unlock, err := lock(filepath.Join(dir, ".build.lock"))
+	unlock, err := lock(ctx, filepath.Join(dir, ".build.lock"), out)
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -47,15 +47,34 @@ func Ensure(ctx context.Context, out io.Writer) (Binaries, error) {
 	return b, b.Check()
 }
 
-// lock takes an exclusive flock on path, waiting for other holders.
-func lock(path string) (func(), error) {
+// lock takes an exclusive flock on path, waiting for other holders: it
+// says so on out at once and every minute, and gives up when ctx ends.
+func lock(ctx context.Context, path string, out io.Writer) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the build lock: %w; set %s to a writable directory", err, EnvDir)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+	start, told := time.Now(), time.Time{}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if time.Since(told) >= time.Minute {
+			fmt.Fprintf(out, "waiting for another process to finish building the control plane (it holds %s; waited %s so far)\n",
+				path, time.Since(start).Round(time.Second))
+			told = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("gave up waiting for another process's control-plane build (lock %s): %w", path, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it anyway

@@ -1,9 +1,13 @@
 package controlplane
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +68,22 @@ func TestTargetsSetTheServerVersion(t *testing.T) {
 	kube := targets()[0]
 	assert.Contains(t, kube.ldflags, "gitVersion="+Pinned().Kubernetes)
 	assert.Contains(t, kube.ldflags, "gitMinor=37")
+}
+
+// TestWaitingForAnotherBuildSaysSo: while another holder has the build
+// lock, lock says at once what it waits for, and gives up with ctx.
+func TestWaitingForAnotherBuildSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".build.lock")
+	release, err := lock(context.Background(), path, io.Discard)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = lock(ctx, path, &out)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, out.String(), "waiting for another process to finish building the control plane")
+	release()
+	again, err := lock(context.Background(), path, io.Discard)
+	require.NoError(t, err, "the lock is free once released")
+	again()
 }
