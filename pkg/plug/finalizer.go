@@ -24,7 +24,8 @@ import (
 //     lacks the finalizer, it adds it with a server-side apply of
 //     {metadata: {finalizers: [env.Finalizer]}} by env.FieldManager, before
 //     the rest of the pipeline (so before the handler's first Add). A
-//     failed apply fails the action, which is retried.
+//     failed apply fails the action, which is retried; when the object
+//     was deleted or replaced since it was read, the action halts.
 //   - Delete (the runtime picks it only while the finalizer is present):
 //     it runs the rest of the pipeline; when that succeeded it removes the
 //     finalizer, by applying an empty finalizer list (dropping only the
@@ -36,7 +37,9 @@ import (
 // An object created while the operator runs, or while it was down, gets
 // the finalizer before its first Add, so its deletion waits for Delete to
 // return nil, even when the object is deleted while the operator is
-// stopped. Finalizers of others are never touched. The apply uses
+// stopped. Finalizers of others are never touched. Every write carries
+// the object's UID, so a write from a stale read never creates the object
+// again nor touches another one of the same name. The apply uses
 // listType=set semantics, so it changes nothing but the one entry.
 //
 // # Caveats
@@ -56,6 +59,13 @@ func Finalizer[T apis.Object](env Env[T]) Step[T] {
 		}
 		if env.Deletes && a.Object.GetDeletionTimestamp() == nil && !slices.Contains(a.Object.GetFinalizers(), env.Finalizer) {
 			if _, err := applyFinalizers(ctx, env, a.Object, []string{env.Finalizer}); err != nil {
+				if gone(err) {
+					// Deleted (or replaced) since it was read: nothing to
+					// do; the cache will show it.
+					a.Log.V(1).Info("not handled: the object was deleted meanwhile", "error", err.Error())
+					a.Halt()
+					return nil
+				}
 				return err
 			}
 			a.Object.SetFinalizers(append(a.Object.GetFinalizers(), env.Finalizer))
