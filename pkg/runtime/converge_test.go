@@ -44,14 +44,14 @@ func converged(t *testing.T, ns string) bool {
 		return false
 	}
 	return cm.Data["message"] == "hello" && cm.Labels["tier"] == "web" && cm.Annotations[plug.AppliedHashAnnotation] != "" &&
-		len(svc.Spec.Ports) == 1 && svc.Spec.Ports[0].Port == 80
+		len(svc.Spec.Ports) == 1 && svc.Spec.Ports[0].Port == 80 && svc.Spec.Ports[0].Name == "http" && svc.Spec.Selector["app"] == "g"
 }
 
 // TestDescendantsConverge: whatever changed a descendant (a foreign edit
 // of ConfigMap data, a removed label, a replace that drops the
-// applied-hash annotation, a Service port edit, drift made while the
-// operator was down), the next action reverts it, and a steady state
-// writes nothing.
+// applied-hash annotation, a Service port and selector edit, drift made
+// while the operator was down), the next action reverts it, and a steady
+// state writes nothing.
 func TestDescendantsConverge(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
@@ -93,8 +93,8 @@ func TestDescendantsConverge(t *testing.T) {
 			_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "kubectl-replace"})
 			return err
 		}},
-		{"a Service port edit", func() error {
-			_, err := svcs.Patch(ctx, "g", types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/ports/0/port","value":8080}]`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		{"a Service port and selector edit", func() error {
+			_, err := svcs.Patch(ctx, "g", types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/ports/0/name","value":"web"},{"op":"replace","path":"/spec/selector/app","value":"other"}]`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
 			return err
 		}},
 	}
