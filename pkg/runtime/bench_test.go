@@ -277,7 +277,7 @@ func BenchmarkOwnedObjectMemory(b *testing.B) {
 	for b.Loop() {
 		before := heap()
 		op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
-		require.NoError(b, runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
+		require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
 			runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}}))
 		stop := runOperator(b, op)
 		after := heap()

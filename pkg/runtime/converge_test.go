@@ -58,7 +58,7 @@ func TestDescendantsConverge(t *testing.T) {
 	c := &calls{}
 	start := func() *harness {
 		h := newOperator(t, ns, nil, runtime.Options{})
-		require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: configMapAndService}),
+		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: configMapAndService}),
 			runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK, serviceGVK}}))
 		h.start()
 		return h

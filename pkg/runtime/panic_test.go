@@ -20,7 +20,7 @@ func TestPanicIsRecorded(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		panic("boom")
 	}}), runtime.ControllerOptions[*testapi.Gadget]{RateLimiter: slowRetries()}))
 	h.start()

@@ -20,7 +20,7 @@ func TestPeriodicRequeuesAreNotRetries(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
 		runtime.ControllerOptions[*testapi.Gadget]{ReconcileEvery: 50 * time.Millisecond}))
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{})

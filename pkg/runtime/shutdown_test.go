@@ -113,7 +113,7 @@ func TestShutdownWithStuckHandler(t *testing.T) {
 	h := newOperator(t, ns, nil, runtime.Options{ShutdownTimeout: 200 * time.Millisecond, LeaderElection: le, Logger: logs.logger()})
 	entered, release := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	require.NoError(t, runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		close(entered)
 		<-release // ignores ctx
 		return nil
