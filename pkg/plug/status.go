@@ -50,7 +50,9 @@ const (
 // by a failing handler (a Degraded condition, a phase) are written; the
 // observed generation is not advanced then, so the next try has the same
 // verb. The error of the pipeline is returned unchanged; a failed write is
-// returned when the pipeline succeeded.
+// returned when the pipeline succeeded. The apply carries the object's UID
+// and never creates it: a write to an object deleted since it was read is
+// dropped.
 //
 // # Caveats
 //
