@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -75,11 +76,18 @@ func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOpt
 	if err != nil {
 		return nil, err
 	}
+	var initial func(n int)
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
 		l.listed()
+		// A watch-list streams the list as events: its one chunk is
+		// everything before the initial-events-end bookmark.
+		initial = func(n int) { l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n}) }
 	}
 	ended := l.observeStream(ctx, opts)
-	return newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }, ended), nil
+	o := newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }, ended)
+	o.initial = initial
+	go o.forward()
+	return o, nil
 }
 
 // errorObserver passes a watch's events on and reports its error events:
@@ -91,22 +99,36 @@ type errorObserver struct {
 	out     chan watch.Event
 	stop    chan struct{}
 	stopped sync.Once
+	report  func(error)
+	ended   func(failed bool)
+	// initial, when set, is called once with the number of objects the
+	// stream sent before its initial-events-end bookmark.
+	initial func(n int)
 }
 
+// newErrorObserver returns the observer of w; the caller starts its
+// forward loop.
 func newErrorObserver(w watch.Interface, report func(error), ended func(failed bool)) *errorObserver {
-	o := &errorObserver{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
-	go o.forward(report, ended)
-	return o
+	return &errorObserver{w: w, out: make(chan watch.Event), stop: make(chan struct{}), report: report, ended: ended}
 }
 
-func (o *errorObserver) forward(report func(error), ended func(failed bool)) {
+func (o *errorObserver) forward() {
 	failed := false
-	defer func() { ended(failed) }()
+	defer func() { o.ended(failed) }()
 	defer close(o.out)
+	added := 0
 	for ev := range o.w.ResultChan() {
-		if ev.Type == watch.Error {
+		switch ev.Type {
+		case watch.Error:
 			failed = true
-			report(apierrors.FromObject(ev.Object))
+			o.report(apierrors.FromObject(ev.Object))
+		case watch.Added:
+			added++
+		case watch.Bookmark:
+			if o.initial != nil && initialEventsEnd(ev.Object) {
+				o.initial(added)
+				o.initial = nil
+			}
 		}
 		select {
 		case o.out <- ev:
@@ -114,6 +136,13 @@ func (o *errorObserver) forward(report func(error), ended func(failed bool)) {
 			return
 		}
 	}
+}
+
+// initialEventsEnd reports whether obj is the bookmark that ends a
+// watch-list's initial events.
+func initialEventsEnd(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
 func (o *errorObserver) ResultChan() <-chan watch.Event { return o.out }

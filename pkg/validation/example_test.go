@@ -28,4 +28,5 @@ func ExampleLoad() {
 	// Output:
 	// spec.state: Unsupported value: "Later": supported values: "Pending", "InProgress", "Done"
 	// spec.title: Invalid value: "": spec.title in body should be at least 1 chars long
+	// <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation
 }

@@ -110,10 +110,13 @@ func (v *Validator) ValidateUpdate(ctx context.Context, obj, old runtime.Object)
 func (v *Validator) validateRest(ctx context.Context, u, old *unstructured.Unstructured, errs field.ErrorList) field.ErrorList {
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
-	if v.cel == nil || hasBlocking(errs) {
-		// The server skips CEL when the object is not well-typed, since
-		// the rules would fail to evaluate on it.
+	if v.cel == nil {
 		return errs
+	}
+	if hasBlocking(errs) {
+		// The server skips CEL when the object is not well-typed, since
+		// the rules would fail to evaluate on it, and says so.
+		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
 	}
 	var oldObj any
 	if old != nil {
@@ -125,7 +128,9 @@ func (v *Validator) validateRest(ctx context.Context, u, old *unstructured.Unstr
 
 func hasBlocking(errs field.ErrorList) bool {
 	for _, e := range errs {
-		if e.Type == field.ErrorTypeNotSupported || e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeTypeInvalid {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong,
+			field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
 			return true
 		}
 	}
