@@ -151,7 +151,7 @@ func ownFields(obj metav1.Object, manager string) (sum uint64, ok bool) {
 		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
 			h := fnv.New64a()
 			if e.FieldsV1 != nil {
-				h.Write(e.FieldsV1.Raw)
+				h.Write(e.FieldsV1.GetRawBytes())
 			}
 			return h.Sum64(), true
 		}
