@@ -126,10 +126,10 @@
 // cached original (Action.Observed) without copying. Owned and watched
 // kinds are cached metadata-only (labels, annotations, owner references,
 // generation: enough to map events and to skip unchanged applies), shared
-// by every controller of the operator, unless the handler asked the
-// operator's client-go factory for that kind (Operator.Informers(ns)...
-// Lister()), in which case that full informer is used. Caches start and
-// sync before leader election, so a new leader works at once.
+// by every controller of the operator, unless the handler reads the kind
+// through a Reader (below), in which case that full informer is used.
+// Caches start and sync before leader election, so a new leader works at
+// once.
 //
 // # What is written, and when
 //
@@ -143,9 +143,11 @@
 //   - the status subresource, when the JSON of the status differs from the
 //     cached status (and from the operator's last write while the cache
 //     catches up);
-//   - descendants, when their body's hash differs from the hash annotation
-//     on the cached object or their generation moved since the last apply;
-//     owned objects no longer declared are deleted (UID precondition);
+//   - descendants, when the live object no longer holds what the operator
+//     declared: its body's hash changed, or the operator's own
+//     managedFields entry changed since its last apply (a foreign edit, a
+//     lost annotation, drift while the operator was down); owned objects no
+//     longer declared are deleted (UID precondition);
 //   - Events (events.k8s.io), merged into series by client-go;
 //   - the leader election Lease, renewed every RetryPeriod by the leader.
 //
@@ -174,9 +176,19 @@
 // changes made by the cluster (a Pod turning Running) wake the handler
 // with Reconcile.
 //
-// Handlers read other built-in kinds from the shared factory:
-// op.Informers(ns).Apps().V1().Deployments().Lister(), requested before
-// Run.
+// # Reading other objects
+//
+// A handler reads other built-in kinds through a Reader[T], a typed view
+// of a cache the operator starts and syncs in its watched namespaces. The
+// markers +opgen:controller:reads=apps/v1.Deployment (and owns, for a
+// built-in kind) make the generated New<Kind>Readers(op) return one per
+// kind, and derive the get, list and watch RBAC:
+//
+//	deployments := controller.NewGreetingReaders(op).Deployments()
+//	d, err := deployments.Get(ns, name)
+//
+// A reader is asked for before Run (in the handler's constructor); its
+// informer is started with the others.
 //
 // # Namespaces
 //
