@@ -32,6 +32,16 @@ type ProjectOptions struct {
 	Replace string
 }
 
+// Scaffolder names the opgen that wrote the scaffold, recorded in
+// generate.go and the Makefile: its version, or "a development build" when
+// opgen is replaced by a checkout.
+func (o ProjectOptions) Scaffolder() string {
+	if o.Replace != "" {
+		return "a development build of opgen"
+	}
+	return "opgen " + o.OpgenVersion
+}
+
 // NameFlag reports whether Name differs from the name opgen generate
 // derives from Module, so that the go:generate line must pass it.
 func (o ProjectOptions) NameFlag() bool { return o.Name != gen.NameOf(o.Module) }
@@ -151,6 +161,8 @@ package main
 // go generate ./... regenerates everything derivable from the API types:
 // deep copies, registration, clientset, listers, informers, apply
 // configurations, CRDs, RBAC and the controller glue.
+//
+// Scaffolded by {{.Scaffolder}} (go tool opgen version prints the one in use).
 {{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate ./...{{if .NameFlag}} --name {{.Name}}{{end}}
 `))
 
@@ -162,6 +174,7 @@ package controller
 `))
 
 var makefileTemplate = template.Must(template.New("Makefile").Parse(`# {{.Name}}: run make help for the targets.
+# Scaffolded by {{.Scaffolder}}.
 NAME := {{.Name}}
 IMG ?= $(NAME):dev
 NAMESPACE ?= $(NAME)-system

@@ -41,6 +41,10 @@ func TestInitProjectWritesAProject(t *testing.T) {
 	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
+	assert.Contains(t, string(gen), "// Scaffolded by opgen v0.3.0 ")
+	makefile, err := os.ReadFile(filepath.Join(dir, "Makefile"))
+	require.NoError(t, err)
+	assert.Contains(t, string(makefile), "# Scaffolded by opgen v0.3.0.\n")
 }
 
 // TestInitProjectRecordsAnotherName: a --name that opgen generate would
