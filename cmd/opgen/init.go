@@ -21,7 +21,8 @@ func newInitCommand() *cobra.Command {
 		Short: "Scaffold a new operator project in the current directory",
 		Long: `Writes go.mod, main.go (a runtime.Main over the generated controller.Setup),
 generate.go with the go:generate line, an empty internal/controller package,
-a Makefile (generate, manifests, install, run, dev, test, build), a Dockerfile,
+a Makefile (generate, manifests, install, uninstall, deploy, undeploy, run, dev,
+test, build), a Dockerfile,
 a README and a .gitignore; then runs go mod tidy and opgen generate. It never
 overwrites a file. Next: opgen create api.`,
 		Example: `  mkdir hello-operator && cd hello-operator

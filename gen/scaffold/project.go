@@ -32,6 +32,16 @@ type ProjectOptions struct {
 	Replace string
 }
 
+// Scaffolder names the opgen that wrote the scaffold, recorded in
+// generate.go and the Makefile: its version, or "a development build" when
+// opgen is replaced by a checkout.
+func (o ProjectOptions) Scaffolder() string {
+	if o.Replace != "" {
+		return "a development build of opgen"
+	}
+	return "opgen " + o.OpgenVersion
+}
+
 // NameFlag reports whether Name differs from the name opgen generate
 // derives from Module, so that the go:generate line must pass it.
 func (o ProjectOptions) NameFlag() bool { return o.Name != gen.NameOf(o.Module) }
@@ -151,6 +161,8 @@ package main
 // go generate ./... regenerates everything derivable from the API types:
 // deep copies, registration, clientset, listers, informers, apply
 // configurations, CRDs, RBAC and the controller glue.
+//
+// Scaffolded by {{.Scaffolder}} (go tool opgen version prints the one in use).
 {{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate ./...{{if .NameFlag}} --name {{.Name}}{{end}}
 `))
 
@@ -162,6 +174,7 @@ package controller
 `))
 
 var makefileTemplate = template.Must(template.New("Makefile").Parse(`# {{.Name}}: run make help for the targets.
+# Scaffolded by {{.Scaffolder}}.
 NAME := {{.Name}}
 IMG ?= $(NAME):dev
 NAMESPACE ?= $(NAME)-system
@@ -182,9 +195,25 @@ generate: ## Regenerate code, CRDs and RBAC from the API types
 manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG)
 	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml
 
+# kubectl: the one on PATH, else the one opgen builds for its local control
+# plane (opgen controlplane builds it when missing).
+KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(shell $(OPGEN) controlplane --print-dir)/kubectl)
+
 .PHONY: install
-install: generate ## Apply the CRDs, the ServiceAccount and the RBAC to the current cluster
-	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --out - | kubectl apply --server-side -f -
+install: generate ## Apply the Namespace, the CRDs, the ServiceAccount and the RBAC to the current cluster
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --out - | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: ## Delete what install applied: with the CRDs, every object of their kinds goes
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --out - | $(KUBECTL) delete --ignore-not-found --wait=false -f -
+
+.PHONY: deploy
+deploy: generate ## Apply the whole manifest, with a Deployment of $(IMG), to the current cluster
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out - | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: ## Delete what deploy applied, the Namespace and the CRDs included
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out - | $(KUBECTL) delete --ignore-not-found --wait=false -f -
 
 .PHONY: run
 run: generate ## Run the operator here, against the current kubeconfig
@@ -218,6 +247,8 @@ A Kubernetes operator built with [opgen](https://github.com/opgen-sdk/opgen).
 | start a local control plane (another terminal) | ` + "`make dev`" + `, then ` + "`export KUBECONFIG=$PWD/.kube/config`" + ` |
 | install the CRDs and RBAC | ` + "`make install`" + ` |
 | run the operator here | ` + "`make run`" + ` |
+| remove the CRDs (and their objects), RBAC and Namespace | ` + "`make uninstall`" + ` |
+| deploy it to the current cluster, or remove it | ` + "`make deploy IMG=...`" + `, ` + "`make undeploy`" + ` |
 | the whole manifest for a cluster | ` + "`make manifests IMG=registry.example.com/{{.Name}}:v0.1.0`" + ` |
 
 The handlers live in ` + "`internal/controller`" + `; the API types in ` + "`apis/`" + `.

@@ -2,6 +2,7 @@ package scaffold_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,6 +42,10 @@ func TestInitProjectWritesAProject(t *testing.T) {
 	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
+	assert.Contains(t, string(gen), "// Scaffolded by opgen v0.3.0 ")
+	makefile, err := os.ReadFile(filepath.Join(dir, "Makefile"))
+	require.NoError(t, err)
+	assert.Contains(t, string(makefile), "# Scaffolded by opgen v0.3.0.\n")
 }
 
 // TestInitProjectRecordsAnotherName: a --name that opgen generate would
@@ -111,4 +116,50 @@ func TestInitProjectNeverOverwrites(t *testing.T) {
 	assert.Len(t, entries, 1)
 	data, _ := os.ReadFile(filepath.Join(dir, "main.go"))
 	assert.True(t, strings.Contains(string(data), "mine"))
+}
+
+// TestMakefileClusterTargets runs make -n on the scaffold's install,
+// uninstall, deploy and undeploy with a fake go: each pipes opgen
+// manifests (with the image for deploy and undeploy only) into kubectl, the
+// one on PATH when there is one, else the one in opgen's control-plane
+// cache.
+func TestMakefileClusterTargets(t *testing.T) {
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make is not installed")
+	}
+	dir := t.TempDir()
+	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/hello-operator", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	bin := t.TempDir()
+	fakeGo := filepath.Join(bin, "fakego")
+	require.NoError(t, os.WriteFile(fakeGo, []byte("#!/bin/sh\n[ \"$*\" = \"tool opgen controlplane --print-dir\" ] && echo /cache/controlplane\n"), 0o755))
+	makeN := func(path string, targets ...string) string {
+		t.Helper()
+		cmd := exec.Command(makePath, append([]string{"-n", "GO=" + fakeGo, "IMG=registry.example.com/hello:v1"}, targets...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	noKubectl := t.TempDir() // make's shell needs only its builtins
+	manifests := fakeGo + " tool opgen manifests --name hello-operator --namespace hello-operator-system"
+	out := makeN(noKubectl, "uninstall", "undeploy")
+	assert.Contains(t, out, manifests+" --out - | /cache/controlplane/kubectl delete --ignore-not-found --wait=false -f -\n")
+	assert.Contains(t, out, manifests+" --image registry.example.com/hello:v1 --out - | /cache/controlplane/kubectl delete --ignore-not-found --wait=false -f -\n")
+
+	kubectl := filepath.Join(bin, "kubectl")
+	require.NoError(t, os.WriteFile(kubectl, []byte("#!/bin/sh\n"), 0o755))
+	out = makeN(bin+":"+noKubectl, "install", "deploy")
+	assert.Contains(t, out, manifests+" --out - | "+kubectl+" apply --server-side -f -\n")
+	assert.Contains(t, out, manifests+" --image registry.example.com/hello:v1 --out - | "+kubectl+" apply --server-side -f -\n")
+
+	cmd := exec.Command(makePath, "help")
+	cmd.Dir = dir
+	help, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", help)
+	for _, target := range []string{"install", "uninstall", "deploy", "undeploy"} {
+		assert.Regexp(t, `(?m)^  `+target+` +\S`, string(help))
+	}
 }

@@ -54,6 +54,7 @@ type Operator struct {
 	runnables   []Runnable
 	started     bool
 	servers     *servers
+	checks      checks // user /healthz and /readyz checks (checks.go)
 	ready       atomic.Bool
 	leading     atomic.Bool
 	inflight    inflight // keys handlers work on, for a stuck shutdown

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -69,6 +70,12 @@ type Options struct {
 	// three.
 	HealthAddr string
 
+	// PprofAddr, when set, serves net/http/pprof (/debug/pprof/) on its
+	// own listener at this address; see Operator.PprofAddr. Default "",
+	// off: profiles expose internals, so bind it to localhost or reach it
+	// with kubectl port-forward. "0" also means off.
+	PprofAddr string
+
 	// ShutdownTimeout bounds how long in-flight handlers may run after
 	// the context given to Run is cancelled; then their contexts are
 	// cancelled. Default 30s.
@@ -90,6 +97,20 @@ type Options struct {
 	// zero Logger and so means the default; to silence the operator pass
 	// logr.FromSlogHandler(slog.DiscardHandler).
 	Logger logr.Logger
+
+	// LogFormat is the default Logger's format: "text" (log/slog's
+	// key=value lines) or "json" (one JSON object a line). Default "text".
+	// Ignored when Logger is set.
+	LogFormat string
+
+	// Verbosity is the default Logger's level: logr's V(n) lines with n up
+	// to Verbosity are written. Default 0 (V(1) lines, such as the Logger
+	// step's "handled", are dropped). Ignored when Logger is set.
+	Verbosity int
+
+	// LogOutput receives the default Logger's lines. Default os.Stderr.
+	// Ignored when Logger is set.
+	LogOutput io.Writer
 
 	// Clock drives the work queues (backoff, requeue after, periodic
 	// reconcile) and leader election. Default: the real clock. Tests inject
@@ -144,6 +165,9 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period
 //	--metrics-bind-address     "0" disables
 //	--health-probe-bind-address "0" disables
+//	--pprof-bind-address       off unless given
+//	--log-format               text or json
+//	-v                         log verbosity
 //	--shutdown-timeout
 //	--workers
 //	--keep-managed-fields
@@ -170,6 +194,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "pause between tries to acquire or renew (default 2s)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":8080\" in a Pod, else \":0\", a free port)")
 	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":8081\" in a Pod, else \":0\", a free port)")
+	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of net/http/pprof (/debug/pprof/); off unless given, \"0\" is off too")
+	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "log format: text or json (default text)")
+	fs.IntVar(&o.Verbosity, "v", o.Verbosity, "log verbosity: V(n) lines up to n are written (default 0)")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long in-flight work may run after SIGTERM (default 30s)")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "workers per controller (default 2)")
 	fs.BoolVar(&o.KeepManagedFields, "keep-managed-fields", o.KeepManagedFields, "keep metadata.managedFields in the caches")
@@ -216,7 +243,11 @@ func (o Options) complete() (Options, error) {
 		return o, fmt.Errorf("runtime.New: Options.Workers is %d; use a positive number, or 0 for the default 2", o.Workers)
 	}
 	if o.Logger.IsZero() {
-		o.Logger = logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil))
+		logger, err := defaultLogger(o.LogFormat, o.Verbosity, o.LogOutput)
+		if err != nil {
+			return o, err
+		}
+		o.Logger = logger
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
@@ -262,6 +293,26 @@ func (le LeaderElectionOptions) complete(name string) (LeaderElectionOptions, er
 		return le, fmt.Errorf("runtime.New: Options.LeaderElection.RenewDeadline (%s) must be greater than RetryPeriod (%s), or a single failed renewal loses the lease", le.RenewDeadline, le.RetryPeriod)
 	}
 	return le, nil
+}
+
+// defaultLogger is a logr over a log/slog handler of the format, writing
+// V(n) lines up to verbosity to out (default os.Stderr).
+func defaultLogger(format string, verbosity int, out io.Writer) (logr.Logger, error) {
+	if out == nil {
+		out = os.Stderr
+	}
+	if verbosity < 0 {
+		return logr.Logger{}, fmt.Errorf("runtime.New: Options.Verbosity (-v) is %d; use 0 or more", verbosity)
+	}
+	// logr's V(n) is slog level -n (logr.FromSlogHandler).
+	ho := &slog.HandlerOptions{Level: slog.Level(-verbosity)}
+	switch format {
+	case "", "text":
+		return logr.FromSlogHandler(slog.NewTextHandler(out, ho)), nil
+	case "json":
+		return logr.FromSlogHandler(slog.NewJSONHandler(out, ho)), nil
+	}
+	return logr.Logger{}, fmt.Errorf("runtime.New: Options.LogFormat (--log-format) is %q; use \"text\" or \"json\"", format)
 }
 
 func orDefault[V comparable](v, def V) V {

@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"bytes"
+	"encoding/json"
+	"flag"
 	"log/slog"
 	"reflect"
 	"testing"
@@ -134,4 +137,33 @@ func TestSilentLogger(t *testing.T) {
 	o, err := Options{Name: "op", Logger: silent, LeaderElection: LeaderElectionOptions{Disabled: true}}.complete()
 	require.NoError(t, err)
 	assert.Equal(t, silent, o.Logger)
+}
+
+func TestRuntimeFlags(t *testing.T) {
+	t.Setenv(EnvPodNamespace, "operators")
+	var o Options
+	fs := flag.NewFlagSet("op", flag.ContinueOnError)
+	o.BindFlags(fs)
+	require.NoError(t, fs.Parse([]string{"--pprof-bind-address=127.0.0.1:6060", "--log-format=json", "-v=2"}))
+	assert.Equal(t, "127.0.0.1:6060", o.PprofAddr)
+	assert.Equal(t, "json", o.LogFormat)
+	assert.Equal(t, 2, o.Verbosity)
+
+	o.Name = "op"
+	var buf bytes.Buffer
+	o.LogOutput = &buf
+	c, err := o.complete()
+	require.NoError(t, err)
+	c.Logger.V(2).Info("shown", "k", "v")
+	c.Logger.V(3).Info("hidden")
+	var line map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &line), buf.String())
+	assert.Equal(t, "shown", line["msg"])
+	assert.NotContains(t, buf.String(), "hidden")
+
+	assert.Empty(t, Options{Name: "op"}.PprofAddr, "pprof is off by default")
+	_, err = Options{Name: "op", LogFormat: "yaml"}.complete()
+	assert.ErrorContains(t, err, `Options.LogFormat (--log-format) is "yaml"; use "text" or "json"`)
+	_, err = Options{Name: "op", Verbosity: -1}.complete()
+	assert.ErrorContains(t, err, "Options.Verbosity (-v) is -1")
 }

@@ -15,6 +15,7 @@ import (
 // servers runs the metrics and health endpoints.
 type servers struct {
 	metricsAddr, healthAddr string // bound addresses, once listening
+	pprofAddr               string
 	http                    []*http.Server
 }
 
@@ -23,7 +24,7 @@ type servers struct {
 func (o *Operator) startServers(ready func() bool) (*servers, error) {
 	s := &servers{}
 	health := http.NewServeMux()
-	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	health.HandleFunc("/healthz", o.healthHandler)
 	probe := &apiProbe{check: o.checkAPIServer, host: o.config.Host}
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !ready() {
@@ -34,8 +35,15 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
+		if err := o.readyChecks(r); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 		fmt.Fprintln(w, "ok")
 	})
+	if err := o.startPprof(s); err != nil {
+		return s, err
+	}
 	metricsHandler := promhttp.HandlerFor(o.metrics.registry, promhttp.HandlerOpts{Registry: o.metrics.registry})
 	if o.opts.MetricsAddr == o.opts.HealthAddr && o.opts.MetricsAddr != "0" {
 		health.Handle("/metrics", metricsHandler)

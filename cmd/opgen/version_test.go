@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/modfile"
+)
+
+// TestVersionPrintsThePinnedVersions: opgen version reports the client-go
+// and controller-tools versions go.mod requires.
+func TestVersionPrintsThePinnedVersions(t *testing.T) {
+	data, err := os.ReadFile("../../go.mod")
+	require.NoError(t, err)
+	mf, err := modfile.Parse("go.mod", data, nil)
+	require.NoError(t, err)
+	required := map[string]string{}
+	for _, r := range mf.Require {
+		required[r.Mod.Path] = r.Mod.Version
+	}
+	require.NotEmpty(t, required["k8s.io/client-go"])
+	require.NotEmpty(t, required["sigs.k8s.io/controller-tools"])
+
+	cmd := newVersionCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs(nil)
+	require.NoError(t, cmd.Execute())
+	lines := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		i := strings.LastIndex(l, " ")
+		lines[strings.TrimSpace(l[:i])] = l[i+1:]
+	}
+	assert.Equal(t, required["k8s.io/client-go"], lines["kubernetes (client-go)"], out.String())
+	assert.Equal(t, required["sigs.k8s.io/controller-tools"], lines["controller-tools"], out.String())
+	assert.NotEmpty(t, lines["opgen"], out.String())
+}
