@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
@@ -108,7 +111,7 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	}
 	var all []cache.SharedIndexInformer
 	for _, c := range o.controllers {
-		if err := c.setup(ctx); err != nil {
+		if err := o.setupWhenServed(ctx, c); err != nil || ctx.Err() != nil {
 			return err
 		}
 		all = append(all, c.informers()...)
@@ -131,6 +134,32 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 		c.watchesStarted()
 	}
 	return nil
+}
+
+// setupBackoff spaces the attempts to set up a controller whose owned or
+// watched kind the API server does not serve.
+var setupBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Steps: math.MaxInt32, Cap: 30 * time.Second}
+
+// setupWhenServed sets c up. While one of its owned or watched kinds is not
+// served (its CRD is not installed yet), it logs that with the fix and tries
+// again with a backoff of up to 30s; the operator is not ready meanwhile.
+// It returns nil without setting c up when ctx is cancelled.
+func (o *Operator) setupWhenServed(ctx context.Context, c runner) error {
+	b := setupBackoff
+	for {
+		err := c.setup(ctx)
+		if err == nil || !meta.IsNoMatchError(err) {
+			return err
+		}
+		next := b.Step()
+		o.log.Error(err, "waiting for the API server to serve a kind the operator needs; retrying", "retryIn", next)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(next):
+		}
+		o.mapper.Reset() // rediscover: the CRD may be installed now
+	}
 }
 
 type syncer interface {
