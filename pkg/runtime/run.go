@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"reflect"
 	"slices"
 	"sync"
@@ -54,7 +55,7 @@ func (o *Operator) Run(ctx context.Context) error {
 		return err
 	}
 	if srv.metricsAddr != "" || srv.healthAddr != "" {
-		o.log.Info("serving", "metrics", addrOrOff(srv.metricsAddr, "/metrics"), "health", addrOrOff(srv.healthAddr, "/healthz and /readyz"))
+		o.log.Info("serving", "metrics", addrOrOff(srv.metricsAddr, "/metrics"), "health", addrOrOff(srv.healthAddr, "/healthz"), "ready", addrOrOff(srv.healthAddr, "/readyz"))
 	}
 	if err := o.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
@@ -78,12 +79,19 @@ func (o *Operator) Run(ctx context.Context) error {
 	return el.run(ctx, o.work)
 }
 
-// addrOrOff spells a bound address as a URL of path, or "off".
+// addrOrOff spells a bound address as a URL of path, or "off". An
+// address bound on every interface ([::]:40123) is spelled with
+// localhost, so that it can be pasted into a browser or curl.
 func addrOrOff(addr, path string) string {
 	if addr == "" {
 		return "off"
 	}
-	return "http://" + addr + " (" + path + ")"
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			addr = net.JoinHostPort("localhost", port)
+		}
+	}
+	return "http://" + addr + path
 }
 
 func (o *Operator) markStarted() error {
