@@ -27,7 +27,9 @@ import (
 //  1. serves /metrics, /healthz and /readyz;
 //  2. starts every informer (the controllers', the owned kinds', the shared
 //     client-go factories') and waits until they synced: /readyz turns
-//     ready;
+//     ready. An owned or watched kind the API server does not serve (its
+//     CRD is not installed) is logged with the fix and retried with a
+//     backoff of up to 30s until it is;
 //  3. campaigns for the lease (unless election is off) while the caches
 //     stay warm and the queues fill, and starts the workers when it wins;
 //  4. when ctx is cancelled: stops taking new keys, lets in-flight handlers
