@@ -62,6 +62,8 @@ available and operators that wait for readiness can be tried.`,
 			if !noKubelet {
 				fmt.Fprintln(out, "No container runs here: a stand-in kubelet reports Pods Running and Ready.")
 			}
+			fmt.Fprintln(out, "An operator run here (make run) serves /metrics and /healthz, /readyz on free ports;")
+			fmt.Fprintln(out, "it logs them on its \"serving\" line (--metrics-bind-address, --health-probe-bind-address fix them).")
 			fmt.Fprintln(out, "Press Ctrl-C to stop.")
 			<-cmd.Context().Done()
 			fmt.Fprintln(out, "stopping")

@@ -217,6 +217,7 @@ undeploy: ## Delete what deploy applied, the Namespace and the CRDs included
 
 .PHONY: run
 run: generate ## Run the operator here, against the current kubeconfig
+	@echo "/metrics and /healthz, /readyz listen on free ports here: see the operator's \"serving\" log line (fix them with --metrics-bind-address and --health-probe-bind-address, \"0\" disables)"
 	OPGEN_POD_NAMESPACE=$(NAMESPACE) $(GO) run .
 
 .PHONY: dev

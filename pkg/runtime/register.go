@@ -182,9 +182,27 @@ func (c *Controller[T]) pipelineSteps() plug.Pipeline[T] {
 }
 
 // setup creates the informers of the kind and hooks up the owned and
-// watched kinds.
+// watched kinds. It first resolves every owned and watched kind, so an
+// error that a kind is not served (meta.IsNoMatchError) leaves no handler
+// behind: startCaches calls setup again once the kind's CRD is installed.
 func (c *Controller[T]) setup(ctx context.Context) error {
+	for _, gvk := range c.opts.Owns {
+		if _, err := c.op.caches.kind(gvk); err != nil {
+			return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
+		}
+	}
+	for _, w := range c.opts.Watches {
+		if w.Map == nil {
+			continue // watch reports it
+		}
+		if _, err := c.op.caches.kind(w.Kind); err != nil {
+			return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
+		}
+	}
 	for _, ns := range c.op.namespaces(c.kind.Namespaced) {
+		if _, ok := c.caches[ns]; ok {
+			continue
+		}
 		inf, err := c.newInformer(ns)
 		if err != nil {
 			return fmt.Errorf("runtime: controller %s: %w", c.name, err)

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net"
 	"reflect"
 	"slices"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
@@ -23,7 +27,9 @@ import (
 //  1. serves /metrics, /healthz and /readyz;
 //  2. starts every informer (the controllers', the owned kinds', the shared
 //     client-go factories') and waits until they synced: /readyz turns
-//     ready;
+//     ready. An owned or watched kind the API server does not serve (its
+//     CRD is not installed) is logged with the fix and retried with a
+//     backoff of up to 30s until it is;
 //  3. campaigns for the lease (unless election is off) while the caches
 //     stay warm and the queues fill, and starts the workers when it wins;
 //  4. when ctx is cancelled: stops taking new keys, lets in-flight handlers
@@ -51,7 +57,7 @@ func (o *Operator) Run(ctx context.Context) error {
 		return err
 	}
 	if srv.metricsAddr != "" || srv.healthAddr != "" {
-		o.log.Info("serving", "metrics", addrOrOff(srv.metricsAddr, "/metrics"), "health", addrOrOff(srv.healthAddr, "/healthz and /readyz"))
+		o.log.Info("serving", "metrics", addrOrOff(srv.metricsAddr, "/metrics"), "health", addrOrOff(srv.healthAddr, "/healthz"), "ready", addrOrOff(srv.healthAddr, "/readyz"))
 	}
 	if err := o.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
@@ -75,12 +81,19 @@ func (o *Operator) Run(ctx context.Context) error {
 	return el.run(ctx, o.work)
 }
 
-// addrOrOff spells a bound address as a URL of path, or "off".
+// addrOrOff spells a bound address as a URL of path, or "off". An
+// address bound on every interface ([::]:40123) is spelled with
+// localhost, so that it can be pasted into a browser or curl.
 func addrOrOff(addr, path string) string {
 	if addr == "" {
 		return "off"
 	}
-	return "http://" + addr + " (" + path + ")"
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			addr = net.JoinHostPort("localhost", port)
+		}
+	}
+	return "http://" + addr + path
 }
 
 func (o *Operator) markStarted() error {
@@ -108,7 +121,7 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	}
 	var all []cache.SharedIndexInformer
 	for _, c := range o.controllers {
-		if err := c.setup(ctx); err != nil {
+		if err := o.setupWhenServed(ctx, c); err != nil || ctx.Err() != nil {
 			return err
 		}
 		all = append(all, c.informers()...)
@@ -131,6 +144,32 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 		c.watchesStarted()
 	}
 	return nil
+}
+
+// setupBackoff spaces the attempts to set up a controller whose owned or
+// watched kind the API server does not serve.
+var setupBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Steps: math.MaxInt32, Cap: 30 * time.Second}
+
+// setupWhenServed sets c up. While one of its owned or watched kinds is not
+// served (its CRD is not installed yet), it logs that with the fix and tries
+// again with a backoff of up to 30s; the operator is not ready meanwhile.
+// It returns nil without setting c up when ctx is cancelled.
+func (o *Operator) setupWhenServed(ctx context.Context, c runner) error {
+	b := setupBackoff
+	for {
+		err := c.setup(ctx)
+		if err == nil || !meta.IsNoMatchError(err) {
+			return err
+		}
+		next := b.Step()
+		o.log.Error(err, "waiting for the API server to serve a kind the operator needs; retrying", "retryIn", next)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(next):
+		}
+		o.mapper.Reset() // rediscover: the CRD may be installed now
+	}
 }
 
 type syncer interface {
