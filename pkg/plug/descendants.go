@@ -104,7 +104,7 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 	start := time.Now()
 	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
 	if n > 0 || err != nil {
-		logApply(ctx, "descendants", strconv.Itoa(n), applyResult(err, ApplyPruned), start)
+		logApply(ctx, "descendants", "", strconv.Itoa(n), applyResult(err, ApplyPruned), start)
 	}
 	return err
 }
@@ -140,7 +140,7 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 	hash := hashOf(data, a.Object.GetUID(), k.Namespace, a.labels)
 	start := time.Now()
 	if env.Descendants.Applied(k, hash) {
-		logApply(ctx, k.GVK.Kind, k.Namespace+"/"+k.Name, ApplyUnchanged, start)
+		logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, ApplyUnchanged, start)
 		return nil
 	}
 	u := &unstructured.Unstructured{}
@@ -152,7 +152,7 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 	u.SetLabels(withDefaults(u.GetLabels(), a.labels))
 	u.SetAnnotations(withDefaults(map[string]string{AppliedHashAnnotation: hash}, u.GetAnnotations()))
 	err = env.Descendants.Apply(ctx, u)
-	logApply(ctx, k.GVK.Kind, k.Namespace+"/"+k.Name, applyResult(err, ApplyCreatedOrChanged), start)
+	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
 	return err
 }
 

@@ -138,7 +138,7 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	start := time.Now()
 	_, err = env.Client(a.Object.GetNamespace()).Patch(ctx, a.Object.GetName(), types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: env.FieldManager, Force: &force}, "status")
-	logApply(ctx, env.GVK.Kind+"/status", key(a.Object), applyResult(err, ApplyCreatedOrChanged), start)
+	logApply(ctx, env.GVK.Kind+"/status", a.Object.GetNamespace(), a.Object.GetName(), applyResult(err, ApplyCreatedOrChanged), start)
 	if err != nil {
 		a.Memory().Delete(statusMemoKey)
 		if gone(err) {

@@ -211,7 +211,7 @@ func RecordEvents[T apis.Object](r EventRecorder) Step[T] {
 			}
 			start := time.Now()
 			r.Eventf(a.Object, nil, e.Type, e.Reason, e.Action, "%s", truncateNote(e.Note))
-			logApply(ctx, "Event", e.Reason, ApplyEmitted, start)
+			logApply(ctx, "Event", "", e.Reason, ApplyEmitted, start)
 		}
 		if err != nil {
 			reason := ReasonFailed
