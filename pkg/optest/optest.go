@@ -75,7 +75,12 @@ type Kit struct {
 	opts     Options
 	existing bool
 	stopOp   func() error
+	onStart  []func()
 }
+
+// OnStart registers fn to run once Start has succeeded, before the tests:
+// the place to build clients from Config.
+func (k *Kit) OnStart(fn func()) { k.onStart = append(k.onStart, fn) }
 
 // New returns a Kit, not started yet; start it with Main or Start.
 func New(opts Options) *Kit {
@@ -115,6 +120,9 @@ func (k *Kit) run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "optest:", err)
 		k.Stop()
 		return 1
+	}
+	for _, fn := range k.onStart {
+		fn()
 	}
 	code := m.Run()
 	if err := k.Stop(); err != nil {
