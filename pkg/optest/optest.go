@@ -72,10 +72,11 @@ type Kit struct {
 	// Operator is the installed operator; nil without Options.Name.
 	Operator *Operator
 
-	opts     Options
-	existing bool
-	stopOp   func() error
-	onStart  []func()
+	opts        Options
+	existing    bool
+	stopOp      func() error
+	stopKubelet func()
+	onStart     []func()
 }
 
 // OnStart registers fn to run once Start has succeeded, before the tests:
@@ -154,17 +155,9 @@ func (k *Kit) Start(ctx context.Context) error {
 		k.Config = k.Env.Config
 		if k.opts.FakeKubelet {
 			kctx, cancel := context.WithCancel(context.Background())
+			k.stopKubelet = cancel
 			if err := k.Env.RunFakeKubelet(kctx, nil); err != nil {
-				cancel()
 				return err
-			}
-			prev := k.stopOp
-			k.stopOp = func() error {
-				cancel()
-				if prev != nil {
-					return prev()
-				}
-				return nil
 			}
 		}
 	}
@@ -184,29 +177,44 @@ func (k *Kit) Start(ctx context.Context) error {
 	if k.opts.Setup == nil {
 		return nil
 	}
-	stopOp, err := op.Start(ctx, op.Options(k.opts.Logger), k.opts.Setup)
+	return k.StartOperator(ctx)
+}
+
+// StartOperator starts the installed operator again after StopOperator,
+// and waits for its caches to sync.
+func (k *Kit) StartOperator(ctx context.Context) error {
+	if k.Operator == nil || k.opts.Setup == nil {
+		return fmt.Errorf("optest: no operator to start: Options.Name and Options.Setup are needed")
+	}
+	if k.stopOp != nil {
+		return fmt.Errorf("optest: the %s operator is running already", k.Operator.Name)
+	}
+	stop, err := k.Operator.Start(ctx, k.Operator.Options(k.opts.Logger), k.opts.Setup)
 	if err != nil {
 		return err
 	}
-	prev := k.stopOp
-	k.stopOp = func() error {
-		err := stopOp()
-		if prev != nil {
-			_ = prev()
-		}
-		return err
-	}
+	k.stopOp = stop
 	return nil
+}
+
+// StopOperator stops the operator, as a crash or an upgrade would, and
+// returns its Run's error; StartOperator starts it again.
+func (k *Kit) StopOperator() error {
+	if k.stopOp == nil {
+		return nil
+	}
+	err := k.stopOp()
+	k.stopOp = nil
+	return err
 }
 
 // Stop stops the operator and the local control plane and returns the
 // operator's error. It leaves an existing cluster as it is, apart from the
 // namespaces the tests made, which their cleanups delete.
 func (k *Kit) Stop() error {
-	var err error
-	if k.stopOp != nil {
-		err = k.stopOp()
-		k.stopOp = nil
+	err := k.StopOperator()
+	if k.stopKubelet != nil {
+		k.stopKubelet()
 	}
 	if k.Env != nil {
 		k.Env.Stop()
