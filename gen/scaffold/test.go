@@ -89,7 +89,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/opgen-sdk/opgen/pkg/optest"
@@ -111,7 +110,9 @@ func Test{{.Kind}}IsHandled(t *testing.T) {
 	created, err := client.Create(ctx, &{{.APIAlias}}.{{.Kind}}{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"},
 	}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("create a {{.Kind}}: %v", err)
+	}
 	name := created.Name
 
 	get := func(ctx context.Context) (*{{.APIAlias}}.{{.Kind}}, error) {
@@ -121,7 +122,9 @@ func Test{{.Kind}}IsHandled(t *testing.T) {
 		return obj.Status.ObservedGeneration == obj.Generation
 	})
 
-	require.NoError(t, client.Delete(ctx, name, metav1.DeleteOptions{}))
+	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete the {{.Kind}}: %v", err)
+	}
 	optest.WaitForDeletion(t, "the {{.Kind}}", get)
 }
 `))
