@@ -16,8 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
+		"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -52,7 +51,8 @@ type Options struct {
 	// Setup registers the operator's controllers; usually the generated
 	// controller.Setup. Nil installs the manifest but runs no operator.
 	Setup func(*runtime.Operator) error
-	// Logger receives the operator's logs. Default: discarded.
+	// Logger receives the operator's logs. Default: the runtime's default
+	// (text on stderr).
 	Logger logr.Logger
 	// FakeKubelet marks the Pods of the local control plane running and
 	// ready, so workloads become available (implies a controller manager).
@@ -93,9 +93,6 @@ func New(opts Options) *Kit {
 	}
 	if opts.FakeKubelet {
 		opts.Env.ControllerManager = true
-	}
-	if len(opts.Env.CRDDirs) == 0 && opts.Name == "" {
-		opts.Env.CRDDirs = []string{filepath.Join(opts.ConfigDir, "crd")}
 	}
 	return &Kit{opts: opts}
 }

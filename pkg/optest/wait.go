@@ -35,7 +35,7 @@ func poll(what string, timeout time.Duration, cond func(context.Context) (bool, 
 	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true,
 		func(ctx context.Context) (bool, error) {
 			ok, err := cond(ctx)
-			if err != nil {
+			if err != nil && ctx.Err() == nil { // keep the reason, not the deadline that cut the last try
 				last = err
 				return false, nil
 			}
