@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-		"strconv"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
