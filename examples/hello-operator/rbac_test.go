@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/opgen-sdk/opgen/examples/hello-operator/internal/controller"
+	"github.com/opgen-sdk/opgen/pkg/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -26,8 +27,8 @@ import (
 func TestReadingDeploymentsNeedsTheDerivedRule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ns := env.Namespace(t)
-	cs := env.Clientset()
+	ns := kit.Namespace(t)
+	cs := kit.Clientset
 
 	manager, err := cs.RbacV1().ClusterRoles().Get(ctx, "hello-operator-manager", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -54,7 +55,7 @@ func TestReadingDeploymentsNeedsTheDerivedRule(t *testing.T) {
 	}
 	_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{})
 	require.NoError(t, err)
-	cfg, err := env.ServiceAccountConfig(ctx, ns, "stripped")
+	cfg, err := optest.ServiceAccountConfig(ctx, kit.Config, ns, "stripped")
 	require.NoError(t, err)
 
 	op, err := runtime.New(cfg, runtime.Options{

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -22,49 +19,19 @@ import (
 	todov1alpha1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1alpha1"
 	"github.com/opgen-sdk/opgen/examples/todo-operator/internal/controller"
 	"github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
-	"github.com/opgen-sdk/opgen/internal/e2e"
-	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/pkg/optest"
 )
 
 // The operator runs once for the package, in-process but as its own
 // ServiceAccount with exactly the generated RBAC.
 var (
-	env      = testenv.New(testenv.Options{CRDDirs: []string{"config/crd"}})
-	todos    versioned.Interface
-	operator *e2e.Operator
-	stopOp   func() error
+	kit   = optest.New(optest.Options{Name: "todo-operator", Setup: controller.Setup})
+	todos versioned.Interface
 )
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	ctx := context.Background()
-	if err := env.Start(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer env.Stop()
-	var err error
-	if operator, err = e2e.Install(ctx, env, "todo-operator", "config"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := startOperator(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	todos = versioned.NewForConfigOrDie(env.Config)
-	code := m.Run()
-	if err := stopOp(); err != nil {
-		fmt.Fprintln(os.Stderr, "operator:", err)
-		return 1
-	}
-	return code
-}
-
-func startOperator() (err error) {
-	stopOp, err = operator.Run(operator.Options(logr.Logger{}), controller.Setup)
-	return err
+func TestMain(m *testing.M) {
+	kit.OnStart(func() { todos = versioned.NewForConfigOrDie(kit.Config) })
+	kit.Main(m)
 }
 
 func createTodo(t *testing.T, ns, name string, spec todov1.TodoSpec) {
@@ -85,15 +52,18 @@ func getTodo(t *testing.T, ns, name string) *todov1.Todo {
 
 func waitTodo(t *testing.T, ns, name, what string, cond func(*todov1.Todo) bool) {
 	t.Helper()
-	e2e.Eventually(t, time.Minute, what, func() bool {
-		todo, err := todos.TodoV1().Todos(ns).Get(context.Background(), name, metav1.GetOptions{})
-		return err == nil && cond(todo)
-	})
+	optest.WaitFor(t, what, todoGetter(ns, name), cond)
+}
+
+func todoGetter(ns, name string) optest.Getter[*todov1.Todo] {
+	return func(ctx context.Context) (*todov1.Todo, error) {
+		return todos.TodoV1().Todos(ns).Get(ctx, name, metav1.GetOptions{})
+	}
 }
 
 func archived(t *testing.T, ns, name string) (map[string]any, bool) {
 	t.Helper()
-	cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(context.Background(), controller.ArchiveName, metav1.GetOptions{})
+	cm, err := kit.Clientset.CoreV1().ConfigMaps(ns).Get(context.Background(), controller.ArchiveName, metav1.GetOptions{})
 	if err != nil || cm.Data[name] == "" {
 		return nil, false
 	}
@@ -105,7 +75,7 @@ func archived(t *testing.T, ns, name string) (map[string]any, bool) {
 func TestTodoLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ns := env.Namespace(t)
+	ns := kit.Namespace(t)
 	past := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	createTodo(t, ns, "taxes", todov1.TodoSpec{Title: "File taxes", Description: "before the deadline", DueDate: &past})
 
@@ -136,10 +106,7 @@ func TestTodoLifecycle(t *testing.T) {
 
 	// Delete archives it, then the Todo is gone.
 	require.NoError(t, todos.TodoV1().Todos(ns).Delete(ctx, "taxes", metav1.DeleteOptions{}))
-	e2e.Eventually(t, time.Minute, "the Todo gone", func() bool {
-		_, err := todos.TodoV1().Todos(ns).Get(ctx, "taxes", metav1.GetOptions{})
-		return apierrors.IsNotFound(err)
-	})
+	optest.WaitForDeletion(t, "the Todo", todoGetter(ns, "taxes"))
 	entry, ok := archived(t, ns, "taxes")
 	require.True(t, ok, "no archive entry")
 	assert.Equal(t, "File taxes", entry["title"])
@@ -151,7 +118,7 @@ func TestTodoLifecycle(t *testing.T) {
 // through the RequeueAfter its Reconcile asks for, not a minute later.
 func TestDueDateArrives(t *testing.T) {
 	t.Parallel()
-	ns := env.Namespace(t)
+	ns := kit.Namespace(t)
 	due := metav1.NewTime(time.Now().Add(3 * time.Second))
 	createTodo(t, ns, "soon", todov1.TodoSpec{Title: "Soon", DueDate: &due})
 	waitTodo(t, ns, "soon", "handled, not overdue yet", func(td *todov1.Todo) bool {
@@ -168,7 +135,7 @@ func TestDueDateArrives(t *testing.T) {
 func TestOlderVersionIsServed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ns := env.Namespace(t)
+	ns := kit.Namespace(t)
 	_, err := todos.TodoV1alpha1().Todos(ns).Create(ctx, &todov1alpha1.Todo{
 		ObjectMeta: metav1.ObjectMeta{Name: "old"},
 		Spec:       todov1alpha1.TodoSpec{Title: "Written as v1alpha1", State: todov1alpha1.InProgress},
@@ -182,9 +149,12 @@ func TestOlderVersionIsServed(t *testing.T) {
 // TestPrinterColumns: kubectl shows the columns the markers declare.
 func TestPrinterColumns(t *testing.T) {
 	t.Parallel()
-	ns := env.Namespace(t)
+	ns := kit.Namespace(t)
 	createTodo(t, ns, "columns", todov1.TodoSpec{Title: "Columns"})
-	out, err := exec.Command(env.Binaries.Kubectl, "--kubeconfig", env.Kubeconfig, "get", "todos", "-n", ns).CombinedOutput()
+	if kit.Env == nil {
+		t.Skip("needs the local control plane's kubectl")
+	}
+	out, err := exec.Command(kit.Env.Binaries.Kubectl, "--kubeconfig", kit.Env.Kubeconfig, "get", "todos", "-n", ns).CombinedOutput()
 	require.NoError(t, err, string(out))
 	header := strings.Fields(strings.SplitN(string(out), "\n", 2)[0])
 	assert.Equal(t, []string{"NAME", "TITLE", "STATE", "DUE", "OVERDUE", "AGE"}, header)
@@ -192,9 +162,9 @@ func TestPrinterColumns(t *testing.T) {
 
 func TestManifestIsAcceptedByTheServer(t *testing.T) {
 	t.Parallel()
-	out, err := e2e.DryRun(context.Background(), env, "deploy/todo-operator.yaml")
+	out, err := optest.DryRun(context.Background(), kit.Config, "deploy/todo-operator.yaml")
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "deployment.apps/todo-operator created (server dry run)")
+	assert.Contains(t, out, "deployment.apps/todo-operator (server dry run)")
 }
 
 // TestDeleteWhileOperatorIsDown is not parallel: it stops the package's
@@ -202,39 +172,37 @@ func TestManifestIsAcceptedByTheServer(t *testing.T) {
 // keeps the Todo until the restarted operator has archived it.
 func TestDeleteWhileOperatorIsDown(t *testing.T) {
 	ctx := context.Background()
-	ns := env.Namespace(t)
+	ns := kit.Namespace(t)
 	createTodo(t, ns, "while-down", todov1.TodoSpec{Title: "Deleted while the operator was down"})
 	waitTodo(t, ns, "while-down", "the finalizer", func(td *todov1.Todo) bool { return len(td.Finalizers) == 1 })
 
-	require.NoError(t, stopOp())
+	require.NoError(t, kit.StopOperator())
 	require.NoError(t, todos.TodoV1().Todos(ns).Delete(ctx, "while-down", metav1.DeleteOptions{}))
 	td := getTodo(t, ns, "while-down")
 	assert.NotNil(t, td.DeletionTimestamp, "the finalizer holds the Todo while nobody archives it")
 	_, ok := archived(t, ns, "while-down")
 	assert.False(t, ok)
 
-	require.NoError(t, startOperator())
-	e2e.Eventually(t, time.Minute, "the Todo archived and gone", func() bool {
-		_, err := todos.TodoV1().Todos(ns).Get(ctx, "while-down", metav1.GetOptions{})
-		_, ok := archived(t, ns, "while-down")
-		return apierrors.IsNotFound(err) && ok
-	})
+	require.NoError(t, kit.StartOperator(ctx))
+	optest.WaitForDeletion(t, "the Todo deleted while the operator was down", todoGetter(ns, "while-down"))
+	_, ok = archived(t, ns, "while-down")
+	assert.True(t, ok, "the restarted operator archived the Todo before removing its finalizer")
 }
 
 func meta(td *todov1.Todo, typ string) bool { return apis.IsTrue(td, typ) }
 
 func assertEvent(t *testing.T, ns, typ, reason, note string) {
 	t.Helper()
-	e2e.Eventually(t, 30*time.Second, "a "+reason+" event", func() bool {
-		list, err := env.Clientset().EventsV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	optest.Eventually(t, "a "+reason+" event", func(ctx context.Context) (bool, error) {
+		list, err := kit.Clientset.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false
+			return false, err
 		}
 		for _, e := range list.Items {
 			if e.Type == typ && e.Reason == reason && strings.Contains(e.Note, note) {
-				return true
+				return true, nil
 			}
 		}
-		return false
+		return false, nil
 	})
 }

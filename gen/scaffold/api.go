@@ -104,6 +104,7 @@ func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byt
 		return err
 	}
 	files[stub] = src
+	addTests(p, k, opts.ClusterScoped, files)
 	return nil
 }
 

@@ -37,7 +37,8 @@ func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
 	p := newProject(t)
 	created, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go"}, rel(t, p, created.Files))
+	assert.ElementsMatch(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go",
+		"internal/controller/main_test.go", "internal/controller/greeting_test.go"}, rel(t, p, created.Files))
 
 	types, err := os.ReadFile(filepath.Join(p.Root, "apis/hello/v1/greeting_types.go"))
 	require.NoError(t, err)
@@ -53,6 +54,13 @@ func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
 	for _, m := range []string{") Add(", ") Modify(", ") Delete("} {
 		assert.NotContains(t, string(stub), m, "a stub has only the methods asked for: Delete alone turns on a finalizer")
 	}
+	kindTest, err := os.ReadFile(filepath.Join(p.Root, "internal/controller/greeting_test.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(kindTest), ".HelloV1().Greetings(kit.Namespace(t))")
+	mainTest, err := os.ReadFile(filepath.Join(p.Root, "internal/controller/main_test.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(mainTest), `ConfigDir: "../../config",`)
+	assert.Contains(t, string(mainTest), "func TestMain(m *testing.M) { kit.Main(m) }")
 
 	_, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
 	require.Error(t, err)

@@ -1,4 +1,4 @@
-// Package optest holds the helpers the tests of opgen's packages share:
+// Package optest holds, beside the public kit pkg/optest, the helpers the tests of opgen's packages share:
 // running an operator for a test, polling for a condition, reading a
 // metric, and a namespace where Pods can be created.
 package optest
@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/opgen-sdk/opgen/pkg/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -42,14 +41,10 @@ func Run(t testing.TB, op *runtime.Operator) {
 
 // PodNamespace is a namespace for t where Pods can be created: it has the
 // default ServiceAccount, which no controller manager makes in a test
-// environment.
+// environment (see the public optest.Namespace).
 func PodNamespace(t testing.TB, env *testenv.Environment) string {
 	t.Helper()
-	ns := env.Namespace(t)
-	_, err := env.Clientset().CoreV1().ServiceAccounts(ns).Create(context.Background(),
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return ns
+	return optest.Namespace(t, env.Clientset())
 }
 
 // Metric reads the first sample of the metric name in op's registry whose

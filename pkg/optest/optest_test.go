@@ -1,0 +1,95 @@
+package optest_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/opgen-sdk/opgen/pkg/optest"
+)
+
+var kit = optest.New(optest.Options{})
+
+func TestMain(m *testing.M) { kit.Main(m) }
+
+// fatalTB records the failure of a wait instead of ending the test.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatal(args ...any) {
+	f.msg = fmt.Sprint(args...)
+	panic(f)
+}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(f)
+}
+
+func failure(t *testing.T, wait func(testing.TB)) string {
+	t.Helper()
+	f := &fatalTB{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != any(f) {
+				panic(r)
+			}
+		}()
+		wait(f)
+	}()
+	return f.msg
+}
+
+func TestWaitsFindOwnedObjectsAndDeletions(t *testing.T) {
+	ctx := context.Background()
+	ns := kit.Namespace(t)
+	cms := kit.Clientset.CoreV1().ConfigMaps(ns)
+	owner, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	get := func(ctx context.Context) (*corev1.ConfigMap, error) {
+		return cms.Get(ctx, "owned", metav1.GetOptions{})
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		ctrl := true
+		_, _ = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owned", OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: &ctrl,
+		}}}}, metav1.CreateOptions{})
+	}()
+	owned := optest.WaitForOwned(t, owner, get)
+	assert.Equal(t, owner.UID, metav1.GetControllerOf(owned).UID)
+
+	_, err = kit.Clientset.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+	assert.NoError(t, err, "a test namespace has the default ServiceAccount")
+
+	require.NoError(t, cms.Delete(ctx, "owned", metav1.DeleteOptions{}))
+	optest.WaitForDeletion(t, "the owned ConfigMap", get)
+}
+
+func TestAFailedWaitNamesWhatItWaitedFor(t *testing.T) {
+	old := optest.WaitTimeout
+	optest.WaitTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { optest.WaitTimeout = old })
+	ns := kit.Namespace(t)
+	get := func(ctx context.Context) (*corev1.ConfigMap, error) {
+		return kit.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, "missing", metav1.GetOptions{})
+	}
+	msg := failure(t, func(tb testing.TB) { optest.WaitFor(tb, "the missing ConfigMap", get, nil) })
+	assert.Contains(t, msg, "in vain for the missing ConfigMap")
+	assert.Contains(t, msg, `configmaps "missing" not found`, "the last error is in the message")
+
+	msg = failure(t, func(tb testing.TB) {
+		optest.WaitForDeletion(tb, "the test namespace", func(ctx context.Context) (*corev1.Namespace, error) {
+			return kit.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		})
+	})
+	assert.Contains(t, msg, "in vain for the deletion of the test namespace")
+}
