@@ -87,8 +87,8 @@ func TestGreetingLifecycle(t *testing.T) {
 	assert.Equal(t, dep.Spec.Selector.MatchLabels, svc.Spec.Selector)
 
 	// The fake kubelet runs the pods; readiness flows back into the status.
-	g := optest.WaitForCondition(t, greeting, apis.Ready)
-	g = optest.WaitFor(t, "2 ready replicas and status at the generation", greeting, func(g *hellov1.Greeting) bool {
+	optest.WaitForCondition(t, greeting, apis.Ready)
+	g := optest.WaitFor(t, "2 ready replicas and status at the generation", greeting, func(g *hellov1.Greeting) bool {
 		return g.Status.ReadyReplicas == controller.Replicas && g.Status.ObservedGeneration == g.Generation
 	})
 	assert.Equal(t, "http://world."+ns+".svc:5000", g.Status.URL)
