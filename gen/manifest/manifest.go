@@ -48,8 +48,8 @@ import (
 	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
-// Ports of the operator container. They match the defaults of
-// pkg/runtime.Options.
+// Ports of the operator container. The container's arguments pass them
+// to the runtime, whose defaults bind no fixed port.
 const (
 	HealthPort  = 8081
 	MetricsPort = 8080
@@ -244,6 +244,10 @@ func (o Options) container() corev1.Container {
 	return corev1.Container{
 		Name:  "operator",
 		Image: o.Image,
+		Args: []string{
+			fmt.Sprintf("--metrics-bind-address=:%d", MetricsPort),
+			fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort),
+		},
 		Env: []corev1.EnvVar{
 			{Name: osenv.WatchNamespace, Value: o.WatchNamespace},
 			{Name: osenv.PodNamespace, ValueFrom: &corev1.EnvVarSource{

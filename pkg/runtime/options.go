@@ -56,18 +56,17 @@ type Options struct {
 	// LeaderElection configures leader election; it is on by default.
 	LeaderElection LeaderElectionOptions
 
-	// MetricsAddr is where /metrics is served. Default ":8080" in a Pod
-	// (KUBERNETES_SERVICE_HOST is set), where the generated manifest
-	// declares that port, and ":0" elsewhere (a local run or a test), so
-	// that a port another process holds does not stop the operator; Run
-	// logs the address it chose (see also Operator.MetricsAddr). "0"
-	// disables it.
+	// MetricsAddr is where /metrics is served. Default ":0", a free port,
+	// so that a port another process holds never stops the operator; Run
+	// logs the address it chose (see also Operator.MetricsAddr). The
+	// generated manifest passes the port its container declares
+	// (--metrics-bind-address=:8080). "0" disables it.
 	MetricsAddr string
 
-	// HealthAddr is where /healthz and /readyz are served. Default
-	// ":8081" in a Pod and ":0" elsewhere, as for MetricsAddr; "0"
-	// disables it. When equal to MetricsAddr, one server serves all
-	// three.
+	// HealthAddr is where /healthz and /readyz are served. Default ":0",
+	// as for MetricsAddr; the generated manifest passes
+	// --health-probe-bind-address=:8081. "0" disables it. When equal to
+	// MetricsAddr, one server serves all three.
 	HealthAddr string
 
 	// PprofAddr, when set, serves net/http/pprof (/debug/pprof/) on its
@@ -192,8 +191,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long a lease holds without renewal (default 15s)")
 	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "how long the leader tries to renew before giving up (default 10s)")
 	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "pause between tries to acquire or renew (default 2s)")
-	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":8080\" in a Pod, else \":0\", a free port)")
-	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":8081\" in a Pod, else \":0\", a free port)")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":0\", a free port)")
+	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":0\", a free port)")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of net/http/pprof (/debug/pprof/); off unless given, \"0\" is off too")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "log format: text or json (default text)")
 	fs.IntVar(&o.Verbosity, "v", o.Verbosity, "log verbosity: V(n) lines up to n are written (default 0)")
@@ -231,12 +230,10 @@ func (o Options) complete() (Options, error) {
 			}
 		}
 	}
-	metricsAddr, healthAddr := ":0", ":0" // outside a Pod: never a fixed port
-	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		metricsAddr, healthAddr = ":8080", ":8081" // the ports the generated manifest declares
-	}
-	o.MetricsAddr = orDefault(o.MetricsAddr, metricsAddr)
-	o.HealthAddr = orDefault(o.HealthAddr, healthAddr)
+	// Never a fixed port by default: the generated manifest passes the
+	// ports its container declares as flags.
+	o.MetricsAddr = orDefault(o.MetricsAddr, ":0")
+	o.HealthAddr = orDefault(o.HealthAddr, ":0")
 	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, 30*time.Second)
 	o.Workers = orDefault(o.Workers, 2)
 	if o.Workers < 0 {
