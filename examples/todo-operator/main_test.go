@@ -152,7 +152,7 @@ func TestPrinterColumns(t *testing.T) {
 	ns := kit.Namespace(t)
 	createTodo(t, ns, "columns", todov1.TodoSpec{Title: "Columns"})
 	if kit.Env == nil {
-		t.Skip("needs the local control plane's kubectl")
+		t.Skip("needs the local control plane's kubectl: run without OPTEST_USE_EXISTING_CLUSTER")
 	}
 	out, err := exec.Command(kit.Env.Binaries.Kubectl, "--kubeconfig", kit.Env.Kubeconfig, "get", "todos", "-n", ns).CombinedOutput()
 	require.NoError(t, err, string(out))

@@ -50,7 +50,7 @@ func builder(ctx context.Context) (build func(dir, out string) *exec.Cmd, reason
 // registry access, to unskip it.
 func TestDockerfileBuilds(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: building an image pulls base images")
+		t.Skip("-short: building an image pulls base images; run without -short")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

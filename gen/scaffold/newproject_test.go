@@ -17,7 +17,7 @@ import (
 // run against the local control plane and pass with no edit.
 func TestNewProjectTestsPassUntouched(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and tests a new project (about a minute)")
+		t.Skip("-short: builds and tests a new project (about a minute); run without -short")
 	}
 	_, file, _, _ := runtime.Caller(0)
 	repo, err := filepath.Abs(filepath.Join(filepath.Dir(file), "..", ".."))

@@ -126,7 +126,7 @@ func TestInitProjectNeverOverwrites(t *testing.T) {
 func TestMakefileClusterTargets(t *testing.T) {
 	makePath, err := exec.LookPath("make")
 	if err != nil {
-		t.Skip("make is not installed")
+		t.Skip("make is not installed: install GNU make to run it")
 	}
 	dir := t.TempDir()
 	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/hello-operator", OpgenVersion: "v0.3.0"})
