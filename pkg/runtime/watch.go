@@ -84,7 +84,11 @@ func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOpt
 		initial = func(n int) { l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n}) }
 	}
 	ended := l.observeStream(ctx, opts)
-	o := newErrorObserver(w, func(err error) { l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err}) }, ended)
+	o := newErrorObserver(w, func(err error) {
+		if ctx.Err() == nil { // a stream cut because the informer stops is no failure
+			l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err})
+		}
+	}, ended)
 	o.initial = initial
 	go o.forward()
 	return o, nil
@@ -121,7 +125,11 @@ func (o *errorObserver) forward() {
 		switch ev.Type {
 		case watch.Error:
 			failed = true
-			o.report(apierrors.FromObject(ev.Object))
+			select {
+			case <-o.stop: // cut by Stop: nobody is watching any more
+			default:
+				o.report(apierrors.FromObject(ev.Object))
+			}
 		case watch.Added:
 			added++
 		case watch.Bookmark:
