@@ -29,13 +29,21 @@ func Eventually(t testing.TB, what string, cond func(context.Context) (bool, err
 	}
 }
 
+// attemptTimeout bounds one try of a wait.
+const attemptTimeout = 10 * time.Second
+
 func poll(what string, timeout time.Duration, cond func(context.Context) (bool, error)) error {
 	var last error
 	start := time.Now()
 	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true,
 		func(ctx context.Context) (bool, error) {
-			ok, err := cond(ctx)
-			if err != nil && ctx.Err() == nil { // keep the reason, not the deadline that cut the last try
+			// Each try gets its own time, not what is left of the wait's:
+			// a try cut by the wait's deadline (or refused by the client's
+			// rate limiter for it) would hide the reason the wait failed.
+			try, cancel := context.WithTimeout(context.WithoutCancel(ctx), attemptTimeout)
+			defer cancel()
+			ok, err := cond(try)
+			if err != nil {
 				last = err
 				return false, nil
 			}
