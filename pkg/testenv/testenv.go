@@ -58,6 +58,13 @@ type Options struct {
 	// "--name=value" strings; one that names a flag testenv sets replaces it.
 	APIServerFlags []string
 
+	// Private keeps this package's control plane to itself: Main and
+	// StartShared start one of its own instead of sharing one with other
+	// test packages. Packages whose tests stop, restart or otherwise break
+	// the servers (StopAPIServer, StopEtcd, fault injection) must set it.
+	// Start always starts a private control plane.
+	Private bool
+
 	// Output receives progress (the first control-plane build) and, from
 	// Main, start-up messages. Default: os.Stderr.
 	Output io.Writer
