@@ -20,7 +20,9 @@ func TestSampleFillsRequiredFields(t *testing.T) {
 	assert.NotEmpty(t, g.Spec.Greeting, "the required greeting")
 	assert.Equal(t, "greeting-sample", g.Name)
 
-	msg := failure(t, func(tb testing.TB) { hello.Sample(tb, schema.GroupVersionKind{Group: "hello.example.com", Version: "v9", Kind: "Greeting"}, g) })
+	msg := failure(t, func(tb testing.TB) {
+		hello.Sample(tb, schema.GroupVersionKind{Group: "hello.example.com", Version: "v9", Kind: "Greeting"}, g)
+	})
 	assert.Contains(t, msg, "no CRD in ../../examples/hello-operator/config/crd has hello.example.com/v9, Kind=Greeting")
 	assert.Contains(t, msg, "run go generate ./...")
 }
