@@ -146,6 +146,15 @@ func writeManifests(cmd *cobra.Command, opts manifest.Options, mf manifestFlags)
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", p)
 		}
 		return err
+	case "helm":
+		if mf.out == "" || mf.out == "-" {
+			mf.out = manifest.DefaultChartDir
+		}
+		written, err := manifest.WriteHelm(opts, mf.out)
+		for _, p := range written {
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", p)
+		}
+		return err
 	}
 	return fmt.Errorf("--format %q: use flat, kustomize or helm", mf.format)
 }

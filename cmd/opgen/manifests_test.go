@@ -108,3 +108,23 @@ func TestManifestsKustomizeWritesTheLayout(t *testing.T) {
 		assert.Contains(t, out.String(), filepath.Join(dir, p, "kustomization.yaml"))
 	}
 }
+
+func TestManifestsHelmWritesTheChart(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "chart")
+	out, err := runManifests(t, "--format", "helm", "--out", dir, "--image", "widget:v1", "--replicas", "2", "--service-account", "runner")
+	require.NoError(t, err)
+	assert.Contains(t, out, filepath.Join(dir, "Chart.yaml"))
+	values, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	require.NoError(t, err)
+	var v struct {
+		Image          string
+		Replicas       int
+		ServiceAccount struct{ Name string } `json:"serviceAccount"`
+	}
+	require.NoError(t, yaml.Unmarshal(values, &v))
+	assert.Equal(t, "widget:v1", v.Image)
+	assert.Equal(t, 2, v.Replicas)
+	assert.Equal(t, "runner", v.ServiceAccount.Name)
+	assert.FileExists(t, filepath.Join(dir, "templates", "deployment.yaml"))
+}
