@@ -52,7 +52,7 @@ import (
 // to the runtime, whose defaults bind no fixed port.
 const (
 	HealthPort  = 8081
-	MetricsPort = 8080
+	MetricsPort = 8443
 )
 
 // Options say what to write. Name, Namespace and ConfigDir are required.
@@ -72,6 +72,13 @@ type Options struct {
 	Labels map[string]string
 	// ConfigDir holds crd/ and rbac/ as written by `opgen generate`.
 	ConfigDir string
+	// MetricsInsecure serves the operator's metrics over plain HTTP to
+	// anyone (--metrics-secure=false). Default false: HTTPS, to
+	// ServiceAccounts bound to <name>-metrics-reader (see metrics.go).
+	MetricsInsecure bool
+	// ServiceMonitor adds a Prometheus Operator ServiceMonitor of the
+	// metrics Service. Needs Image.
+	ServiceMonitor bool
 }
 
 // Build returns the manifest as multi-document YAML.
@@ -114,6 +121,7 @@ func (o *Options) validate() error {
 	if o.Replicas == 0 {
 		o.Replicas = 1
 	}
+	errs = append(errs, o.validateMetrics())
 	return errors.Join(errs...)
 }
 
@@ -143,6 +151,7 @@ func (o Options) objects() ([]any, error) {
 		clusterRole, o.clusterRoleBinding(clusterRole.Name),
 		leaderRole, o.roleBinding(leaderRole.Name),
 	)
+	objects = append(objects, o.metricsObjects(clusterRole)...)
 	if o.Image != "" {
 		objects = append(objects, o.deployment())
 	}
@@ -244,10 +253,7 @@ func (o Options) container() corev1.Container {
 	return corev1.Container{
 		Name:  "operator",
 		Image: o.Image,
-		Args: []string{
-			fmt.Sprintf("--metrics-bind-address=:%d", MetricsPort),
-			fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort),
-		},
+		Args:  append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort)),
 		Env: []corev1.EnvVar{
 			{Name: osenv.WatchNamespace, Value: o.WatchNamespace},
 			{Name: osenv.PodNamespace, ValueFrom: &corev1.EnvVarSource{
