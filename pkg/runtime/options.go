@@ -61,7 +61,7 @@ type Options struct {
 	// so that a port another process holds never stops the operator; Run
 	// logs the address it chose (see also Operator.MetricsAddr). The
 	// generated manifest passes the port its container declares
-	// (--metrics-bind-address=:8080). "0" disables it.
+	// (--metrics-bind-address=:8443). "0" disables it.
 	MetricsAddr string
 
 	// MetricsInsecure serves /metrics over plain HTTP to anyone who
