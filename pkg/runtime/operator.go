@@ -88,6 +88,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		return nil, err
 	}
 	cfg = rest.CopyConfig(cfg)
+	clientLimits(cfg, opts)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = opts.Name
 	}
