@@ -101,7 +101,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	o.factories = map[string]informers.SharedInformerFactory{}
 	o.caches = newSharedCaches(o)
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
-	o.recorder = o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)
+	o.recorder = noteLimit{o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
 	return o, nil
 }
 
@@ -146,7 +146,9 @@ func (o *Operator) RESTMapper() meta.RESTMapper { return o.mapper }
 // Logger returns the operator's logger.
 func (o *Operator) Logger() logr.Logger { return o.log }
 
-// Recorder returns the operator's Kubernetes Event recorder.
+// Recorder returns the operator's Kubernetes Event recorder. It cuts each
+// note to the API server's limit of 1 KiB (ending it with "..."), which
+// would otherwise reject the Event.
 func (o *Operator) Recorder() events.EventRecorder { return o.recorder }
 
 // Registry is the Prometheus registry served on /metrics; register a
