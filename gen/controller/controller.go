@@ -37,7 +37,14 @@
 // a kind whose handler type exists without it is a generation error that
 // names the function to write), and for a handler type of a built-in kind
 // the one NewPodPrinter(op) returns, or its zero value when there is no
-// such function. The kinds share one generated clientset, the built-in
+// such function.
+//
+// A kind with +opgen:controller in several versions, each with the same
+// +opgen:controller:dispatch, gets this glue once per version: the oldest
+// version's under the kind's names, the others' with the version added
+// (ShapeV2Kind, ShapeV2Options, SetupShapeV2, NewShapeV2Controller), and
+// every version's options carry the same runtime.VersionDispatch, so that
+// each object is handled by one of them (see versions.go). The kinds share one generated clientset, the built-in
 // kinds use the operator's. Everything generic lives in pkg/runtime; the
 // glue only names concrete types.
 package controller
