@@ -237,7 +237,7 @@ func (o Options) helmTemplate(obj any) (helmDoc, error) {
 		return g[1] + g[4] + ": " + p.inline
 	})
 	text = "---\n" + text
-	if cond := documentCondition(kind, m); cond != "" {
+	if cond := documentCondition(kind); cond != "" {
 		text = "{{- if " + cond + " }}\n" + text + "{{- end }}\n"
 	}
 	return helmDoc{kind: kind, text: []byte(text)}, nil
@@ -245,7 +245,7 @@ func (o Options) helmTemplate(obj any) (helmDoc, error) {
 
 // documentCondition is the value that decides whether an object of kind is
 // installed at all.
-func documentCondition(kind string, m map[string]any) string {
+func documentCondition(kind string) string {
 	switch kind {
 	case "Namespace":
 		return ".Values.createNamespace"

@@ -49,37 +49,13 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	objects, err := opts.objects()
-	if err != nil {
-		return nil, err
-	}
-	fromFiles, err := opts.rbacFiles()
+	layout, err := opts.kustomizeObjects()
 	if err != nil {
 		return nil, err
 	}
 	crdFiles, err := crdFileNames(filepath.Join(opts.ConfigDir, KustomizeCRD))
 	if err != nil {
 		return nil, err
-	}
-	layout := map[string]map[string][][]byte{} // dir → file → documents
-	for _, obj := range objects {
-		doc, err := marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		kind, name, err := kindAndName(doc)
-		if err != nil {
-			return nil, err
-		}
-		if kind == "CustomResourceDefinition" || fromFiles[kind+"/"+name] {
-			continue // listed from its file
-		}
-		dir := kustomizeDir(kind)
-		if layout[dir] == nil {
-			layout[dir] = map[string][][]byte{}
-		}
-		file := snake(kind) + ".yaml"
-		layout[dir][file] = append(layout[dir][file], doc)
 	}
 	files := map[string][]byte{}
 	resources := map[string][]string{
@@ -111,6 +87,41 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 		files[filepath.Join(KustomizeSamples, kustomizationFile)] = kustomization(samples, nil)
 	}
 	return files, nil
+}
+
+// kustomizeObjects returns the YAML documents of the objects Build makes
+// itself (not those it reads from opgen generate's files), by directory
+// of the layout and file: one file per kind.
+func (o Options) kustomizeObjects() (map[string]map[string][][]byte, error) {
+	objects, err := o.objects()
+	if err != nil {
+		return nil, err
+	}
+	fromFiles, err := o.rbacFiles()
+	if err != nil {
+		return nil, err
+	}
+	layout := map[string]map[string][][]byte{}
+	for _, obj := range objects {
+		doc, err := marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		kind, name, err := kindAndName(doc)
+		if err != nil {
+			return nil, err
+		}
+		if kind == "CustomResourceDefinition" || fromFiles[kind+"/"+name] {
+			continue // listed from its file
+		}
+		dir := kustomizeDir(kind)
+		if layout[dir] == nil {
+			layout[dir] = map[string][][]byte{}
+		}
+		file := snake(kind) + ".yaml"
+		layout[dir][file] = append(layout[dir][file], doc)
+	}
+	return layout, nil
 }
 
 // WriteKustomize writes the kustomize layout into the config directory
