@@ -135,6 +135,15 @@ func (a *API) Kind(gvk schema.GroupVersionKind) *Kind {
 	return nil
 }
 
+// firstPos is where the first version declares its group, or no position
+// when there is none.
+func (a *API) firstPos() token.Position {
+	if vs := a.Versions(); len(vs) > 0 {
+		return vs[0].Pos
+	}
+	return noPos
+}
+
 // Packages returns the packages of every version, in order.
 func (a *API) Packages() []*loader.Package {
 	var out []*loader.Package
@@ -444,9 +453,9 @@ func (b *apiBuilder) addCollectorError(err error) {
 			b.addCollectorError(inner)
 		}
 	case loader.PositionedError:
-		b.ctx.Errors.Add(b.ctx.Fset.Position(e.Pos), "%s", strings.Trim(e.Error(), "[]"))
+		b.ctx.Errors.addLibrary(b.ctx.Fset.Position(e.Pos), strings.Trim(e.Error(), "[]"))
 	default:
-		b.ctx.Errors.AddErr(e)
+		b.ctx.Errors.addLibrary(noPos, e.Error())
 	}
 }
 

@@ -6,6 +6,7 @@
 package deepcopy
 
 import (
+	"errors"
 	"go/ast"
 
 	ctdeepcopy "sigs.k8s.io/controller-tools/pkg/deepcopy"
@@ -31,11 +32,19 @@ func (Generator) CheckFilter() loader.NodeFilter { return ctdeepcopy.Generator{}
 
 // Generate runs the object generator.
 func (Generator) Generate(ctx *gen.Context) error {
-	roots := wanted(ctx)
-	for _, root := range roots {
+	var errs []error
+	for _, root := range wanted(ctx) {
 		skipInterfaces(ctx, root)
+		errs = append(errs, generateOne(ctx, root))
 	}
-	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext("", roots))
+	return errors.Join(errs...)
+}
+
+// generateOne runs the object generator on one package, so that a panic
+// of its traversal is reported at the package that caused it.
+func generateOne(ctx *gen.Context, root *loader.Package) error {
+	defer ctx.Recover("the deepcopy generator (controller-tools)", root)
+	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext("", []*loader.Package{root}))
 }
 
 // wanted returns the roots that ask for deep copies: with
