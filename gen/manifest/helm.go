@@ -253,7 +253,9 @@ func documentCondition(kind string, m map[string]any) string {
 		return ".Values.crds.install"
 	case "ServiceAccount":
 		return ".Values.serviceAccount.create"
-	case "Deployment":
+	case "Deployment", "Service", "ServiceMonitor":
+		// The metrics Service and ServiceMonitor come with the
+		// Deployment (metrics.go).
 		return ".Values.image"
 	}
 	return ""
