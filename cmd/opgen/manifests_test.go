@@ -81,6 +81,23 @@ func TestManifestsDefaults(t *testing.T) {
 	assert.Equal(t, []string{"--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081"}, dep.Spec.Template.Spec.Containers[0].Args)
 }
 
+// TestManifestsMetricsFlags: --metrics-secure=false writes plain metrics
+// without their RBAC; --service-monitor adds a ServiceMonitor.
+func TestManifestsMetricsFlags(t *testing.T) {
+	t.Parallel()
+	out, err := runManifests(t, "--image", "widget:v1", "--service-monitor")
+	require.NoError(t, err)
+	assert.Contains(t, documents(t, out), "ServiceMonitor")
+	assert.Contains(t, out, "name: widget-operator-metrics-auth")
+
+	out, err = runManifests(t, "--image", "widget:v1", "--metrics-secure=false")
+	require.NoError(t, err)
+	assert.NotContains(t, documents(t, out), "ServiceMonitor")
+	assert.NotContains(t, out, "metrics-auth")
+	assert.NotContains(t, out, "metrics-reader")
+	assert.Contains(t, out, "--metrics-secure=false")
+}
+
 func TestManifestsBadFlagsSayWhatToDo(t *testing.T) {
 	t.Parallel()
 	_, err := runManifests(t, "--cpu-limit", "lots")
