@@ -28,7 +28,7 @@ CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestShutdownWithStuckHa
 chaos: controlplane ## Run the fault-injection tests verbosely, with their figures (docs/reliability.md)
 	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 20m -run '$(CHAOS_TESTS)' ./pkg/runtime/
 	$(GO) test -count=1 -v -timeout 10m -run 'TestStopAndRestartServers' ./pkg/testenv/
-	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 40m ./internal/chaos/
+	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 40m ./internal/chaos/...
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl when missing
