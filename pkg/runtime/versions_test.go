@@ -276,3 +276,37 @@ func TestVersionDispatchRules(t *testing.T) {
 		})
 	}
 }
+
+// TestVersionDispatchRegisterSaysWhatToFix: rules that cannot place
+// objects fail at Register, without a server.
+func TestVersionDispatchRegisterSaysWhatToFix(t *testing.T) {
+	newOp := func() *runtime.Operator {
+		op, err := runtime.New(&rest.Config{Host: "https://127.0.0.1:1"}, runtime.Options{Name: "op", LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
+		require.NoError(t, err)
+		return op
+	}
+	noop := plug.HandlerFuncs[*testapi.Gadget]{}
+	opts := func(name string, d runtime.VersionDispatch) runtime.ControllerOptions[*testapi.Gadget] {
+		return runtime.ControllerOptions[*testapi.Gadget]{Name: name, Dispatch: &d}
+	}
+	both := runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}
+
+	op := newOp()
+	err := register(op, versionedKind(t, op, "v3"), noop, opts("g3", both))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lacks the controller's own version v3")
+
+	err = register(op, versionedKind(t, op, "v1"), noop, opts("g1", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v9"}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `Default "v9" is not one of its Versions`)
+
+	op = newOp()
+	require.NoError(t, register(op, versionedKind(t, op, "v1"), noop, opts("g1", both)))
+	err = register(op, versionedKind(t, op, "v2"), noop, opts("g2", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v2"}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "give every version's controller the same")
+	err = register(op, versionedKind(t, op, "v1"), noop, opts("g1b", both))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "one controller per version")
+	require.NoError(t, register(op, versionedKind(t, op, "v2"), noop, opts("g2", both)))
+}
