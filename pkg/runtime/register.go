@@ -91,10 +91,22 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		states:    map[cache.ObjectName]*objectState{},
 		dispatch:  group,
 	}
+	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{
+		Name:            opts.Name,
+		MetricsProvider: op.metrics.queue,
+		Clock:           op.opts.Clock,
+		Queue:           &firstQueue{urgent: c.urgent},
+	})
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
 		MetricsProvider: op.metrics.queue,
 		Clock:           op.opts.Clock,
+		DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[cache.ObjectName]{
+			Name:            opts.Name,
+			MetricsProvider: op.metrics.queue,
+			Clock:           op.opts.Clock,
+			Queue:           queue,
+		}),
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
