@@ -188,7 +188,7 @@ func TestVersionDispatch(t *testing.T) {
 	ctx := context.Background()
 	write := metav1.CreateOptions{FieldManager: "writer"}
 
-	a, err := v1.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: testapi.GadgetSpec{Size: 1}}, write)
+	_, err := v1.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: testapi.GadgetSpec{Size: 1}}, write)
 	require.NoError(t, err)
 	_, err = v2.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Spec: testapi.GadgetSpec{Size: 1}}, write)
 	require.NoError(t, err)
@@ -206,7 +206,7 @@ func TestVersionDispatch(t *testing.T) {
 
 	// a is written in v2: it moves to v2's controller, which sees a new
 	// generation (Modify), and v1's never handles that generation.
-	a, err = v1.Get(ctx, "a", metav1.GetOptions{})
+	a, err := v1.Get(ctx, "a", metav1.GetOptions{})
 	require.NoError(t, err)
 	waitNextSecond(t, a)
 	_, err = v2.Patch(ctx, "a", types.MergePatchType, []byte(`{"spec":{"size":2}}`), metav1.PatchOptions{FieldManager: "writer"})
