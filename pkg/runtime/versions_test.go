@@ -217,7 +217,9 @@ func TestVersionDispatch(t *testing.T) {
 		assert.Equal(t, int64(1), c.generation, "v1's controller handled a after it moved to v2: %+v", c)
 	}
 
-	// The annotation names v1 for b, written in v2.
+	// The annotation names v1 for b, written in v2 (and handled there:
+	// its status says so before it moves).
+	eventually(t, "b's observedGeneration 1", observed("b", 1))
 	_, err = v2.Patch(ctx, "b", types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+runtime.VersionAnnotation+`":"v1"}}}`), metav1.PatchOptions{FieldManager: "writer"})
 	require.NoError(t, err)
 	eventually(t, "v1's controller to handle b", func() bool { return len(calls.of("v1", "b")) > 0 })
