@@ -170,7 +170,7 @@ func (o Options) objects() ([]any, error) {
 		clusterRole, o.clusterRoleBinding(clusterRole.Name),
 		leaderRole, o.roleBinding(leaderRole.Name),
 	)
-	objects = append(objects, o.metricsObjects(clusterRole)...)
+	objects = append(objects, o.metricsObjects()...)
 	if o.Image != "" {
 		objects = append(objects, o.deployment())
 	}

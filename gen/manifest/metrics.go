@@ -17,11 +17,13 @@ import (
 // ServiceAccounts the API server authenticates and authorizes (the
 // default), or over plain HTTP to anyone (MetricsInsecure).
 //
-// With secure metrics the operator's ClusterRole gains create on
-// tokenreviews and subjectaccessreviews, and <name>-metrics-reader, a
-// ClusterRole of get on /metrics, is written for the scraper's
-// ServiceAccount to be bound to (Prometheus's, or anyone's: the manifest
-// binds it to no one). With the Deployment come a Service of the metrics
+// With secure metrics the operator is bound to <name>-metrics-auth, a
+// ClusterRole of create on tokenreviews and subjectaccessreviews (apart
+// from the controllers' ClusterRole, which is config/rbac's as opgen
+// generate wrote it), and <name>-metrics-reader, a ClusterRole of get on
+// /metrics, is written for the scraper's ServiceAccount to be bound to
+// (Prometheus's, or anyone's: the manifest binds it to no one). These are
+// kubebuilder's metrics_auth_role and metrics_reader_role. With the Deployment come a Service of the metrics
 // port and, with ServiceMonitor, a monitoring.coreos.com/v1 ServiceMonitor
 // for the Prometheus Operator.
 
@@ -58,15 +60,18 @@ func (o Options) metricsArgs() []string {
 	}
 }
 
-// metricsObjects grants the operator's ClusterRole what secure metrics
-// need and returns the metrics objects to write after the RBAC.
-func (o Options) metricsObjects(operatorRole *rbacv1.ClusterRole) []any {
+// metricsObjects returns the metrics objects, to write after the RBAC.
+func (o Options) metricsObjects() []any {
 	var objects []any
 	if !o.MetricsInsecure {
-		operatorRole.Rules = append(operatorRole.Rules, rbac.MetricsAuthRules()...)
+		auth := &rbacv1.ClusterRole{
+			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+			ObjectMeta: o.meta(o.Name+"-metrics-auth", false),
+			Rules:      rbac.MetricsAuthRules(),
+		}
 		reader := rbac.MetricsReaderRole(o.Name + "-metrics-reader")
 		o.label(&reader.ObjectMeta)
-		objects = append(objects, &reader)
+		objects = append(objects, auth, o.clusterRoleBinding(auth.Name), &reader)
 	}
 	if o.Image == "" {
 		return objects

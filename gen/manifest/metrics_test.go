@@ -46,9 +46,9 @@ func clusterRole(t *testing.T, objects map[string][]byte, name string) *rbacv1.C
 	return &r
 }
 
-// TestMetricsRBACFollowsTheMode: secure metrics (the default) grant the
-// operator the reviews and write the metrics reader role; plain metrics
-// neither.
+// TestMetricsRBACFollowsTheMode: secure metrics (the default) bind the
+// operator to the review rules and write the metrics reader role; plain
+// metrics neither.
 func TestMetricsRBACFollowsTheMode(t *testing.T) {
 	t.Parallel()
 	for _, insecure := range []bool{false, true} {
@@ -59,15 +59,24 @@ func TestMetricsRBACFollowsTheMode(t *testing.T) {
 		objects := objectsOf(t, out)
 		operator := clusterRole(t, objects, "widget-operator")
 		require.NotNil(t, operator, "the operator's ClusterRole")
-		reader := clusterRole(t, objects, "widget-operator-metrics-reader")
 		for _, r := range rbac.MetricsAuthRules() {
-			assert.Equal(t, !insecure, containsRule(operator.Rules, r), "insecure=%t: rule %v", insecure, r)
+			assert.False(t, containsRule(operator.Rules, r), "the controllers' role stays as opgen generate wrote it: %v", r)
 		}
+		auth := clusterRole(t, objects, "widget-operator-metrics-auth")
+		reader := clusterRole(t, objects, "widget-operator-metrics-reader")
 		if insecure {
+			assert.Nil(t, auth, "no review rules for plain metrics")
+			assert.NotContains(t, objects, "ClusterRoleBinding widget-operator-metrics-auth")
 			assert.Nil(t, reader, "no reader role for plain metrics")
 			assert.Contains(t, string(out), "--metrics-secure=false")
 			continue
 		}
+		require.NotNil(t, auth)
+		assert.Equal(t, rbac.MetricsAuthRules(), auth.Rules)
+		var binding rbacv1.ClusterRoleBinding
+		require.NoError(t, yaml.UnmarshalStrict(objects["ClusterRoleBinding widget-operator-metrics-auth"], &binding))
+		assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: auth.Name}, binding.RoleRef)
+		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "widget-operator", Namespace: "widget-system"}}, binding.Subjects)
 		require.NotNil(t, reader)
 		assert.Equal(t, []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}, reader.Rules)
 		assert.Contains(t, string(out), "--metrics-secure=true")
