@@ -556,8 +556,8 @@ func (b *apiBuilder) checkKinds(api *API) {
 				if k.Controller == nil {
 					continue
 				}
-				if prev := controllerOf[k.Name]; prev != nil {
-					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller, keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
+				if prev := controllerOf[k.Name]; prev != nil && (k.Controller.Dispatch == "" || prev.Controller.Dispatch == "") {
+					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller unless each version's says which objects it handles: add +opgen:controller:dispatch=written (by the version an object was last written in) or +opgen:controller:dispatch=<version> (that version handles all) to the type in every version, or keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
 				}
 				controllerOf[k.Name] = k
 			}

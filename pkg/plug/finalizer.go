@@ -57,21 +57,38 @@ func Finalizer[T apis.Object](env Env[T]) Step[T] {
 			}
 			return removeFinalizer(ctx, env, a.Observed())
 		}
-		if env.Deletes && a.Object.GetDeletionTimestamp() == nil && !slices.Contains(a.Object.GetFinalizers(), env.Finalizer) {
-			if _, err := applyFinalizers(ctx, env, a.Object, []string{env.Finalizer}); err != nil {
-				if gone(err) {
-					// Deleted (or replaced) since it was read: nothing to
-					// do; the cache will show it.
-					a.Log.V(1).Info("not handled: the object was deleted meanwhile", "error", err.Error())
-					a.Halt()
-					return nil
-				}
-				return err
-			}
-			a.Object.SetFinalizers(append(a.Object.GetFinalizers(), env.Finalizer))
+		if wasGone, err := AddFinalizer(ctx, env, a.Object); err != nil {
+			return err
+		} else if wasGone {
+			// Deleted (or replaced) since it was read: nothing to do; the
+			// cache will show it.
+			a.Log.V(1).Info("not handled: the object was deleted meanwhile")
+			a.Halt()
+			return nil
 		}
 		return next(ctx)
 	})
+}
+
+// AddFinalizer is the Finalizer step's first half on its own: when
+// env.Deletes is true and obj is not being deleted and lacks
+// env.Finalizer, it applies the finalizer (with obj's UID) and adds it to
+// obj's list. The runtime calls it for a new object ahead of any other
+// queued work, so that the object is protected before its first action
+// waits its turn. wasGone reports that obj was deleted or replaced since
+// it was read: nothing was written, and there is nothing to do.
+func AddFinalizer[T apis.Object](ctx context.Context, env Env[T], obj T) (wasGone bool, err error) {
+	if !env.Deletes || obj.GetDeletionTimestamp() != nil || slices.Contains(obj.GetFinalizers(), env.Finalizer) {
+		return false, nil
+	}
+	if _, err := applyFinalizers(ctx, env, obj, []string{env.Finalizer}); err != nil {
+		if gone(err) {
+			return true, nil
+		}
+		return false, err
+	}
+	obj.SetFinalizers(append(obj.GetFinalizers(), env.Finalizer))
+	return false, nil
 }
 
 // applyFinalizers makes env.FieldManager's set of finalizers on obj exactly

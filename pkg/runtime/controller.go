@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,9 @@ type Controller[T apis.Object] struct {
 	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
 	store   *descendantStore
 	reconID atomic.Uint64
+	// dispatch is shared with the controllers of the kind's other
+	// versions (ControllerOptions.Dispatch), or nil.
+	dispatch *dispatchGroup
 
 	mu     sync.Mutex
 	states map[cache.ObjectName]*objectState
@@ -53,6 +57,9 @@ type objectState struct {
 	handled int64
 	known   bool
 	memory  plug.Memory // holds no map while no step remembers anything
+	// finalized: finalizeFirst added the finalizer and the object's first
+	// action has not run yet. Read by the queue (urgent) under its lock.
+	finalized atomic.Bool
 }
 
 // Name returns the controller's name.
@@ -127,6 +134,14 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 // on success (and requeue after the period or the asked delay), backoff on
 // error, nothing on a terminal error. A paused object gets no action.
 func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
+	if c.dispatch != nil {
+		release, mine := c.takeTurn(ctx, key)
+		if !mine {
+			c.queue.Forget(key)
+			return
+		}
+		defer release()
+	}
 	obj, ok := c.Get(key)
 	if !ok {
 		c.forget(key)
@@ -134,6 +149,9 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		return
 	}
 	st := c.state(key, string(obj.GetUID()))
+	if c.finalizeFirst(ctx, key, obj, st) {
+		return
+	}
 	verb, act := c.verb(obj, st)
 	if !act {
 		c.queue.Forget(key)
@@ -152,6 +170,10 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 // comes next.
 func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) {
 	a.SetMemory(&st.memory)
+	if st.finalized.Swap(false) && !slices.Contains(a.Object.GetFinalizers(), c.finalizer) {
+		// finalizeFirst added it; the cache does not show it yet.
+		a.Object.SetFinalizers(append(a.Object.GetFinalizers(), c.finalizer))
+	}
 	c.resume(a)
 	c.op.emit(telemetry.ReconcileStarted{Reconcile: r})
 	start := time.Now()
@@ -224,4 +246,51 @@ func (c *Controller[T]) forget(key cache.ObjectName) {
 	c.mu.Lock()
 	delete(c.states, key)
 	c.mu.Unlock()
+}
+
+// needsFinalizer reports whether obj lacks the finalizer its kind needs
+// (the handler has a Delete) and would get it from its next action: it is
+// not being deleted nor paused, and the pipeline is the default one (a
+// ControllerOptions.Pipeline may lack the Finalizer step that removes it).
+func (c *Controller[T]) needsFinalizer(obj T) bool {
+	return c.deletes && c.opts.Pipeline == nil && obj.GetDeletionTimestamp() == nil &&
+		!slices.Contains(obj.GetFinalizers(), c.finalizer) && !IsPaused(obj)
+}
+
+// urgent tells the queue which keys go ahead of the others: those whose
+// cached object needs the finalizer that finalizeFirst did not add yet.
+func (c *Controller[T]) urgent(key cache.ObjectName) bool {
+	obj, ok := c.Get(key)
+	if !ok || !c.needsFinalizer(obj) {
+		return false
+	}
+	c.mu.Lock()
+	st := c.states[key]
+	c.mu.Unlock()
+	return st == nil || st.uid != string(obj.GetUID()) || !st.finalized.Load()
+}
+
+// finalizeFirst adds the finalizer to an object that needs it, on its own,
+// and queues the object's first action behind the work already waiting: a
+// new object is protected from its first moment in the queue (the queue
+// takes such keys first), not after its first action's turn came. Under
+// churn an object deleted while waiting would otherwise get no Delete. It
+// reports whether it took the key.
+func (c *Controller[T]) finalizeFirst(ctx context.Context, key cache.ObjectName, obj T, st *objectState) bool {
+	if !c.needsFinalizer(obj) || st.finalized.Load() {
+		return false
+	}
+	wasGone, err := plug.AddFinalizer(ctx, c.env, obj)
+	switch {
+	case err != nil:
+		c.log.Error(err, "could not add the finalizer; retrying", "namespace", key.Namespace, "name", key.Name)
+		c.queue.AddRateLimited(key)
+	case wasGone:
+		c.queue.Forget(key) // the cache will show it gone
+	default:
+		st.finalized.Store(true)
+		c.queue.Forget(key)
+		c.queue.Add(key) // the first action, in turn
+	}
+	return true
 }

@@ -1,0 +1,78 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+)
+
+// TestFinalizerFirst: with one worker whose handler is busy, new objects
+// of a kind with a Delete get their finalizer before any queued action
+// runs: a burst of new objects waits behind a slow first action, yet every
+// one is protected as soon as the worker is free, and the handler has
+// entered only that first action. Before, the worker ran the first queued
+// object's whole action (and stayed in its handler) while the others had
+// no finalizer.
+func TestFinalizerFirst(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{Workers: 1, ShutdownTimeout: time.Second})
+	release, ended := make(chan struct{}), make(chan struct{})
+	entered := make(chan string, 100)
+	c := &calls{}
+	ctrl, err := runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		if a.Verb != plug.Add {
+			return nil
+		}
+		entered <- a.Object.Name
+		gate := ended // every handler but the blocker's holds its worker to the end
+		if a.Object.Name == "blocker" {
+			gate = release
+		}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+		}
+		return nil
+	}}}), runtime.ControllerOptions[*testapi.Gadget]{})
+	require.NoError(t, err)
+	t.Cleanup(func() { close(ended) }) // runs before the operator's stop (cleanups run last first)
+	h.start()
+	createGadget(t, ns, "blocker", testapi.GadgetSpec{})
+	require.Equal(t, "blocker", <-entered)
+	names := make([]string, 8)
+	for i := range names {
+		names[i] = fmt.Sprintf("g%d", i)
+		createGadget(t, ns, names[i], testapi.GadgetSpec{})
+	}
+	// The burst is queued behind the blocked worker before it is freed.
+	eventually(t, "the cache to hold the burst", func() bool {
+		for _, n := range names {
+			if _, ok := ctrl.Get(cache.ObjectName{Namespace: ns, Name: n}); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	close(release)
+	eventually(t, "the finalizer on every new Gadget while the worker is busy in one handler", func() bool {
+		for _, n := range names {
+			g, err := getGadget(t, ns, n)
+			if err != nil || !slices.Contains(g.Finalizers, finalizer) {
+				return false
+			}
+		}
+		return true
+	})
+	require.Equal(t, "g0", <-entered, "the first queued action runs after the finalizers")
+	require.Empty(t, entered, "the handler ran more than the one action its worker is stuck in")
+}
