@@ -9,10 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
@@ -269,7 +267,8 @@ func (o Options) documentCondition(kind, name string) string {
 		return ".Values.image"
 	case kind == "ServiceMonitor":
 		return "and .Values.image .Values.metrics.serviceMonitor"
-	case kind == "ClusterRole" && name == o.Name+"-metrics-reader":
+	case kind == "ClusterRole" && (name == o.Name+"-metrics-reader" || name == o.Name+"-metrics-auth"),
+		kind == "ClusterRoleBinding" && name == o.Name+"-metrics-auth":
 		return ".Values.metrics.secure"
 	}
 	return ""
@@ -308,8 +307,6 @@ func (o Options) templateObject(m map[string]any, kind string, hold func(placeho
 	switch kind {
 	case "Deployment":
 		o.templateDeployment(m, hold, saName)
-	case "ClusterRole":
-		templateMetricsAuthRules(m, hold)
 	case "Service":
 		for _, p := range m["spec"].(map[string]any)["ports"].([]any) {
 			p := p.(map[string]any)
@@ -325,38 +322,6 @@ func (o Options) templateObject(m map[string]any, kind string, hold func(placeho
 // metricsScheme is http or https as .Values.metrics.secure says: the
 // metrics Service port's name and the ServiceMonitor's scheme.
 const metricsScheme = `{{ ternary "https" "http" .Values.metrics.secure }}`
-
-// templateMetricsAuthRules makes the rules that secure metrics add to the
-// operator's ClusterRole depend on .Values.metrics.secure.
-func templateMetricsAuthRules(m map[string]any, hold func(placeholder) string) {
-	rules, _ := m["rules"].([]any)
-	var auth []any
-	for _, r := range rbac.MetricsAuthRules() {
-		data, _ := yaml.Marshal(r)
-		var v any
-		_ = yaml.Unmarshal(data, &v)
-		auth = append(auth, v)
-	}
-	n := len(rules) - len(auth)
-	if n < 0 || !equality.Semantic.DeepEqual(rules[n:], auth) {
-		return // not the operator's role
-	}
-	list := func(items []any, indent string) string {
-		if len(items) == 0 {
-			return ""
-		}
-		data, _ := yaml.Marshal(items)
-		var b strings.Builder
-		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			fmt.Fprintf(&b, "\n%s%s", indent, l)
-		}
-		return b.String()
-	}
-	m["rules"] = hold(placeholder{block: func(key, lead, indent string) string {
-		return fmt.Sprintf("%s%s:%s\n%s{{- if .Values.metrics.secure }}%s\n%s{{- end }}",
-			lead, key, list(rules[:n], indent), indent, list(auth, indent), indent)
-	}})
-}
 
 // serviceMonitorEndpoints is the ServiceMonitor's endpoint as metrics.go
 // writes it, for either scheme.
