@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
@@ -35,13 +38,22 @@ type API struct {
 // Group is an API group, declared with +groupName.
 type Group struct {
 	Name string
+	// GoNameOverride is the +groupGoName of its packages, or "".
+	GoNameOverride string
+	goNamePos      token.Position
 	// Versions are sorted by name.
 	Versions []*Version
 }
 
-// GoName is the group's identifier in generated Go: its first DNS label,
-// capitalized, as client-gen names it (hello.example.com: Hello).
-func (g *Group) GoName() string { return flect.Capitalize(g.ShortName()) }
+// GoName is the group's identifier in generated Go, as client-gen names
+// it: its +groupGoName, or its first DNS label, capitalized
+// (hello.example.com: Hello).
+func (g *Group) GoName() string {
+	if g.GoNameOverride != "" {
+		return g.GoNameOverride
+	}
+	return flect.Capitalize(g.ShortName())
+}
 
 // ShortName is the first DNS label of the group.
 func (g *Group) ShortName() string { return strings.ToLower(strings.SplitN(g.Name, ".", 2)[0]) }
@@ -56,9 +68,17 @@ type Version struct {
 	ImportPath string
 	// Kinds are the root kinds that are not lists, sorted by name.
 	Kinds []*Kind
+	// Objects are the names of every root object of the package, the
+	// kinds, their lists and other objects (subresources, options),
+	// sorted: what a scheme registers.
+	Objects []string
 	// Pos is where the package declares its group.
 	Pos token.Position
 }
+
+// ClientLayout reports whether the package's directory is named after its
+// version, as code-generator's client generators need.
+func (v *Version) ClientLayout() bool { return filepath.Base(v.Dir) == v.Name }
 
 // GroupVersion returns the version's group and version.
 func (v *Version) GroupVersion() schema.GroupVersion {
@@ -79,6 +99,16 @@ type Kind struct {
 	// StatusSubresource and ScaleSubresource say which subresources the
 	// CRD serves.
 	StatusSubresource, ScaleSubresource bool
+	// HasList says whether the kind has a list type (<Kind>List).
+	HasList bool
+	// Client says whether the kind gets a typed client, lister and
+	// informer: in a package whose kinds carry +genclient, the kinds that
+	// do; otherwise every kind with a list type.
+	Client bool
+	// ClientTags are the kind's own +genclient tags, which client-gen
+	// reads as written; empty when opgen derives them from the markers.
+	ClientTags  []string
+	clientVerbs clientTags
 	// Controller is what the +opgen:controller markers say, or nil.
 	Controller *markers.ControllerSpec
 	// Spec is the type's declaration; Pos is its name's position.
@@ -174,6 +204,10 @@ type apiBuilder struct {
 	owns []ownsRef
 	// handlers are the handler types of built-in kinds found so far.
 	builtins []*BuiltinController
+	// objects are the root objects of the package being added.
+	objects []string
+	// skips are the packages without a kind.
+	skips []skippedPackage
 }
 
 type ownsRef struct {
@@ -195,13 +229,14 @@ func buildAPI(ctx *Context) *API {
 	sortBuiltinControllers(b.builtins)
 	api.BuiltinControllers = b.builtins
 	b.checkKinds(api)
+	b.reportSkipped(api)
 	return api
 }
 
 func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	lines := scanMarkers(b.ctx.Fset, pkg)
 	group, groupPos := b.groupName(lines)
-	kinds, err := b.rootKinds(pkg)
+	kinds, err := b.rootKinds(pkg, lines)
 	b.checkKubebuilderMarkers(pkg)
 	// opgen's own marker checks first: they replace the collector's
 	// messages about the same lines.
@@ -213,16 +248,23 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	b.checkOpgenMarkers(lines, kinds, err == nil)
 	b.addCollectorError(err)
 	if group == "" {
+		b.skipped(pkg, groupPos, lines)
 		return
 	}
 	b.checkFieldTypes(pkg)
 	if len(kinds) == 0 {
-		return // a package of shared types with a group, like a hub; nothing to serve
+		// A package of shared types with a group, like a hub: nothing to
+		// serve, which the run reports when it finds no kind at all.
+		b.skipped(pkg, groupPos, lines)
+		return
 	}
 	v := b.newVersion(pkg, group, groupPos, kinds)
 	if v == nil {
 		return
 	}
+	b.setGroupGoName(v.Group, lines)
+	v.Objects = b.objects
+	sort.Strings(v.Objects)
 	b.implyObjectGenerate(pkg)
 	for _, k := range kinds {
 		k.Version = v
@@ -230,6 +272,7 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	}
 	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
 	b.applyControllerMarkers(v, lines)
+	b.settleClients(v)
 }
 
 // groupName returns the package's +groupName, reporting conflicting ones.
@@ -259,9 +302,12 @@ func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Pos
 			version = vn
 		}
 	}
-	if filepath.Base(dir) != version || !validVersion(version) {
-		b.ctx.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group: name the package and its directory after the version (v1, v1beta1, ...)", pkg.PkgPath, group, version)
+	if !validVersion(version) {
+		b.ctx.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group, which is not of the form v1, v1beta1, v2alpha1 that Kubernetes orders versions by and opgen's kind references (group/version.Kind) need: name the package after the version, or add +versionName=v1 beside +groupName", pkg.PkgPath, group, version)
 		return nil
+	}
+	if filepath.Base(dir) != version {
+		b.ctx.Warnings.Add(pos, "package %s is the version %s of %s, but its directory is %s: its CRDs, deep copies and registration are generated, but no client, since code-generator's lister, informer and apply configuration generators take the group and version from the last two elements of the import path; to get a client, move the package to a directory <group>/%s", pkg.PkgPath, version, group, filepath.Base(dir), version)
 	}
 	gv := schema.GroupVersion{Group: group, Version: version}
 	if prev := b.gvs[gv]; prev != nil {
@@ -303,25 +349,60 @@ func validVersion(v string) bool {
 // rootKinds returns the package's root kinds that are not lists. When a
 // marker does not parse, controller-tools drops all markers of the package
 // and the error says which.
-func (b *apiBuilder) rootKinds(pkg *loader.Package) (map[string]*Kind, error) {
+func (b *apiBuilder) rootKinds(pkg *loader.Package, lines []markerLine) (map[string]*Kind, error) {
+	tags := tagsByType(lines)
 	kinds := map[string]*Kind{}
 	lists := map[string]bool{}
+	b.objects = nil
 	err := ctmarkers.EachType(b.ctx.Collector, pkg, func(info *ctmarkers.TypeInfo) {
-		if root, _ := info.Markers.Get("kubebuilder:object:root").(bool); !root {
+		t := tags[info.RawSpec]
+		structural := isStructuralKind(info, t)
+		if !isRoot(info, t) && !structural {
 			return
+		}
+		b.objects = append(b.objects, info.Name)
+		if !embeds(info, "ObjectMeta", "ListMeta") {
+			return // an object that is not a kind: a subresource, options
+		}
+		if info.Markers.Get("kubebuilder:object:root") == nil && (t == nil || !t.object) {
+			// +genclient alone, or the structure alone: the object
+			// needs DeepCopyObject all the same.
+			b.setTypeMarker(pkg, info.RawSpec, "kubebuilder:object:root", true)
 		}
 		if isList(info) {
 			lists[strings.TrimSuffix(info.Name, "List")] = true
 			return
 		}
-		kinds[info.Name] = b.newKind(pkg, info)
+		k := b.newKind(pkg, info)
+		b.applyClientTags(pkg, k, info, t)
+		if structural {
+			b.ctx.Warnings.Add(k.Pos, "%s embeds metav1.TypeMeta and metav1.ObjectMeta but has no +kubebuilder:object:root=true (or +genclient): opgen takes it for a kind, as controller-gen does for its CRD, and also generates its DeepCopyObject, registration and client; add the marker to say so", k.Name)
+		}
+		kinds[info.Name] = k
 	})
 	for name, k := range kinds {
-		if !lists[name] {
-			b.ctx.Errors.Add(k.Pos, "kind %s has no list type: declare %sList with +kubebuilder:object:root=true, metav1.TypeMeta, metav1.ListMeta and Items []%s", name, name, name)
-		}
+		k.HasList = lists[name]
 	}
 	return kinds, err
+}
+
+// embeds reports whether a type embeds a type of another package named one
+// of names: ObjectMeta or ListMeta make a kind or a kind's list, rather
+// than another object.
+func embeds(info *ctmarkers.TypeInfo, names ...string) bool {
+	for _, f := range info.Fields {
+		if len(f.RawField.Names) > 0 {
+			continue
+		}
+		t := f.RawField.Type
+		if star, ok := t.(*ast.StarExpr); ok {
+			t = star.X
+		}
+		if sel, ok := t.(*ast.SelectorExpr); ok && slices.Contains(names, sel.Sel.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 func isList(info *ctmarkers.TypeInfo) bool {
@@ -475,8 +556,8 @@ func (b *apiBuilder) checkKinds(api *API) {
 				if k.Controller == nil {
 					continue
 				}
-				if prev := controllerOf[k.Name]; prev != nil {
-					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller, keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
+				if prev := controllerOf[k.Name]; prev != nil && (k.Controller.Dispatch == "" || prev.Controller.Dispatch == "") {
+					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller unless each version's says which objects it handles: add +opgen:controller:dispatch=written (by the version an object was last written in) or +opgen:controller:dispatch=<version> (that version handles all) to the type in every version, or keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
 				}
 				controllerOf[k.Name] = k
 			}
@@ -569,11 +650,18 @@ func closest(name string, candidates []string) string {
 // accessor (Widgets) and the lister's methods. It follows the CRD's plural,
 // so +kubebuilder:resource:path reaches the client too.
 func (k *Kind) GoPlural() string {
+	// client-gen's own plural, when the CRD's is the same word
+	// (ReadOnly: ReadOnlies, not Readonlies).
+	if p := pluralNamer.Name(&gengotypes.Type{Name: gengotypes.Name{Name: k.Name}}); strings.EqualFold(p, k.Plural) {
+		return p
+	}
 	if lower := strings.ToLower(k.Name); strings.HasPrefix(k.Plural, lower) {
 		return k.Name + k.Plural[len(lower):]
 	}
 	return flect.Capitalize(k.Plural)
 }
+
+var pluralNamer = namer.NewPublicPluralNamer(nil)
 
 // ClientGroup is the name of the clientset method that returns the typed
 // client of v's group version (FixtureV1).

@@ -19,6 +19,8 @@ type manifestFlags struct {
 	out         string
 	labels      string
 	leaderElect bool
+	// metricsSecure is --metrics-secure.
+	metricsSecure bool
 	// resources: request and limit of CPU and memory, by flag name.
 	resources map[string]*string
 }
@@ -44,9 +46,12 @@ func newManifestsCommand() *cobra.Command {
 		Short: "Write the operator's whole manifest: CRDs, RBAC, ServiceAccount and Deployment",
 		Long: `Reads config/crd and config/rbac (written by opgen generate) and writes the
 Namespace, the CRDs, a ServiceAccount, the ClusterRole and binding, the
-leader-election Role and binding and, with --image, a hardened Deployment
-of the operator. Without --image the Deployment is left out, for running
-the operator outside the cluster.
+leader-election Role and binding, the <name>-metrics-reader ClusterRole
+(bind a scraper's ServiceAccount to it) and, with --image, a metrics Service
+(https, port 8443; with --service-monitor a Prometheus Operator
+ServiceMonitor of it) and a hardened Deployment of the operator. Without
+--image those are left out, for running the operator outside the cluster.
+See docs/metrics.md.
 
 --format says how:
   flat       one multi-document YAML file (--out, default standard output)
@@ -83,6 +88,8 @@ the operator outside the cluster.
 	f.BoolVar(&mf.leaderElect, "leader-elect", true, "elect a leader among the replicas (false passes --leader-elect=false)")
 	f.StringVar(&opts.LogFormat, "log-format", "", "the operator's --log-format, text or json (default: the runtime's, text)")
 	f.IntVar(&opts.Verbosity, "verbosity", 0, "the operator's -v log verbosity")
+	f.BoolVar(&mf.metricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
+	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	f.StringVar(&mf.labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&mf.out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)
@@ -97,6 +104,7 @@ func (mf manifestFlags) apply(opts *manifest.Options) error {
 		return err
 	}
 	opts.NoLeaderElection = !mf.leaderElect
+	opts.MetricsInsecure = !mf.metricsSecure
 	for _, r := range resourceFlags {
 		s := *mf.resources[r.flag]
 		if s == "" {
@@ -142,6 +150,15 @@ func writeManifests(cmd *cobra.Command, opts manifest.Options, mf manifestFlags)
 			return fmt.Errorf("--format kustomize writes into --config-dir (%s), not --out: leave --out out", opts.ConfigDir)
 		}
 		written, err := manifest.WriteKustomize(opts)
+		for _, p := range written {
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", p)
+		}
+		return err
+	case "helm":
+		if mf.out == "" || mf.out == "-" {
+			mf.out = manifest.DefaultChartDir
+		}
+		written, err := manifest.WriteHelm(opts, mf.out)
 		for _, p := range written {
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", p)
 		}

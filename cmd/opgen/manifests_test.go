@@ -58,7 +58,7 @@ func TestManifestsFlagsShapeTheDeployment(t *testing.T) {
 	assert.Equal(t, "64Mi", res.Requests.Memory().String(), "an unset request keeps its default")
 	assert.Equal(t, "500m", res.Limits.Cpu().String(), "an unset limit keeps its default")
 	assert.Equal(t, "1Gi", res.Limits.Memory().String())
-	assert.Equal(t, []string{"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
+	assert.Equal(t, []string{"--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081",
 		"--leader-elect=false", "--log-format=json", "-v=2"}, pod.Containers[0].Args)
 
 	var sa corev1.ServiceAccount
@@ -78,7 +78,24 @@ func TestManifestsDefaults(t *testing.T) {
 	assert.Equal(t, int32(1), *dep.Spec.Replicas)
 	assert.Equal(t, "widget-operator", dep.Spec.Template.Spec.ServiceAccountName)
 	assert.Equal(t, "widget-operator-system", dep.Namespace)
-	assert.Equal(t, []string{"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"}, dep.Spec.Template.Spec.Containers[0].Args)
+	assert.Equal(t, []string{"--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081"}, dep.Spec.Template.Spec.Containers[0].Args)
+}
+
+// TestManifestsMetricsFlags: --metrics-secure=false writes plain metrics
+// without their RBAC; --service-monitor adds a ServiceMonitor.
+func TestManifestsMetricsFlags(t *testing.T) {
+	t.Parallel()
+	out, err := runManifests(t, "--image", "widget:v1", "--service-monitor")
+	require.NoError(t, err)
+	assert.Contains(t, documents(t, out), "ServiceMonitor")
+	assert.Contains(t, out, "name: widget-operator-metrics-auth")
+
+	out, err = runManifests(t, "--image", "widget:v1", "--metrics-secure=false")
+	require.NoError(t, err)
+	assert.NotContains(t, documents(t, out), "ServiceMonitor")
+	assert.NotContains(t, out, "metrics-auth")
+	assert.NotContains(t, out, "metrics-reader")
+	assert.Contains(t, out, "--metrics-secure=false")
 }
 
 func TestManifestsBadFlagsSayWhatToDo(t *testing.T) {
@@ -107,4 +124,24 @@ func TestManifestsKustomizeWritesTheLayout(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, p, "kustomization.yaml"))
 		assert.Contains(t, out.String(), filepath.Join(dir, p, "kustomization.yaml"))
 	}
+}
+
+func TestManifestsHelmWritesTheChart(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "chart")
+	out, err := runManifests(t, "--format", "helm", "--out", dir, "--image", "widget:v1", "--replicas", "2", "--service-account", "runner")
+	require.NoError(t, err)
+	assert.Contains(t, out, filepath.Join(dir, "Chart.yaml"))
+	values, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	require.NoError(t, err)
+	var v struct {
+		Image          string
+		Replicas       int
+		ServiceAccount struct{ Name string } `json:"serviceAccount"`
+	}
+	require.NoError(t, yaml.Unmarshal(values, &v))
+	assert.Equal(t, "widget:v1", v.Image)
+	assert.Equal(t, 2, v.Replicas)
+	assert.Equal(t, "runner", v.ServiceAccount.Name)
+	assert.FileExists(t, filepath.Join(dir, "templates", "deployment.yaml"))
 }

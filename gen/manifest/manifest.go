@@ -52,7 +52,7 @@ import (
 // to the runtime, whose defaults bind no fixed port.
 const (
 	HealthPort  = 8081
-	MetricsPort = 8080
+	MetricsPort = 8443
 )
 
 // Options say what to write. Name, Namespace and ConfigDir are required.
@@ -85,6 +85,13 @@ type Options struct {
 	Verbosity int
 	// ConfigDir holds crd/ and rbac/ as written by `opgen generate`.
 	ConfigDir string
+	// MetricsInsecure serves the operator's metrics over plain HTTP to
+	// anyone (--metrics-secure=false). Default false: HTTPS, to
+	// ServiceAccounts bound to <name>-metrics-reader (see metrics.go).
+	MetricsInsecure bool
+	// ServiceMonitor adds a Prometheus Operator ServiceMonitor of the
+	// metrics Service. Needs Image.
+	ServiceMonitor bool
 }
 
 // Build returns the manifest as multi-document YAML.
@@ -133,6 +140,7 @@ func (o *Options) validate() error {
 	if o.LogFormat != "" && o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("manifest: log format %q is neither text nor json: pass --log-format text or json", o.LogFormat))
 	}
+	errs = append(errs, o.validateMetrics())
 	return errors.Join(errs...)
 }
 
@@ -162,6 +170,7 @@ func (o Options) objects() ([]any, error) {
 		clusterRole, o.clusterRoleBinding(clusterRole.Name),
 		leaderRole, o.roleBinding(leaderRole.Name),
 	)
+	objects = append(objects, o.metricsObjects()...)
 	if o.Image != "" {
 		objects = append(objects, o.deployment())
 	}
@@ -290,10 +299,7 @@ func (o Options) container() corev1.Container {
 // args are the operator's arguments: the ports first, then the optional
 // flags in a fixed order (the Helm chart's template follows it).
 func (o Options) args() []string {
-	args := []string{
-		fmt.Sprintf("--metrics-bind-address=:%d", MetricsPort),
-		fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort),
-	}
+	args := append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort))
 	if o.NoLeaderElection {
 		args = append(args, "--leader-elect=false")
 	}

@@ -18,9 +18,14 @@ import (
 )
 
 // Private: the chaos tests stop and restart the servers.
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd"}, Private: true})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd", "../../internal/testapi/crd"}, Private: true})
 
-func TestMain(m *testing.M) { env.Main(m) }
+func TestMain(m *testing.M) {
+	if id := os.Getenv(replicaEnv); id != "" {
+		os.Exit(runReplica(id)) // a child process of TestReplicaKills
+	}
+	env.Main(m)
+}
 
 // full reports whether to run the full form of each test (make chaos sets
 // OPGEN_CHAOS=full) rather than the quick one make test runs.
@@ -42,13 +47,15 @@ func buildTodoOperator(t *testing.T) string {
 }
 
 // startOperator runs the binary for ns, election off and servers
-// disabled; its output goes to a file in the test's directory.
-func startOperator(t *testing.T, bin, ns, logPath string) *exec.Cmd {
+// disabled, with the extra flags; its output goes to a file in the test's
+// directory.
+func startOperator(t *testing.T, bin, ns, logPath string, extra ...string) *exec.Cmd {
 	t.Helper()
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	require.NoError(t, err)
-	cmd := exec.Command(bin, "--kubeconfig", env.Kubeconfig, "--watch-namespace", ns, "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	args := append([]string{"--kubeconfig", env.Kubeconfig, "--watch-namespace", ns, "--leader-elect=false",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

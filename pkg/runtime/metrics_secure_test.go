@@ -22,18 +22,16 @@ import (
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
 
+	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
-// reviewRules are what secure metrics need of the operator, as the
-// generated manifest grants them.
-var reviewRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
-	{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
-}
-
-// metricsReaderRules are the generated <name>-metrics-reader ClusterRole's.
-var metricsReaderRules = []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}
+// The operator runs and is scraped under the rules the generated manifest
+// grants (gen/rbac).
+var (
+	reviewRules        = rbac.MetricsAuthRules()
+	metricsReaderRules = rbac.MetricsReaderRole("metrics-reader").Rules
+)
 
 // TestSecureMetrics: by default /metrics is HTTPS and the API server
 // decides who reads it. The operator runs as a ServiceAccount with only

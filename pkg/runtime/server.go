@@ -83,6 +83,9 @@ func (o *Operator) metricsHandler() http.Handler {
 // Options.MetricsInsecure.
 func (o *Operator) startMetrics(s *servers) error {
 	const option = "Options.MetricsAddr (--metrics-bind-address)"
+	if clientMetrics() == nil {
+		o.log.Info("client-go's REST metrics were registered by another package: /metrics has no rest_client_* series")
+	}
 	mux := http.NewServeMux()
 	var err error
 	if o.opts.MetricsInsecure {
