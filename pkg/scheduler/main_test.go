@@ -15,7 +15,10 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{})
+// Private: the tests create Nodes, which are cluster-scoped, and a
+// scheduler chooses among all Nodes, so another package's would change its
+// choices; the example's Node has a fixed name.
+var env = testenv.New(testenv.Options{Private: true})
 
 func TestMain(m *testing.M) { env.Main(m) }
 
