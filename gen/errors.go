@@ -122,14 +122,20 @@ func (e *Errors) Len() int {
 // Err returns nil when nothing was recorded, or a RunError with every
 // error, sorted by position.
 func (e *Errors) Err() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	list := e.kept()
+	list := e.List()
 	if len(list) == 0 {
 		return nil
 	}
-	sort.SliceStable(list, func(i, j int) bool { return less(list[i].Pos, list[j].Pos) })
 	return &RunError{Errors: list}
+}
+
+// List returns the errors to report, sorted by position.
+func (e *Errors) List() []*Error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	list := e.kept()
+	sort.SliceStable(list, func(i, j int) bool { return less(list[i].Pos, list[j].Pos) })
+	return list
 }
 
 func less(a, b token.Position) bool {

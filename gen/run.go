@@ -34,6 +34,9 @@ type Result struct {
 	Changes []Change
 	// Output is the staged output, for tests.
 	Output *Output
+	// Warnings are what the run did differently from what the user may
+	// expect, each with its fix, by position.
+	Warnings []*Error
 	// Timings are the durations of the run's stages and generators, in
 	// the order they finished.
 	Timings []Timing
@@ -48,6 +51,11 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 			fmt.Fprintf(w, "opgen: up to date (%v)\n", took.Round(time.Millisecond))
 		}
 		return
+	}
+	if len(r.Warnings) > 0 {
+		for _, warn := range (&RunError{Errors: r.Warnings}).Relative(root).Errors {
+			fmt.Fprintf(w, "opgen: warning: %s\n", warn)
+		}
 	}
 	for _, c := range r.Changes {
 		rel, _ := filepath.Rel(root, c.Path)
@@ -110,7 +118,7 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	if err := gctx.Errors.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Output: gctx.Output}
+	res := &Result{Output: gctx.Output, Warnings: gctx.Warnings.List()}
 	if !opts.DryRun {
 		start = time.Now()
 		if res.Changes, err = gctx.Output.Commit(); err != nil {
@@ -163,6 +171,7 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		Checker:   &loader.TypeChecker{NodeFilters: filters},
 		Output:    NewOutput(errs),
 		Errors:    errs,
+		Warnings:  &Errors{},
 	}
 	gctx.API = buildAPISafely(gctx)
 	return gctx, nil

@@ -19,7 +19,7 @@ type manifestFlags struct {
 	out         string
 	labels      string
 	leaderElect bool
-	// metricsSecure: the operator serves HTTPS metrics (the default).
+	// metricsSecure is --metrics-secure.
 	metricsSecure bool
 	// resources: request and limit of CPU and memory, by flag name.
 	resources map[string]*string
@@ -39,18 +39,19 @@ var resourceFlags = []struct {
 func newManifestsCommand() *cobra.Command {
 	var (
 		opts manifest.Options
-		mf   = manifestFlags{resources: map[string]*string{}}
+		mf   = manifestFlags{resources: map[string]*string{}, metricsSecure: true}
 	)
 	cmd := &cobra.Command{
 		Use:   "manifests",
 		Short: "Write the operator's whole manifest: CRDs, RBAC, ServiceAccount and Deployment",
 		Long: `Reads config/crd and config/rbac (written by opgen generate) and writes the
 Namespace, the CRDs, a ServiceAccount, the ClusterRole and binding, the
-leader-election Role and binding, the <name>-metrics-reader ClusterRole (bind
-a scraper's ServiceAccount to it) and, with --image, a metrics Service (https,
-port 8443; with --service-monitor a Prometheus Operator ServiceMonitor of it)
-and a hardened Deployment of the operator. Without --image those are left
-out, for running the operator outside the cluster. See docs/metrics.md.
+leader-election Role and binding, the <name>-metrics-reader ClusterRole
+(bind a scraper's ServiceAccount to it) and, with --image, a metrics Service
+(https, port 8443; with --service-monitor a Prometheus Operator
+ServiceMonitor of it) and a hardened Deployment of the operator. Without
+--image those are left out, for running the operator outside the cluster.
+See docs/metrics.md.
 
 --format says how:
   flat       one multi-document YAML file (--out, default standard output)
@@ -87,11 +88,11 @@ out, for running the operator outside the cluster. See docs/metrics.md.
 	f.BoolVar(&mf.leaderElect, "leader-elect", true, "elect a leader among the replicas (false passes --leader-elect=false)")
 	f.StringVar(&opts.LogFormat, "log-format", "", "the operator's --log-format, text or json (default: the runtime's, text)")
 	f.IntVar(&opts.Verbosity, "verbosity", 0, "the operator's -v log verbosity")
-	f.BoolVar(&mf.metricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
-	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	f.StringVar(&mf.labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&mf.out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)
+	f.BoolVar(&mf.metricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
+	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	return cmd
 }
 

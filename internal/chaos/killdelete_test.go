@@ -42,13 +42,15 @@ func buildTodoOperator(t *testing.T) string {
 }
 
 // startOperator runs the binary for ns, election off and servers
-// disabled; its output goes to a file in the test's directory.
-func startOperator(t *testing.T, bin, ns, logPath string) *exec.Cmd {
+// disabled, with the extra flags; its output goes to a file in the test's
+// directory.
+func startOperator(t *testing.T, bin, ns, logPath string, extra ...string) *exec.Cmd {
 	t.Helper()
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	require.NoError(t, err)
-	cmd := exec.Command(bin, "--kubeconfig", env.Kubeconfig, "--watch-namespace", ns, "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	args := append([]string{"--kubeconfig", env.Kubeconfig, "--watch-namespace", ns, "--leader-elect=false",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

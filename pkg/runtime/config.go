@@ -11,21 +11,39 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// The client limits an operator runs with when neither its REST config nor
+// Options set them. An operator's reads come from its caches, so these
+// limit its writes; client-go's own 5 and 10 throttle a busy controller.
+// docs/reliability.md gives the measurement they come from.
+const (
+	DefaultKubeAPIQPS   float32 = 50
+	DefaultKubeAPIBurst int     = 100
+)
+
 // LoadConfig returns the REST config to run an operator with, looked up in
 // this order: the kubeconfig file at path (the --kubeconfig flag), the
 // files in $KUBECONFIG, the in-cluster service account, and
-// ~/.kube/config. QPS and Burst default to 50 and 100: an operator's
-// reads come from its caches, and client-go's 5 and 10 throttle the
-// writes of a busy controller.
+// ~/.kube/config. QPS and Burst are left as found (New applies the
+// defaults).
 func LoadConfig(path string) (*rest.Config, error) {
-	cfg, err := loadConfig(path)
-	if err != nil {
-		return nil, err
+	return loadConfig(path)
+}
+
+// clientLimits applies Options.KubeAPIQPS and KubeAPIBurst to cfg, then
+// the defaults where cfg sets nothing.
+func clientLimits(cfg *rest.Config, opts Options) {
+	if opts.KubeAPIQPS != 0 {
+		cfg.QPS = opts.KubeAPIQPS
+	}
+	if opts.KubeAPIBurst != 0 {
+		cfg.Burst = opts.KubeAPIBurst
 	}
 	if cfg.QPS == 0 {
-		cfg.QPS, cfg.Burst = 50, 100
+		cfg.QPS = DefaultKubeAPIQPS
 	}
-	return cfg, nil
+	if cfg.Burst == 0 {
+		cfg.Burst = max(DefaultKubeAPIBurst, int(cfg.QPS))
+	}
 }
 
 func loadConfig(path string) (*rest.Config, error) {

@@ -92,6 +92,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		return nil, err
 	}
 	cfg = rest.CopyConfig(cfg)
+	clientLimits(cfg, opts)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = opts.Name
 	}
@@ -104,7 +105,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	o.factories = map[string]informers.SharedInformerFactory{}
 	o.caches = newSharedCaches(o)
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
-	o.recorder = o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)
+	o.recorder = noteLimit{o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
 	return o, nil
 }
 
@@ -149,7 +150,9 @@ func (o *Operator) RESTMapper() meta.RESTMapper { return o.mapper }
 // Logger returns the operator's logger.
 func (o *Operator) Logger() logr.Logger { return o.log }
 
-// Recorder returns the operator's Kubernetes Event recorder.
+// Recorder returns the operator's Kubernetes Event recorder. It cuts each
+// note to the API server's limit of 1 KiB (ending it with "..."), which
+// would otherwise reject the Event.
 func (o *Operator) Recorder() events.EventRecorder { return o.recorder }
 
 // Registry is the Prometheus registry served on /metrics; register a

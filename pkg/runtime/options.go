@@ -104,6 +104,15 @@ type Options struct {
 	// (ControllerOptions.Workers overrides it). Default 2.
 	Workers int
 
+	// KubeAPIQPS and KubeAPIBurst limit the requests of each client the
+	// operator builds (client-go's token bucket: a sustained rate and the
+	// burst above it). Default: the REST config's QPS and Burst, and when
+	// it sets none DefaultKubeAPIQPS and DefaultKubeAPIBurst. A negative
+	// KubeAPIQPS turns the limit off (the API server's priority and
+	// fairness still applies).
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+
 	// KeepManagedFields keeps metadata.managedFields in the caches. By
 	// default every entry but the operator's own server-side apply is
 	// stripped: they are often half of an object's size and no handler
@@ -192,6 +201,7 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--shutdown-timeout
 //	--workers
 //	--keep-managed-fields
+//	--kube-api-qps, --kube-api-burst
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Func("watch-namespace", "namespaces to watch, comma-separated, or \"all\" (default $"+EnvWatchNamespace+", then all)", func(s string) error {
 		o.Namespaces = splitNamespaces(s)
@@ -227,6 +237,12 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long in-flight work may run after SIGTERM (default 30s)")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "workers per controller (default 2)")
 	fs.BoolVar(&o.KeepManagedFields, "keep-managed-fields", o.KeepManagedFields, "keep metadata.managedFields in the caches")
+	fs.Func("kube-api-qps", fmt.Sprintf("requests per second to the API server, per client; negative: no limit (default %g)", DefaultKubeAPIQPS), func(s string) error {
+		q, err := strconv.ParseFloat(s, 32)
+		o.KubeAPIQPS = float32(q)
+		return err
+	})
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, fmt.Sprintf("requests above --kube-api-qps allowed in a burst, per client (default %d)", DefaultKubeAPIBurst))
 }
 
 func splitNamespaces(s string) []string {
@@ -267,6 +283,9 @@ func (o Options) complete() (Options, error) {
 	}
 	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, 30*time.Second)
 	o.Workers = orDefault(o.Workers, 2)
+	if o.KubeAPIBurst < 0 {
+		return o, fmt.Errorf("runtime.New: Options.KubeAPIBurst (--kube-api-burst) is %d; use a positive number, or 0 for the default", o.KubeAPIBurst)
+	}
 	if o.Workers < 0 {
 		return o, fmt.Errorf("runtime.New: Options.Workers is %d; use a positive number, or 0 for the default 2", o.Workers)
 	}

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 )
 
 // Not parallel: these tests set environment variables.
@@ -168,4 +169,35 @@ func TestRuntimeFlags(t *testing.T) {
 	assert.ErrorContains(t, err, `Options.LogFormat (--log-format) is "yaml"; use "text" or "json"`)
 	_, err = Options{Name: "op", Verbosity: -1}.complete()
 	assert.ErrorContains(t, err, "Options.Verbosity (-v) is -1")
+}
+
+// TestClientLimits: --kube-api-qps and --kube-api-burst set the REST
+// config's limits; without them a config's own limits stay, and a config
+// with none gets the defaults.
+func TestClientLimits(t *testing.T) {
+	var o Options
+	fs := flag.NewFlagSet("op", flag.ContinueOnError)
+	o.BindFlags(fs)
+	require.NoError(t, fs.Parse([]string{"--kube-api-qps=12.5", "--kube-api-burst=30"}))
+	cfg := &rest.Config{QPS: 5, Burst: 10}
+	clientLimits(cfg, o)
+	assert.Equal(t, float32(12.5), cfg.QPS)
+	assert.Equal(t, 30, cfg.Burst)
+
+	cfg = &rest.Config{QPS: 5, Burst: 10}
+	clientLimits(cfg, Options{})
+	assert.Equal(t, float32(5), cfg.QPS, "the config's own limit stays")
+	assert.Equal(t, 10, cfg.Burst)
+
+	cfg = &rest.Config{}
+	clientLimits(cfg, Options{})
+	assert.Equal(t, DefaultKubeAPIQPS, cfg.QPS)
+	assert.Equal(t, DefaultKubeAPIBurst, cfg.Burst)
+
+	cfg = &rest.Config{}
+	clientLimits(cfg, Options{KubeAPIQPS: -1})
+	assert.Equal(t, float32(-1), cfg.QPS, "negative: no client-side limit")
+
+	_, err := Options{Name: "op", KubeAPIBurst: -1}.complete()
+	assert.ErrorContains(t, err, "Options.KubeAPIBurst (--kube-api-burst) is -1")
 }

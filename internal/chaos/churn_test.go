@@ -1,0 +1,139 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
+	"github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
+)
+
+// churn is a create/delete churn against a throttled todo-operator.
+type churn struct {
+	rate     int           // Todos created per second
+	lifetime time.Duration // each Todo is deleted this long after its create
+	duration time.Duration // how long Todos are created
+	qps      int           // the operator's --kube-api-qps and --kube-api-burst
+}
+
+// churnResult is what a churn left behind.
+type churnResult struct {
+	created    int
+	unarchived []string // deleted Todos the archive does not hold: their Delete never ran
+	drain      time.Duration
+}
+
+// unthrottled is the test's own client config: its creates and deletes
+// must keep to the churn's pace, not client-go's default 5 per second.
+func unthrottled() *rest.Config {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS = -1
+	return cfg
+}
+
+// run creates c.rate Todos a second for c.duration in ns, deletes each
+// c.lifetime after its create, waits until every Todo is gone and reads
+// the archive.
+func (c churn) run(t *testing.T, ns string) churnResult {
+	t.Helper()
+	cfg := unthrottled()
+	todos := versioned.NewForConfigOrDie(cfg).TodoV1().Todos(ns)
+	ctx := context.Background()
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		errs    []error
+		created []string
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	tick := time.NewTicker(time.Second / time.Duration(c.rate))
+	defer tick.Stop()
+	t.Logf("churn: creating %d Todos a second for %s, each deleted %s after its create", c.rate, c.duration, c.lifetime)
+	for end := time.Now().Add(c.duration); time.Now().Before(end); <-tick.C {
+		name := fmt.Sprintf("c%05d", len(created))
+		_, err := todos.Create(ctx, &todov1.Todo{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: todov1.TodoSpec{Title: "churn " + name}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		created = append(created, name)
+		wg.Add(1)
+		time.AfterFunc(c.lifetime, func() {
+			defer wg.Done()
+			if err := todos.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				fail(fmt.Errorf("delete %s: %w", name, err))
+			}
+		})
+	}
+	wg.Wait()
+	require.Empty(t, errs)
+	start := time.Now()
+	eventuallyWithin(t, "the operator to finish every delete (none stuck on its finalizer)", 5*time.Minute, func() bool {
+		list, err := todos.List(ctx, metav1.ListOptions{})
+		return err == nil && len(list.Items) == 0
+	})
+	res := churnResult{created: len(created), drain: time.Since(start)}
+	archive, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps(ns).Get(ctx, todoArchive, metav1.GetOptions{})
+	require.NoError(t, err, "no archive: no Delete ran")
+	for _, n := range created {
+		if _, ok := archive.Data[n]; !ok {
+			res.unarchived = append(res.unarchived, n)
+		}
+	}
+	slices.Sort(res.unarchived)
+	return res
+}
+
+// TestChurnArchivesEveryDelete: Todos are created faster than a throttled
+// todo-operator can handle them (three Todo writes per Todo: finalizer,
+// status, finalizer removal), and each is deleted shortly after its
+// create. The finalizer goes on ahead of the queued work, so every Todo
+// is protected before its delete and archived: the unarchived share must
+// be 0. The lifetime is several times the bound on how long a new Todo
+// waits for its finalizer (a worker finishing its current action, then
+// one write: about 4 writes at the throttled rate).
+func TestChurnArchivesEveryDelete(t *testing.T) {
+	c := churn{rate: 5, lifetime: 2 * time.Second, duration: 15 * time.Second, qps: 10}
+	if full() {
+		c.duration = 90 * time.Second
+	}
+	ns := env.Namespace(t)
+	bin := buildTodoOperator(t)
+	logPath := filepath.Join(t.TempDir(), "operator.log")
+	qps := fmt.Sprint(c.qps)
+	startOperator(t, bin, ns, logPath, "--kube-api-qps", qps, "--kube-api-burst", qps)
+	defer func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(logPath); err == nil {
+				t.Logf("operator log:\n%s", b)
+			}
+		}
+	}()
+	res := c.run(t, ns)
+	t.Logf("figures: %d Todos created at %d/s (each deleted after %s) against --kube-api-qps=%d: %d unarchived (%.1f%%), backlog drained in %s",
+		res.created, c.rate, c.lifetime, c.qps, len(res.unarchived), 100*float64(len(res.unarchived))/float64(res.created), res.drain.Round(100*time.Millisecond))
+	require.Empty(t, res.unarchived, "Todos deleted before their finalizer landed: their Delete never ran")
+}
+
+// eventuallyWithin polls cond every 100ms for up to d, saying first what
+// it waits for, and fails t when it never held.
+func eventuallyWithin(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	t.Logf("waiting up to %s for %s", d, what)
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, d, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	require.NoError(t, err, "waited %s in vain for %s", d, what)
+}
