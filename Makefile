@@ -23,13 +23,13 @@ test: controlplane ## Run every test, unit and integration (builds the control p
 
 # The fault-injection tests (docs/reliability.md). `make test` runs them
 # too, the election one in its short form under -short.
-CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestShutdownWithStuckHandler|TestReadyzFollowsTheAPIServer|TestNeverReadyWhenNeverSynced|TestPanicIsRecorded|TestPeriodicRequeuesAreNotRetries|TestElectionNeverOverlaps|TestChangesWhileStoppedAreNotLost|TestMissingOwnedKindWaitsForItsCRD
+CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestShutdownWithStuckHandler|TestReadyzFollowsTheAPIServer|TestNeverReadyWhenNeverSynced|TestPanicIsRecorded|TestPeriodicRequeuesAreNotRetries|TestElectionNeverOverlaps|TestChangesWhileStoppedAreNotLost|TestMissingOwnedKindWaitsForItsCRD|TestFinalizerFirst|TestEndlessErrors|TestForeignWriter|TestRecorderCutsLongNotes|TestStartsWithConventionalPortsTaken
 
 .PHONY: chaos
 chaos: controlplane ## Run the fault-injection tests verbosely, with their figures (docs/reliability.md)
-	$(GO) test -count=1 -v -timeout 20m -run '$(CHAOS_TESTS)' ./pkg/runtime/
+	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 20m -run '$(CHAOS_TESTS)' ./pkg/runtime/
 	$(GO) test -count=1 -v -timeout 10m -run 'TestStopAndRestartServers' ./pkg/testenv/
-	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 20m ./internal/chaos/
+	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 40m ./internal/chaos/...
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl when missing

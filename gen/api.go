@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,6 +75,10 @@ type Version struct {
 	// Pos is where the package declares its group.
 	Pos token.Position
 }
+
+// ClientLayout reports whether the package's directory is named after its
+// version, as code-generator's client generators need.
+func (v *Version) ClientLayout() bool { return filepath.Base(v.Dir) == v.Name }
 
 // GroupVersion returns the version's group and version.
 func (v *Version) GroupVersion() schema.GroupVersion {
@@ -201,6 +206,8 @@ type apiBuilder struct {
 	builtins []*BuiltinController
 	// objects are the root objects of the package being added.
 	objects []string
+	// skips are the packages without a kind.
+	skips []skippedPackage
 }
 
 type ownsRef struct {
@@ -222,6 +229,7 @@ func buildAPI(ctx *Context) *API {
 	sortBuiltinControllers(b.builtins)
 	api.BuiltinControllers = b.builtins
 	b.checkKinds(api)
+	b.reportSkipped(api)
 	return api
 }
 
@@ -240,11 +248,15 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	b.checkOpgenMarkers(lines, kinds, err == nil)
 	b.addCollectorError(err)
 	if group == "" {
+		b.skipped(pkg, groupPos, lines)
 		return
 	}
 	b.checkFieldTypes(pkg)
 	if len(kinds) == 0 {
-		return // a package of shared types with a group, like a hub; nothing to serve
+		// A package of shared types with a group, like a hub: nothing to
+		// serve, which the run reports when it finds no kind at all.
+		b.skipped(pkg, groupPos, lines)
+		return
 	}
 	v := b.newVersion(pkg, group, groupPos, kinds)
 	if v == nil {
@@ -290,9 +302,12 @@ func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Pos
 			version = vn
 		}
 	}
-	if filepath.Base(dir) != version || !validVersion(version) {
-		b.ctx.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group: name the package and its directory after the version (v1, v1beta1, ...)", pkg.PkgPath, group, version)
+	if !validVersion(version) {
+		b.ctx.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group, which is not of the form v1, v1beta1, v2alpha1 that Kubernetes orders versions by and opgen's kind references (group/version.Kind) need: name the package after the version, or add +versionName=v1 beside +groupName", pkg.PkgPath, group, version)
 		return nil
+	}
+	if filepath.Base(dir) != version {
+		b.ctx.Warnings.Add(pos, "package %s is the version %s of %s, but its directory is %s: its CRDs, deep copies and registration are generated, but no client, since code-generator's lister, informer and apply configuration generators take the group and version from the last two elements of the import path; to get a client, move the package to a directory <group>/%s", pkg.PkgPath, version, group, filepath.Base(dir), version)
 	}
 	gv := schema.GroupVersion{Group: group, Version: version}
 	if prev := b.gvs[gv]; prev != nil {
@@ -340,22 +355,28 @@ func (b *apiBuilder) rootKinds(pkg *loader.Package, lines []markerLine) (map[str
 	lists := map[string]bool{}
 	b.objects = nil
 	err := ctmarkers.EachType(b.ctx.Collector, pkg, func(info *ctmarkers.TypeInfo) {
-		if !isRoot(info, tags[info.RawSpec]) {
+		t := tags[info.RawSpec]
+		structural := isStructuralKind(info, t)
+		if !isRoot(info, t) && !structural {
 			return
 		}
 		b.objects = append(b.objects, info.Name)
-		if !hasObjectMeta(info) {
+		if !embeds(info, "ObjectMeta", "ListMeta") {
 			return // an object that is not a kind: a subresource, options
+		}
+		if info.Markers.Get("kubebuilder:object:root") == nil && (t == nil || !t.object) {
+			// +genclient alone, or the structure alone: the object
+			// needs DeepCopyObject all the same.
+			b.setTypeMarker(pkg, info.RawSpec, "kubebuilder:object:root", true)
 		}
 		if isList(info) {
 			lists[strings.TrimSuffix(info.Name, "List")] = true
 			return
 		}
 		k := b.newKind(pkg, info)
-		b.applyClientTags(pkg, k, info, tags[info.RawSpec])
-		if info.Markers.Get("kubebuilder:object:root") == nil && !tags[info.RawSpec].object {
-			// +genclient alone: the object needs DeepCopyObject.
-			b.setTypeMarker(pkg, info.RawSpec, "kubebuilder:object:root", true)
+		b.applyClientTags(pkg, k, info, t)
+		if structural {
+			b.ctx.Warnings.Add(k.Pos, "%s embeds metav1.TypeMeta and metav1.ObjectMeta but has no +kubebuilder:object:root=true (or +genclient): opgen takes it for a kind, as controller-gen does for its CRD, and also generates its DeepCopyObject, registration and client; add the marker to say so", k.Name)
 		}
 		kinds[info.Name] = k
 	})
@@ -365,18 +386,19 @@ func (b *apiBuilder) rootKinds(pkg *loader.Package, lines []markerLine) (map[str
 	return kinds, err
 }
 
-// hasObjectMeta reports whether a type embeds ObjectMeta or, for a list,
-// ListMeta: a kind or a kind's list, rather than another object.
-func hasObjectMeta(info *ctmarkers.TypeInfo) bool {
+// embeds reports whether a type embeds a type of another package named one
+// of names: ObjectMeta or ListMeta make a kind or a kind's list, rather
+// than another object.
+func embeds(info *ctmarkers.TypeInfo, names ...string) bool {
 	for _, f := range info.Fields {
-		if f.Name != "" && f.Name != "ObjectMeta" && f.Name != "ListMeta" {
+		if len(f.RawField.Names) > 0 {
 			continue
 		}
 		t := f.RawField.Type
 		if star, ok := t.(*ast.StarExpr); ok {
 			t = star.X
 		}
-		if sel, ok := t.(*ast.SelectorExpr); ok && (sel.Sel.Name == "ObjectMeta" || sel.Sel.Name == "ListMeta") {
+		if sel, ok := t.(*ast.SelectorExpr); ok && slices.Contains(names, sel.Sel.Name) {
 			return true
 		}
 	}

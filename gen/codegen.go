@@ -82,6 +82,16 @@ func isRoot(info *ctmarkers.TypeInfo, tags *typeTags) bool {
 	return tags != nil && (len(tags.genclient) > 0 || tags.object)
 }
 
+// isStructuralKind reports whether a type without root markers or tags is
+// a kind or a list by its structure, as controller-gen's CRD generator
+// finds kinds: it embeds TypeMeta and ObjectMeta (or ListMeta).
+func isStructuralKind(info *ctmarkers.TypeInfo, tags *typeTags) bool {
+	if info.Markers.Get("kubebuilder:object:root") != nil || (tags != nil && (len(tags.genclient) > 0 || tags.object)) {
+		return false
+	}
+	return embeds(info, "TypeMeta") && embeds(info, "ObjectMeta", "ListMeta")
+}
+
 // applyClientTags checks a kind's +genclient tags with client-gen's own
 // parser and makes the CRD's scope agree with the client's: a kind tagged
 // +genclient:nonNamespaced without a +kubebuilder:resource scope is
@@ -163,6 +173,13 @@ func (b *apiBuilder) settleClients(v *Version) {
 		if tagged {
 			k.Client = len(k.ClientTags) > 0
 		}
+		if !v.ClientLayout() {
+			k.Client = false
+			if k.Controller != nil {
+				b.ctx.Errors.Add(k.Pos, "kind %s has a controller, which needs its client, lister and informer, but its package's directory is not named after its version %s, and code-generator's generators take the version from the directory: move the package to a directory <group>/%s", k.Name, v.Name, v.Name)
+			}
+			continue
+		}
 		if k.HasList {
 			continue
 		}
@@ -211,4 +228,51 @@ func HandWrittenDeepCopyObject(pkg *loader.Package) map[string]bool {
 		}
 	}
 	return out
+}
+
+// skippedPackage is a package that declares no kind.
+type skippedPackage struct {
+	path  string
+	group string
+	pos   token.Position
+}
+
+// skipped records a package that declares no kind, for reportSkipped.
+func (b *apiBuilder) skipped(pkg *loader.Package, groupPos token.Position, lines []markerLine) {
+	s := skippedPackage{path: pkg.PkgPath, pos: groupPos}
+	for _, l := range lines {
+		if g, ok := strings.CutPrefix(l.Text, "+groupName="); ok && s.group == "" {
+			s.group = strings.Trim(g, `"`)
+		}
+	}
+	b.skips = append(b.skips, s)
+}
+
+// kindHelp says what makes a kind.
+const kindHelp = "a kind is a struct that embeds metav1.TypeMeta and metav1.ObjectMeta, in a package whose doc.go has +groupName=<group>, marked +kubebuilder:object:root=true (kubebuilder's style) or +genclient and +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object (code-generator's)"
+
+// reportSkipped warns about the packages with a group but no kind, which
+// get no CRD or client; when the run found no kind at all, one warning
+// lists every package it read, and says what makes a kind.
+func (b *apiBuilder) reportSkipped(api *API) {
+	if len(api.Kinds()) == 0 && len(api.BuiltinControllers) == 0 && len(b.skips) > 0 {
+		var seen []string
+		for _, s := range b.skips {
+			if s.pos.IsValid() {
+				seen = append(seen, s.path+" (+groupName="+s.group+", no kind)")
+			} else {
+				seen = append(seen, s.path+" (no +groupName)")
+			}
+		}
+		b.ctx.Warnings.Add(token.Position{}, "no kind found, so no CRD, registration or client was generated; read: %s; %s", strings.Join(seen, ", "), kindHelp)
+		return
+	}
+	for _, s := range b.skips {
+		switch {
+		case s.pos.IsValid() && s.group == "":
+			b.ctx.Warnings.Add(s.pos, "package %s has an empty +groupName, so it is skipped: give the group's name (+groupName=example.com)", s.path)
+		case s.pos.IsValid():
+			b.ctx.Warnings.Add(s.pos, "package %s declares +groupName=%s but no kind, so it gets no CRD, registration or client; %s", s.path, s.group, kindHelp)
+		}
+	}
 }

@@ -138,21 +138,26 @@ func FuzzGenerate(f *testing.F) {
 // testdata, inside this module so that it loads with its dependencies.
 func writeFuzzProject(t *testing.T, types string) string {
 	t.Helper()
+	return writeProject(t, map[string]string{
+		"apis/v1/doc.go":   "// Package v1 is fuzzed.\n//\n// +groupName=fuzz.example.com\npackage v1\n",
+		"apis/v1/types.go": types,
+	})
+}
+
+// writeProject writes files, by path, into a new directory under testdata.
+func writeProject(t *testing.T, files map[string]string) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("testdata", "fuzz-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	api := filepath.Join(dir, "apis", "v1")
-	if err := os.MkdirAll(api, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"doc.go":   "// Package v1 is fuzzed.\n//\n// +groupName=fuzz.example.com\npackage v1\n",
-		"types.go": types,
-	}
 	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(api, name), []byte(src), 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -39,7 +39,7 @@ var resourceFlags = []struct {
 func newManifestsCommand() *cobra.Command {
 	var (
 		opts manifest.Options
-		mf   = manifestFlags{resources: map[string]*string{}, metricsSecure: true}
+		mf   = manifestFlags{resources: map[string]*string{}}
 	)
 	cmd := &cobra.Command{
 		Use:   "manifests",
@@ -88,11 +88,11 @@ See docs/metrics.md.
 	f.BoolVar(&mf.leaderElect, "leader-elect", true, "elect a leader among the replicas (false passes --leader-elect=false)")
 	f.StringVar(&opts.LogFormat, "log-format", "", "the operator's --log-format, text or json (default: the runtime's, text)")
 	f.IntVar(&opts.Verbosity, "verbosity", 0, "the operator's -v log verbosity")
+	f.BoolVar(&mf.metricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
+	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	f.StringVar(&mf.labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&mf.out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)
-	f.BoolVar(&mf.metricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
-	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	return cmd
 }
 

@@ -58,6 +58,7 @@ import (
 	"k8s.io/gengo/v2/generator"
 	"k8s.io/gengo/v2/namer"
 	"k8s.io/gengo/v2/types"
+	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -91,7 +92,12 @@ func (*Generator) Concurrent() {}
 // Prepare type-checks the API packages and builds gengo's universe from
 // them, with the tags the markers imply.
 func (g *Generator) Prepare(ctx *gen.Context) error {
-	pkgs := ctx.API.Packages()
+	var pkgs []*loader.Package
+	for _, v := range ctx.API.Versions() {
+		if v.ClientLayout() {
+			pkgs = append(pkgs, v.Package)
+		}
+	}
 	if len(pkgs) == 0 {
 		return nil
 	}
@@ -113,7 +119,12 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 	for _, dir := range []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"} {
 		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
 	}
-	versions := ctx.API.Versions()
+	var versions []*gen.Version
+	for _, v := range ctx.API.Versions() {
+		if v.ClientLayout() {
+			versions = append(versions, v)
+		}
+	}
 	if len(versions) == 0 || g.universe == nil {
 		return g.err
 	}
@@ -145,6 +156,9 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 // its kubebuilder markers imply. The client's scope is the CRD's.
 func injectTags(u types.Universe, api *gen.API) error {
 	for _, v := range api.Versions() {
+		if !v.ClientLayout() {
+			continue
+		}
 		pkg := u[v.ImportPath]
 		if pkg == nil {
 			return fmt.Errorf("gengo did not load %s", v.ImportPath)

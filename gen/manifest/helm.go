@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 
+	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
@@ -38,13 +40,15 @@ func Helm(opts Options) (map[string][]byte, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	// The chart has the Deployment whatever the image: its template is
-	// rendered only when .Values.image is set.
-	withImage := opts
-	if withImage.Image == "" {
-		withImage.Image = "image"
+	// The chart has every object whatever the options: the Deployment and
+	// the metrics Service are rendered only when .Values.image is set, the
+	// metrics RBAC when .Values.metrics.secure is, and so on.
+	all := opts
+	if all.Image == "" {
+		all.Image = "image"
 	}
-	objects, err := withImage.objects()
+	all.MetricsInsecure, all.ServiceMonitor = false, true
+	objects, err := all.objects()
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +171,13 @@ leaderElection: %t
 metrics:
   # Port of /metrics in the container (--metrics-bind-address).
   port: %d
+  # Serve /metrics over HTTPS to the ServiceAccounts bound to the
+  # <name>-metrics-reader ClusterRole (the API server checks their
+  # tokens); false: plain HTTP to anyone.
+  secure: %t
+  # A Prometheus Operator ServiceMonitor of the metrics Service; the
+  # cluster must serve monitoring.coreos.com/v1.
+  serviceMonitor: %t
 # The operator's --log-format, text or json; empty: the runtime's (text).
 logFormat: %s
 # The operator's -v: V(n) log lines up to n are written.
@@ -178,7 +189,7 @@ crds:
   # uninstalled (helm.sh/resource-policy: keep).
   keep: false
 `, q(o.Image), o.Replicas, strings.TrimSpace(string(res)), q(o.ServiceAccount), q(o.WatchNamespace),
-		!o.NoLeaderElection, MetricsPort, q(o.LogFormat), o.Verbosity)
+		!o.NoLeaderElection, MetricsPort, !o.MetricsInsecure, o.ServiceMonitor, q(o.LogFormat), o.Verbosity)
 	return []byte(b.String()), nil
 }
 
@@ -210,6 +221,7 @@ func (o Options) helmTemplate(obj any) (helmDoc, error) {
 		return helmDoc{}, err
 	}
 	kind, _ := m["kind"].(string)
+	name, _ := m["metadata"].(map[string]any)["name"].(string)
 	var holders []placeholder
 	hold := func(p placeholder) string {
 		holders = append(holders, p)
@@ -237,26 +249,28 @@ func (o Options) helmTemplate(obj any) (helmDoc, error) {
 		return g[1] + g[4] + ": " + p.inline
 	})
 	text = "---\n" + text
-	if cond := documentCondition(kind, m); cond != "" {
+	if cond := o.documentCondition(kind, name); cond != "" {
 		text = "{{- if " + cond + " }}\n" + text + "{{- end }}\n"
 	}
 	return helmDoc{kind: kind, text: []byte(text)}, nil
 }
 
-// documentCondition is the value that decides whether an object of kind is
+// documentCondition is the value that decides whether an object is
 // installed at all.
-func documentCondition(kind string, m map[string]any) string {
-	switch kind {
-	case "Namespace":
+func (o Options) documentCondition(kind, name string) string {
+	switch {
+	case kind == "Namespace":
 		return ".Values.createNamespace"
-	case "CustomResourceDefinition":
+	case kind == "CustomResourceDefinition":
 		return ".Values.crds.install"
-	case "ServiceAccount":
+	case kind == "ServiceAccount":
 		return ".Values.serviceAccount.create"
-	case "Deployment", "Service", "ServiceMonitor":
-		// The metrics Service and ServiceMonitor come with the
-		// Deployment (metrics.go).
+	case kind == "Deployment", kind == "Service" && name == o.Name+MetricsServiceSuffix:
 		return ".Values.image"
+	case kind == "ServiceMonitor":
+		return "and .Values.image .Values.metrics.serviceMonitor"
+	case kind == "ClusterRole" && name == o.Name+"-metrics-reader":
+		return ".Values.metrics.secure"
 	}
 	return ""
 }
@@ -291,9 +305,74 @@ func (o Options) templateObject(m map[string]any, kind string, hold func(placeho
 			}
 		}
 	}
-	if kind == "Deployment" {
+	switch kind {
+	case "Deployment":
 		o.templateDeployment(m, hold, saName)
+	case "ClusterRole":
+		templateMetricsAuthRules(m, hold)
+	case "Service":
+		for _, p := range m["spec"].(map[string]any)["ports"].([]any) {
+			p := p.(map[string]any)
+			if p["targetPort"] == "metrics" {
+				p["name"] = hold(placeholder{inline: metricsScheme})
+			}
+		}
+	case "ServiceMonitor":
+		m["spec"].(map[string]any)["endpoints"] = hold(placeholder{block: serviceMonitorEndpoints})
 	}
+}
+
+// metricsScheme is http or https as .Values.metrics.secure says: the
+// metrics Service port's name and the ServiceMonitor's scheme.
+const metricsScheme = `{{ ternary "https" "http" .Values.metrics.secure }}`
+
+// templateMetricsAuthRules makes the rules that secure metrics add to the
+// operator's ClusterRole depend on .Values.metrics.secure.
+func templateMetricsAuthRules(m map[string]any, hold func(placeholder) string) {
+	rules, _ := m["rules"].([]any)
+	var auth []any
+	for _, r := range rbac.MetricsAuthRules() {
+		data, _ := yaml.Marshal(r)
+		var v any
+		_ = yaml.Unmarshal(data, &v)
+		auth = append(auth, v)
+	}
+	n := len(rules) - len(auth)
+	if n < 0 || !equality.Semantic.DeepEqual(rules[n:], auth) {
+		return // not the operator's role
+	}
+	list := func(items []any, indent string) string {
+		if len(items) == 0 {
+			return ""
+		}
+		data, _ := yaml.Marshal(items)
+		var b strings.Builder
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			fmt.Fprintf(&b, "\n%s%s", indent, l)
+		}
+		return b.String()
+	}
+	m["rules"] = hold(placeholder{block: func(key, lead, indent string) string {
+		return fmt.Sprintf("%s%s:%s\n%s{{- if .Values.metrics.secure }}%s\n%s{{- end }}",
+			lead, key, list(rules[:n], indent), indent, list(auth, indent), indent)
+	}})
+}
+
+// serviceMonitorEndpoints is the ServiceMonitor's endpoint as metrics.go
+// writes it, for either scheme.
+func serviceMonitorEndpoints(key, lead, indent string) string {
+	lines := []string{
+		lead + key + ":",
+		indent + "- path: /metrics",
+		indent + "  port: " + metricsScheme,
+		indent + "  scheme: " + metricsScheme,
+		indent + "  {{- if .Values.metrics.secure }}",
+		indent + "  bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
+		indent + "  tlsConfig:",
+		indent + "    insecureSkipVerify: true",
+		indent + "  {{- end }}",
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (o Options) templateDeployment(m map[string]any, hold func(placeholder) string, saName placeholder) {
@@ -335,8 +414,11 @@ func (o Options) argsTemplate(key, lead, indent string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s:", lead, key)
 	for _, a := range fixed {
-		if strings.HasPrefix(a, "--metrics-bind-address=:") {
+		switch {
+		case strings.HasPrefix(a, "--metrics-bind-address=:"):
 			a = "--metrics-bind-address=:{{ .Values.metrics.port }}"
+		case strings.HasPrefix(a, "--metrics-secure="):
+			a = "--metrics-secure={{ .Values.metrics.secure }}"
 		}
 		fmt.Fprintf(&b, "\n%s- %s", indent, a)
 	}

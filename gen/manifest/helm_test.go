@@ -19,7 +19,7 @@ func TestHelmIsDeterministicAndPrunes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "chart")
 	first, err := manifest.WriteHelm(options(), dir)
 	require.NoError(t, err)
-	stale := filepath.Join(dir, "templates", "service_monitor.yaml")
+	stale := filepath.Join(dir, "templates", "old_kind.yaml")
 	require.NoError(t, os.WriteFile(stale, []byte(manifest.HelmHeader), 0o644))
 	mine := filepath.Join(dir, "templates", "extra.yaml")
 	require.NoError(t, os.WriteFile(mine, []byte("# the user's\n"), 0o644))

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -49,37 +51,13 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	objects, err := opts.objects()
-	if err != nil {
-		return nil, err
-	}
-	fromFiles, err := opts.rbacFiles()
+	layout, rbacPatches, err := opts.kustomizeObjects()
 	if err != nil {
 		return nil, err
 	}
 	crdFiles, err := crdFileNames(filepath.Join(opts.ConfigDir, KustomizeCRD))
 	if err != nil {
 		return nil, err
-	}
-	layout := map[string]map[string][][]byte{} // dir → file → documents
-	for _, obj := range objects {
-		doc, err := marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		kind, name, err := kindAndName(doc)
-		if err != nil {
-			return nil, err
-		}
-		if kind == "CustomResourceDefinition" || fromFiles[kind+"/"+name] {
-			continue // listed from its file
-		}
-		dir := kustomizeDir(kind)
-		if layout[dir] == nil {
-			layout[dir] = map[string][][]byte{}
-		}
-		file := snake(kind) + ".yaml"
-		layout[dir][file] = append(layout[dir][file], doc)
 	}
 	files := map[string][]byte{}
 	resources := map[string][]string{
@@ -96,7 +74,11 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 		if len(resources[dir]) == 0 {
 			continue
 		}
-		files[filepath.Join(dir, kustomizationFile)] = kustomization(sorted(resources[dir]), nil)
+		var extra map[string]any
+		if dir == KustomizeRBAC && len(rbacPatches) > 0 {
+			extra = map[string]any{"patches": rbacPatches}
+		}
+		files[filepath.Join(dir, kustomizationFile)] = kustomization(sorted(resources[dir]), extra)
 		resources[KustomizeDefault] = append(resources[KustomizeDefault], "../"+dir)
 	}
 	files[filepath.Join(KustomizeDefault, kustomizationFile)] = kustomization(sorted(resources[KustomizeDefault]), map[string]any{
@@ -111,6 +93,92 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 		files[filepath.Join(KustomizeSamples, kustomizationFile)] = kustomization(samples, nil)
 	}
 	return files, nil
+}
+
+// kustomizeObjects returns the YAML documents of the objects Build makes
+// itself (not those it reads from opgen generate's files), by directory
+// of the layout and file: one file per kind; and the patches that add to
+// the roles read from files the rules Build adds (those secure metrics
+// need).
+func (o Options) kustomizeObjects() (map[string]map[string][][]byte, []any, error) {
+	objects, err := o.objects()
+	if err != nil {
+		return nil, nil, err
+	}
+	fromFiles, err := o.rbacFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	layout := map[string]map[string][][]byte{}
+	var patches []any
+	for _, obj := range objects {
+		doc, err := marshal(obj)
+		if err != nil {
+			return nil, nil, err
+		}
+		kind, name, err := kindAndName(doc)
+		if err != nil {
+			return nil, nil, err
+		}
+		if file, ok := fromFiles[kind+"/"+name]; ok {
+			patch, err := rulesPatch(kind, name, doc, file)
+			if err != nil {
+				return nil, nil, err
+			}
+			if patch != nil {
+				patches = append(patches, patch)
+			}
+			continue // listed from its file
+		}
+		if kind == "CustomResourceDefinition" {
+			continue // listed from its file
+		}
+		dir := kustomizeDir(kind)
+		if layout[dir] == nil {
+			layout[dir] = map[string][][]byte{}
+		}
+		file := snake(kind) + ".yaml"
+		layout[dir][file] = append(layout[dir][file], doc)
+	}
+	return layout, patches, nil
+}
+
+// rulesPatch returns the kustomize patch that turns the rules of the role
+// in file into those of doc, Build's role: JSON patch operations that
+// append the rules Build adds. It returns nil when the rules are the same.
+func rulesPatch(kind, name string, doc, file []byte) (any, error) {
+	var built, read struct {
+		Rules []any `json:"rules"`
+	}
+	if err := yaml.Unmarshal(doc, &built); err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(file, &read); err != nil {
+		return nil, err
+	}
+	if len(built.Rules) < len(read.Rules) || !equality.Semantic.DeepEqual(built.Rules[:len(read.Rules)], read.Rules) {
+		return nil, fmt.Errorf("manifest: %s %s: the manifest's rules do not extend config/rbac's: run `go generate ./...`", kind, name)
+	}
+	added := built.Rules[len(read.Rules):]
+	if len(added) == 0 {
+		return nil, nil
+	}
+	var ops []any
+	if len(read.Rules) == 0 {
+		ops = append(ops, map[string]any{"op": "add", "path": "/rules", "value": added})
+	} else {
+		for _, r := range added {
+			ops = append(ops, map[string]any{"op": "add", "path": "/rules/-", "value": r})
+		}
+	}
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"target": map[string]any{"kind": kind, "name": name},
+		"patch":  string(patch),
+	}, nil
 }
 
 // WriteKustomize writes the kustomize layout into the config directory
@@ -194,9 +262,10 @@ func (o Options) commonLabels() map[string]string {
 	return m.Labels
 }
 
-// rbacFiles returns kind/name of the objects Build reads from config/rbac.
-func (o Options) rbacFiles() (map[string]bool, error) {
-	out := map[string]bool{}
+// rbacFiles returns the files Build reads from config/rbac, by the kind
+// and name of their object.
+func (o Options) rbacFiles() (map[string][]byte, error) {
+	out := map[string][]byte{}
 	for _, file := range []string{"role.yaml", "leader_election_role.yaml"} {
 		data, err := os.ReadFile(filepath.Join(o.ConfigDir, KustomizeRBAC, file))
 		if err != nil {
@@ -206,7 +275,7 @@ func (o Options) rbacFiles() (map[string]bool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("manifest: %s: %w", file, err)
 		}
-		out[kind+"/"+name] = true
+		out[kind+"/"+name] = data
 	}
 	return out, nil
 }

@@ -73,9 +73,10 @@ func kustomizeBuild(t *testing.T, dir string) []byte {
 func TestKustomizeBuildsTheFlatManifest(t *testing.T) {
 	t.Parallel()
 	for name, change := range map[string]func(*manifest.Options){
-		"with-image":    func(*manifest.Options) {},
-		"without-image": func(o *manifest.Options) { o.Image = "" },
-		"other-account": func(o *manifest.Options) { o.ServiceAccount = "runner"; o.Replicas = 3; o.LogFormat = "json" },
+		"with-image":              func(*manifest.Options) {},
+		"without-image":           func(o *manifest.Options) { o.Image = "" },
+		"other-account":           func(o *manifest.Options) { o.ServiceAccount = "runner"; o.Replicas = 3; o.LogFormat = "json" },
+		"plain-metrics-monitored": func(o *manifest.Options) { o.MetricsInsecure = true; o.ServiceMonitor = true },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -196,6 +196,14 @@ generate: ## Regenerate code, CRDs and RBAC from the API types
 manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG)
 	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml
 
+.PHONY: kustomize
+kustomize: generate ## Write the kustomize layout config/default, manager, rbac, crd, samples (kubectl apply -k config/default)
+	$(OPGEN) manifests --format kustomize --name $(NAME) --namespace $(NAMESPACE) --image $(IMG)
+
+.PHONY: chart
+chart: generate ## Write the Helm chart deploy/chart, its values defaulting to $(IMG) and $(NAMESPACE)'s settings
+	$(OPGEN) manifests --format helm --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/chart
+
 # kubectl: the one on PATH, else the one opgen builds for its local control
 # plane (opgen controlplane builds it when missing).
 KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(shell $(OPGEN) controlplane --print-dir)/kubectl)

@@ -131,6 +131,7 @@ func TestDefaultValuesRenderTheFlatManifest(t *testing.T) {
 			o := options()
 			o.Replicas, o.ServiceAccount, o.LogFormat, o.Verbosity, o.NoLeaderElection = 2, "runner", "json", 3, true
 			o.WatchNamespace = "a,b"
+			o.MetricsInsecure, o.ServiceMonitor = true, true
 			o.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}
 			return o
 		}(),
@@ -163,6 +164,9 @@ func TestValuesChangeTheObjects(t *testing.T) {
 		{"leaderElection=false", func(o *manifest.Options) { o.NoLeaderElection = true }},
 		{"logFormat=json,verbosity=4", func(o *manifest.Options) { o.LogFormat, o.Verbosity = "json", 4 }},
 		{"", func(o *manifest.Options) { o.Namespace = "elsewhere" }}, // helm install -n elsewhere
+		{"metrics.secure=false", func(o *manifest.Options) { o.MetricsInsecure = true }},
+		{"metrics.serviceMonitor=true", func(o *manifest.Options) { o.ServiceMonitor = true }},
+		{"metrics.serviceMonitor=true,metrics.secure=false", func(o *manifest.Options) { o.ServiceMonitor, o.MetricsInsecure = true, true }},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			t.Parallel()

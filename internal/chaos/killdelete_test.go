@@ -18,9 +18,14 @@ import (
 )
 
 // Private: the chaos tests stop and restart the servers.
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd"}, Private: true})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd", "../../internal/testapi/crd"}, Private: true})
 
-func TestMain(m *testing.M) { env.Main(m) }
+func TestMain(m *testing.M) {
+	if id := os.Getenv(replicaEnv); id != "" {
+		os.Exit(runReplica(id)) // a child process of TestReplicaKills
+	}
+	env.Main(m)
+}
 
 // full reports whether to run the full form of each test (make chaos sets
 // OPGEN_CHAOS=full) rather than the quick one make test runs.

@@ -137,7 +137,6 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	if c.dispatch != nil {
 		release, mine := c.takeTurn(ctx, key)
 		if !mine {
-			c.queue.Forget(key)
 			return
 		}
 		defer release()

@@ -29,7 +29,12 @@
 // client-go's typed rate-limited work queue; Workers goroutines take keys
 // from it. The queue never hands one key to two workers at once, and a key
 // added while it is being handled is handled again afterwards, so no change
-// is missed and no object is handled concurrently.
+// is missed and no object is handled concurrently. When the handler
+// implements plug.Deleter, the queue takes first the keys whose object
+// lacks the finalizer, and a worker adds just the finalizer for them
+// (queuing the object's first action in turn): a new object is protected
+// before any other queued work runs, so one deleted while its first action
+// waits still gets its Delete.
 //
 // What wakes a key:
 //

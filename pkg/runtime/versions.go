@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -236,7 +237,8 @@ func (g *dispatchGroup) forget(key cache.ObjectName) {
 
 // takeTurn decides whether this controller handles key under its
 // VersionDispatch. When it does, it holds key's turn until release is
-// called; when it does not, the controller forgets the object.
+// called; when it does not, the controller forgets the object and the
+// queue the key (or, when the live read failed, retries it with backoff).
 func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (release func(), mine bool) {
 	release = c.dispatch.take(key)
 	obj, ok := c.Get(key)
@@ -247,11 +249,18 @@ func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (rel
 	version, manager := c.kind.GVK.Version, c.op.opts.Name
 	mine = c.opts.Dispatch.Version(obj, manager) == version
 	if last := c.dispatch.lastHandler(key); mine && last.uid == obj.GetUID() && last.version != version {
-		mine = c.confirm(ctx, key, version)
+		var err error
+		if mine, err = c.confirm(ctx, key, version); err != nil {
+			release()
+			c.log.Error(err, "cannot read the object to confirm it moved to this version's controller; retrying with backoff", "namespace", key.Namespace, "name", key.Name)
+			c.queue.AddRateLimited(key)
+			return nil, false
+		}
 	}
 	if !mine {
 		release()
 		c.forget(key)
+		c.queue.Forget(key)
 		return nil, false
 	}
 	c.dispatch.handled(key, handledBy{uid: obj.GetUID(), version: version})
@@ -260,15 +269,16 @@ func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (rel
 
 // confirm reads key from the API server, past this controller's cache,
 // which may lag behind the one of the controller that handled it last,
-// and reports whether the rule sends it to version. A failed read is
-// retried by the caller's next pass: it says no.
-func (c *Controller[T]) confirm(ctx context.Context, key cache.ObjectName, version string) bool {
+// and reports whether the rule sends it to version.
+func (c *Controller[T]) confirm(ctx context.Context, key cache.ObjectName, version string) (bool, error) {
 	live, err := c.kind.Client(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
-	if err != nil {
-		c.log.V(1).Info("cannot read the object to confirm it moved to this version; its next event retries", "namespace", key.Namespace, "name", key.Name, "error", err.Error())
-		return false
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil // gone: the delete event forgets it
+	case err != nil:
+		return false, err
 	}
-	return c.opts.Dispatch.Version(live, c.op.opts.Name) == version
+	return c.opts.Dispatch.Version(live, c.op.opts.Name) == version, nil
 }
 
 // dispatchTransform is the transform of the controller's own informers:

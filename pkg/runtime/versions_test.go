@@ -188,7 +188,7 @@ func TestVersionDispatch(t *testing.T) {
 	ctx := context.Background()
 	write := metav1.CreateOptions{FieldManager: "writer"}
 
-	a, err := v1.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: testapi.GadgetSpec{Size: 1}}, write)
+	_, err := v1.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: testapi.GadgetSpec{Size: 1}}, write)
 	require.NoError(t, err)
 	_, err = v2.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Spec: testapi.GadgetSpec{Size: 1}}, write)
 	require.NoError(t, err)
@@ -206,7 +206,7 @@ func TestVersionDispatch(t *testing.T) {
 
 	// a is written in v2: it moves to v2's controller, which sees a new
 	// generation (Modify), and v1's never handles that generation.
-	a, err = v1.Get(ctx, "a", metav1.GetOptions{})
+	a, err := v1.Get(ctx, "a", metav1.GetOptions{})
 	require.NoError(t, err)
 	waitNextSecond(t, a)
 	_, err = v2.Patch(ctx, "a", types.MergePatchType, []byte(`{"spec":{"size":2}}`), metav1.PatchOptions{FieldManager: "writer"})
@@ -217,7 +217,9 @@ func TestVersionDispatch(t *testing.T) {
 		assert.Equal(t, int64(1), c.generation, "v1's controller handled a after it moved to v2: %+v", c)
 	}
 
-	// The annotation names v1 for b, written in v2.
+	// The annotation names v1 for b, written in v2 (and handled there:
+	// its status says so before it moves).
+	eventually(t, "b's observedGeneration 1", observed("b", 1))
 	_, err = v2.Patch(ctx, "b", types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+runtime.VersionAnnotation+`":"v1"}}}`), metav1.PatchOptions{FieldManager: "writer"})
 	require.NoError(t, err)
 	eventually(t, "v1's controller to handle b", func() bool { return len(calls.of("v1", "b")) > 0 })
@@ -275,4 +277,38 @@ func TestVersionDispatchRules(t *testing.T) {
 			assert.Equal(t, tt.want, tt.rule.Version(obj, "op"))
 		})
 	}
+}
+
+// TestVersionDispatchRegisterSaysWhatToFix: rules that cannot place
+// objects fail at Register, without a server.
+func TestVersionDispatchRegisterSaysWhatToFix(t *testing.T) {
+	newOp := func() *runtime.Operator {
+		op, err := runtime.New(&rest.Config{Host: "https://127.0.0.1:1"}, runtime.Options{Name: "op", LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
+		require.NoError(t, err)
+		return op
+	}
+	noop := plug.HandlerFuncs[*testapi.Gadget]{}
+	opts := func(name string, d runtime.VersionDispatch) runtime.ControllerOptions[*testapi.Gadget] {
+		return runtime.ControllerOptions[*testapi.Gadget]{Name: name, Dispatch: &d}
+	}
+	both := runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}
+
+	op := newOp()
+	err := register(op, versionedKind(t, op, "v3"), noop, opts("g3", both))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lacks the controller's own version v3")
+
+	err = register(op, versionedKind(t, op, "v1"), noop, opts("g1", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v9"}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `Default "v9" is not one of its Versions`)
+
+	op = newOp()
+	require.NoError(t, register(op, versionedKind(t, op, "v1"), noop, opts("g1", both)))
+	err = register(op, versionedKind(t, op, "v2"), noop, opts("g2", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v2"}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "give every version's controller the same")
+	err = register(op, versionedKind(t, op, "v1"), noop, opts("g1b", both))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "one controller per version")
+	require.NoError(t, register(op, versionedKind(t, op, "v2"), noop, opts("g2", both)))
 }

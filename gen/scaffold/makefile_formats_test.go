@@ -1,0 +1,35 @@
+package scaffold_test
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/opgen-sdk/opgen/gen/scaffold"
+)
+
+// TestMakefileManifestFormats runs make -n on the targets that write the
+// kustomize layout and the Helm chart: each runs opgen manifests with its
+// format, after go generate.
+func TestMakefileManifestFormats(t *testing.T) {
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make is not installed: install GNU make to run it")
+	}
+	dir := t.TempDir()
+	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/hello-operator", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	cmd := exec.Command(makePath, "-n", "GO=go", "IMG=registry.example.com/hello:v1", "kustomize", "chart")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH=/nonexistent")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	manifests := "go tool opgen manifests --format "
+	flags := " --name hello-operator --namespace hello-operator-system --image registry.example.com/hello:v1"
+	assert.Equal(t, "go generate ./...\n"+
+		manifests+"kustomize"+flags+"\n"+
+		manifests+"helm"+flags+" --out deploy/chart\n", string(out))
+}
