@@ -19,6 +19,7 @@ help: ## List the targets
 .PHONY: test
 test: controlplane ## Run every test, unit and integration (builds the control plane first when missing)
 	$(GO) test -timeout 30m ./...
+	cd hack/helmcheck && $(GO) test ./...
 
 # The fault-injection tests (docs/reliability.md). `make test` runs them
 # too, the election one in its short form under -short.

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
@@ -35,13 +37,22 @@ type API struct {
 // Group is an API group, declared with +groupName.
 type Group struct {
 	Name string
+	// GoNameOverride is the +groupGoName of its packages, or "".
+	GoNameOverride string
+	goNamePos      token.Position
 	// Versions are sorted by name.
 	Versions []*Version
 }
 
-// GoName is the group's identifier in generated Go: its first DNS label,
-// capitalized, as client-gen names it (hello.example.com: Hello).
-func (g *Group) GoName() string { return flect.Capitalize(g.ShortName()) }
+// GoName is the group's identifier in generated Go, as client-gen names
+// it: its +groupGoName, or its first DNS label, capitalized
+// (hello.example.com: Hello).
+func (g *Group) GoName() string {
+	if g.GoNameOverride != "" {
+		return g.GoNameOverride
+	}
+	return flect.Capitalize(g.ShortName())
+}
 
 // ShortName is the first DNS label of the group.
 func (g *Group) ShortName() string { return strings.ToLower(strings.SplitN(g.Name, ".", 2)[0]) }
@@ -56,6 +67,10 @@ type Version struct {
 	ImportPath string
 	// Kinds are the root kinds that are not lists, sorted by name.
 	Kinds []*Kind
+	// Objects are the names of every root object of the package, the
+	// kinds, their lists and other objects (subresources, options),
+	// sorted: what a scheme registers.
+	Objects []string
 	// Pos is where the package declares its group.
 	Pos token.Position
 }
@@ -79,6 +94,16 @@ type Kind struct {
 	// StatusSubresource and ScaleSubresource say which subresources the
 	// CRD serves.
 	StatusSubresource, ScaleSubresource bool
+	// HasList says whether the kind has a list type (<Kind>List).
+	HasList bool
+	// Client says whether the kind gets a typed client, lister and
+	// informer: in a package whose kinds carry +genclient, the kinds that
+	// do; otherwise every kind with a list type.
+	Client bool
+	// ClientTags are the kind's own +genclient tags, which client-gen
+	// reads as written; empty when opgen derives them from the markers.
+	ClientTags  []string
+	clientVerbs clientTags
 	// Controller is what the +opgen:controller markers say, or nil.
 	Controller *markers.ControllerSpec
 	// Spec is the type's declaration; Pos is its name's position.
@@ -135,6 +160,15 @@ func (a *API) Kind(gvk schema.GroupVersionKind) *Kind {
 	return nil
 }
 
+// firstPos is where the first version declares its group, or no position
+// when there is none.
+func (a *API) firstPos() token.Position {
+	if vs := a.Versions(); len(vs) > 0 {
+		return vs[0].Pos
+	}
+	return noPos
+}
+
 // Packages returns the packages of every version, in order.
 func (a *API) Packages() []*loader.Package {
 	var out []*loader.Package
@@ -165,6 +199,8 @@ type apiBuilder struct {
 	owns []ownsRef
 	// handlers are the handler types of built-in kinds found so far.
 	builtins []*BuiltinController
+	// objects are the root objects of the package being added.
+	objects []string
 }
 
 type ownsRef struct {
@@ -192,7 +228,7 @@ func buildAPI(ctx *Context) *API {
 func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	lines := scanMarkers(b.ctx.Fset, pkg)
 	group, groupPos := b.groupName(lines)
-	kinds, err := b.rootKinds(pkg)
+	kinds, err := b.rootKinds(pkg, lines)
 	b.checkKubebuilderMarkers(pkg)
 	// opgen's own marker checks first: they replace the collector's
 	// messages about the same lines.
@@ -214,6 +250,9 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	if v == nil {
 		return
 	}
+	b.setGroupGoName(v.Group, lines)
+	v.Objects = b.objects
+	sort.Strings(v.Objects)
 	b.implyObjectGenerate(pkg)
 	for _, k := range kinds {
 		k.Version = v
@@ -221,6 +260,7 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	}
 	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
 	b.applyControllerMarkers(v, lines)
+	b.settleClients(v)
 }
 
 // groupName returns the package's +groupName, reporting conflicting ones.
@@ -294,25 +334,53 @@ func validVersion(v string) bool {
 // rootKinds returns the package's root kinds that are not lists. When a
 // marker does not parse, controller-tools drops all markers of the package
 // and the error says which.
-func (b *apiBuilder) rootKinds(pkg *loader.Package) (map[string]*Kind, error) {
+func (b *apiBuilder) rootKinds(pkg *loader.Package, lines []markerLine) (map[string]*Kind, error) {
+	tags := tagsByType(lines)
 	kinds := map[string]*Kind{}
 	lists := map[string]bool{}
+	b.objects = nil
 	err := ctmarkers.EachType(b.ctx.Collector, pkg, func(info *ctmarkers.TypeInfo) {
-		if root, _ := info.Markers.Get("kubebuilder:object:root").(bool); !root {
+		if !isRoot(info, tags[info.RawSpec]) {
 			return
+		}
+		b.objects = append(b.objects, info.Name)
+		if !hasObjectMeta(info) {
+			return // an object that is not a kind: a subresource, options
 		}
 		if isList(info) {
 			lists[strings.TrimSuffix(info.Name, "List")] = true
 			return
 		}
-		kinds[info.Name] = b.newKind(pkg, info)
+		k := b.newKind(pkg, info)
+		b.applyClientTags(pkg, k, info, tags[info.RawSpec])
+		if info.Markers.Get("kubebuilder:object:root") == nil && !tags[info.RawSpec].object {
+			// +genclient alone: the object needs DeepCopyObject.
+			b.setTypeMarker(pkg, info.RawSpec, "kubebuilder:object:root", true)
+		}
+		kinds[info.Name] = k
 	})
 	for name, k := range kinds {
-		if !lists[name] {
-			b.ctx.Errors.Add(k.Pos, "kind %s has no list type: declare %sList with +kubebuilder:object:root=true, metav1.TypeMeta, metav1.ListMeta and Items []%s", name, name, name)
-		}
+		k.HasList = lists[name]
 	}
 	return kinds, err
+}
+
+// hasObjectMeta reports whether a type embeds ObjectMeta or, for a list,
+// ListMeta: a kind or a kind's list, rather than another object.
+func hasObjectMeta(info *ctmarkers.TypeInfo) bool {
+	for _, f := range info.Fields {
+		if f.Name != "" && f.Name != "ObjectMeta" && f.Name != "ListMeta" {
+			continue
+		}
+		t := f.RawField.Type
+		if star, ok := t.(*ast.StarExpr); ok {
+			t = star.X
+		}
+		if sel, ok := t.(*ast.SelectorExpr); ok && (sel.Sel.Name == "ObjectMeta" || sel.Sel.Name == "ListMeta") {
+			return true
+		}
+	}
+	return false
 }
 
 func isList(info *ctmarkers.TypeInfo) bool {
@@ -444,9 +512,9 @@ func (b *apiBuilder) addCollectorError(err error) {
 			b.addCollectorError(inner)
 		}
 	case loader.PositionedError:
-		b.ctx.Errors.Add(b.ctx.Fset.Position(e.Pos), "%s", strings.Trim(e.Error(), "[]"))
+		b.ctx.Errors.addLibrary(b.ctx.Fset.Position(e.Pos), strings.Trim(e.Error(), "[]"))
 	default:
-		b.ctx.Errors.AddErr(e)
+		b.ctx.Errors.addLibrary(noPos, e.Error())
 	}
 }
 
@@ -466,8 +534,8 @@ func (b *apiBuilder) checkKinds(api *API) {
 				if k.Controller == nil {
 					continue
 				}
-				if prev := controllerOf[k.Name]; prev != nil {
-					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller, keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
+				if prev := controllerOf[k.Name]; prev != nil && (k.Controller.Dispatch == "" || prev.Controller.Dispatch == "") {
+					b.ctx.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller unless each version's says which objects it handles: add +opgen:controller:dispatch=written (by the version an object was last written in) or +opgen:controller:dispatch=<version> (that version handles all) to the type in every version, or keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
 				}
 				controllerOf[k.Name] = k
 			}
@@ -560,11 +628,18 @@ func closest(name string, candidates []string) string {
 // accessor (Widgets) and the lister's methods. It follows the CRD's plural,
 // so +kubebuilder:resource:path reaches the client too.
 func (k *Kind) GoPlural() string {
+	// client-gen's own plural, when the CRD's is the same word
+	// (ReadOnly: ReadOnlies, not Readonlies).
+	if p := pluralNamer.Name(&gengotypes.Type{Name: gengotypes.Name{Name: k.Name}}); strings.EqualFold(p, k.Plural) {
+		return p
+	}
 	if lower := strings.ToLower(k.Name); strings.HasPrefix(k.Plural, lower) {
 		return k.Name + k.Plural[len(lower):]
 	}
 	return flect.Capitalize(k.Plural)
 }
+
+var pluralNamer = namer.NewPublicPluralNamer(nil)
 
 // ClientGroup is the name of the clientset method that returns the typed
 // client of v's group version (FixtureV1).

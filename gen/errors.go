@@ -27,18 +27,24 @@ func (e *Error) Error() string {
 }
 
 // Errors collects every problem a run finds, so that all of them are
-// reported together. It is safe for concurrent use. Two errors at the same
-// position are one: the first reported wins, which lets opgen's own checks
-// replace a library's less helpful message about the same marker.
+// reported together. It is safe for concurrent use. Every distinct error is
+// kept, several at one position included; an error repeated with the same
+// position and message is one. An error of a library (controller-tools'
+// marker collector or generators, the go command) on a line where opgen
+// reported its own error is dropped: opgen's checks run first so that
+// their message, with the fix, replaces a library's less helpful one about
+// the same marker or field.
 type Errors struct {
 	mu   sync.Mutex
 	list []*Error
-	seen map[token.Position]bool
+	// library marks the errors that came from a library.
+	library map[*Error]bool
+	seen    map[Error]bool
 }
 
 // Add records an error at pos.
 func (e *Errors) Add(pos token.Position, format string, args ...any) {
-	e.add(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	e.add(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}, false)
 }
 
 // AddErr records err; positioned errors (*Error, or a list from errors.Join)
@@ -55,25 +61,55 @@ func (e *Errors) AddErr(err error) {
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
-		e.add(pe)
+		e.add(pe, false)
 		return
 	}
-	e.add(&Error{Msg: err.Error()})
+	e.add(&Error{Msg: err.Error()}, false)
 }
 
-func (e *Errors) add(err *Error) {
+// addLibrary records an error a library reported at pos, which gives way
+// to opgen's own errors on the same line.
+func (e *Errors) addLibrary(pos token.Position, msg string) {
+	e.add(&Error{Pos: pos, Msg: msg}, true)
+}
+
+func (e *Errors) add(err *Error, library bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err.Pos.Filename != "" {
-		if e.seen == nil {
-			e.seen = map[token.Position]bool{}
-		}
-		if e.seen[err.Pos] {
-			return
-		}
-		e.seen[err.Pos] = true
+	if e.seen == nil {
+		e.seen = map[Error]bool{}
+		e.library = map[*Error]bool{}
 	}
+	if e.seen[*err] {
+		return
+	}
+	e.seen[*err] = true
 	e.list = append(e.list, err)
+	e.library[err] = library
+}
+
+// kept returns the errors to report: all but the library errors on a line
+// that has one of opgen's.
+func (e *Errors) kept() []*Error {
+	own := map[fileLine]bool{}
+	for _, err := range e.list {
+		if !e.library[err] && err.Pos.Filename != "" {
+			own[fileLine{err.Pos.Filename, err.Pos.Line}] = true
+		}
+	}
+	var out []*Error
+	for _, err := range e.list {
+		if e.library[err] && own[fileLine{err.Pos.Filename, err.Pos.Line}] {
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
+}
+
+type fileLine struct {
+	file string
+	line int
 }
 
 // Len returns how many errors were recorded.
@@ -86,14 +122,20 @@ func (e *Errors) Len() int {
 // Err returns nil when nothing was recorded, or a RunError with every
 // error, sorted by position.
 func (e *Errors) Err() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.list) == 0 {
+	list := e.List()
+	if len(list) == 0 {
 		return nil
 	}
-	list := append([]*Error(nil), e.list...)
-	sort.SliceStable(list, func(i, j int) bool { return less(list[i].Pos, list[j].Pos) })
 	return &RunError{Errors: list}
+}
+
+// List returns the errors to report, sorted by position.
+func (e *Errors) List() []*Error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	list := e.kept()
+	sort.SliceStable(list, func(i, j int) bool { return less(list[i].Pos, list[j].Pos) })
+	return list
 }
 
 func less(a, b token.Position) bool {

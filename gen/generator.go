@@ -58,6 +58,9 @@ type Context struct {
 	Output *Output
 	// Errors collects the user's errors.
 	Errors *Errors
+	// Warnings collects what the run did differently from what the user
+	// may expect, with the fix; they do not stop the run.
+	Warnings *Errors
 }
 
 // Position returns the position of pos in the shared file set.

@@ -90,6 +90,9 @@ func (b *apiBuilder) addBuiltinControllers(pkg *loader.Package, lines []markerLi
 	scope := declarations(b.ctx.Fset, pkg)
 	for _, d := range decls {
 		if d.spec.For.Empty() {
+			if d.forPos.IsValid() {
+				continue // a malformed for=, reported where it is
+			}
 			b.ctx.Errors.Add(d.first.Pos, "%s has +%s but no +opgen:controller:for: in the controller package, opgen markers go on handler types of built-in kinds, which name their kind with +opgen:controller:for=v1.Pod (a custom kind takes its markers on its API type)", d.ts.Name.Name, markers.Name(d.first.Text))
 			continue
 		}

@@ -296,15 +296,15 @@ func (p *Project) ClientsetPackage() string {
 // Like code-generator, it follows the API directories (apis/<dir>/<version>),
 // which need not match the group's first label.
 func (p *Project) InformersPackage(v *Version) string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.groupDir(), v.Name))
+	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.GroupDir(), v.Name))
 }
 
 // ApplyConfigurationsPackage is the import path of the generated apply
 // configurations of v; it follows the API directories too.
 func (p *Project) ApplyConfigurationsPackage(v *Version) string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.groupDir(), v.Name))
+	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.GroupDir(), v.Name))
 }
 
-// groupDir is the directory above the version package, which code-generator
+// GroupDir is the directory above the version package, which code-generator
 // names the group's output packages after.
-func (v *Version) groupDir() string { return strings.ToLower(filepath.Base(filepath.Dir(v.Dir))) }
+func (v *Version) GroupDir() string { return strings.ToLower(filepath.Base(filepath.Dir(v.Dir))) }

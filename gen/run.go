@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,9 @@ type Result struct {
 	Changes []Change
 	// Output is the staged output, for tests.
 	Output *Output
+	// Warnings are what the run did differently from what the user may
+	// expect, each with its fix, by position.
+	Warnings []*Error
 	// Timings are the durations of the run's stages and generators, in
 	// the order they finished.
 	Timings []Timing
@@ -47,6 +51,11 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 			fmt.Fprintf(w, "opgen: up to date (%v)\n", took.Round(time.Millisecond))
 		}
 		return
+	}
+	if len(r.Warnings) > 0 {
+		for _, warn := range (&RunError{Errors: r.Warnings}).Relative(root).Errors {
+			fmt.Fprintf(w, "opgen: warning: %s\n", warn)
+		}
 	}
 	for _, c := range r.Changes {
 		rel, _ := filepath.Rel(root, c.Path)
@@ -109,7 +118,7 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	if err := gctx.Errors.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Output: gctx.Output}
+	res := &Result{Output: gctx.Output, Warnings: gctx.Warnings.List()}
 	if !opts.DryRun {
 		start = time.Now()
 		if res.Changes, err = gctx.Output.Commit(); err != nil {
@@ -162,9 +171,69 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		Checker:   &loader.TypeChecker{NodeFilters: filters},
 		Output:    NewOutput(errs),
 		Errors:    errs,
+		Warnings:  &Errors{},
 	}
-	gctx.API = buildAPI(gctx)
+	gctx.API = buildAPISafely(gctx)
 	return gctx, nil
+}
+
+// buildAPISafely builds the API model; a panic while reading the markers
+// (a library meeting input it did not expect) becomes an error, and the
+// model is empty.
+func buildAPISafely(ctx *Context) (api *API) {
+	defer func() {
+		if v := recover(); v != nil {
+			reportPanic(ctx, "reading the API types", noPos, v)
+			api = &API{}
+		}
+	}()
+	return buildAPI(ctx)
+}
+
+// recoverAsError turns a panic of the calling function into an error of
+// the run at pos, so that a library that fails on unexpected input does
+// not hide the run's other errors. It must be deferred directly.
+func recoverAsError(ctx *Context, what string, pos token.Position) {
+	if v := recover(); v != nil {
+		reportPanic(ctx, what, pos, v)
+	}
+}
+
+// Recover turns a panic of the calling generator into an error of the run
+// at the package clause of pkg, so that one package that a library fails
+// on does not hide the rest of the run. It must be deferred directly:
+//
+//	defer ctx.Recover("the deepcopy generator", pkg)
+func (c *Context) Recover(what string, pkg *loader.Package) {
+	if v := recover(); v != nil {
+		reportPanic(c, what, packagePos(c, pkg), v)
+	}
+}
+
+func reportPanic(ctx *Context, what string, pos token.Position, v any) {
+	frame := panicFrame(debug.Stack())
+	ctx.Errors.Add(pos, "%s failed on these API types (%v, at %s): this is a bug of opgen or of the library it calls, not of your code; please report it with the types, and meanwhile look for an unusual field type or marker near here", what, v, frame)
+}
+
+// panicFrame returns the function that panicked, from a stack taken in
+// the deferred recover: the first frame after the runtime's panic frames.
+func panicFrame(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "panic(") {
+			continue
+		}
+		for j := i + 2; j+1 < len(lines); j += 2 {
+			if !strings.HasPrefix(lines[j], "runtime.") {
+				fn := lines[j]
+				if paren := strings.LastIndex(fn, "("); paren > 0 {
+					fn = fn[:paren]
+				}
+				return fn + " " + strings.TrimSpace(strings.SplitN(strings.TrimSpace(lines[j+1]), " ", 2)[0])
+			}
+		}
+	}
+	return "unknown function"
 }
 
 // LoadEnv is the environment of opgen's package loads: the process's,
@@ -236,7 +305,8 @@ func runGenerators(ctx *Context, generators map[string]Generator, names []string
 	return errors.Join(errs...)
 }
 
-func generate(ctx *Context, name string, g Generator) error {
+func generate(ctx *Context, name string, g Generator) (err error) {
+	defer recoverAsError(ctx, "the "+name+" generator", ctx.API.firstPos())
 	if err := g.Generate(ctx); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -273,8 +343,14 @@ func collectPackageErrors(ctx *Context) {
 				msg := explain(e)
 				if pos.Filename == "" {
 					msg = "package " + pkg.PkgPath + ": " + msg
+					pos = packagePos(ctx, pkg)
 				}
-				ctx.Errors.Add(pos, "%s", msg)
+				if e.Kind == packages.TypeError || e.Kind == packages.ParseError {
+					// The cause: what generators say on its line follows from it.
+					ctx.Errors.Add(pos, "%s", msg)
+				} else {
+					ctx.Errors.addLibrary(pos, msg)
+				}
 			}
 		}
 		if all {
@@ -301,6 +377,23 @@ func generatesDeepCopy(ctx *Context, pkg *loader.Package) bool {
 	}
 	on, _ := pm.Get("kubebuilder:object:generate").(bool)
 	return on
+}
+
+// packagePos is where pkg is declared: the package clause of its doc.go,
+// or of its first file; the position of an error a library reported
+// about the package as a whole.
+func packagePos(ctx *Context, pkg *loader.Package) token.Position {
+	var pos token.Position
+	for _, f := range pkg.Syntax {
+		p := ctx.Fset.Position(f.Package)
+		if pos.Filename == "" || filepath.Base(p.Filename) == "doc.go" {
+			pos = p
+		}
+	}
+	if pos.Filename == "" && len(pkg.GoFiles) > 0 {
+		pos = token.Position{Filename: pkg.GoFiles[0], Line: 1, Column: 1}
+	}
+	return pos
 }
 
 type lineRange struct {

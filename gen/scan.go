@@ -20,8 +20,12 @@ type markerLine struct {
 	Type *ast.TypeSpec
 }
 
-// scanMarkers returns the +opgen: and +groupName markers of pkg, in file
-// order. A marker documents a type when it is in the type's doc comment or
+// scannedPrefixes are the markers scanMarkers returns: opgen's own, and
+// code-generator's tags, which controller-tools does not parse.
+var scannedPrefixes = []string{"+opgen:", "+groupName", "+groupGoName", "+genclient", "+k8s:deepcopy-gen"}
+
+// scanMarkers returns the markers of pkg that opgen reads itself (see
+// scannedPrefixes), in file order. A marker documents a type when it is in the type's doc comment or
 // in a comment group between the previous declaration and the type, as
 // controller-tools associates type markers.
 func scanMarkers(fset *token.FileSet, pkg *loader.Package) []markerLine {
@@ -32,7 +36,7 @@ func scanMarkers(fset *token.FileSet, pkg *loader.Package) []markerLine {
 		for _, group := range file.Comments {
 			for _, c := range group.List {
 				text, ok := markerText(c.Text)
-				if !ok || !(strings.HasPrefix(text, "+opgen:") || strings.HasPrefix(text, "+groupName")) {
+				if !ok || !hasAnyPrefix(text, scannedPrefixes) {
 					continue
 				}
 				out = append(out, markerLine{Pos: fset.Position(c.Pos()), Text: text, Type: owner[group]})
@@ -80,4 +84,13 @@ func commentOwners(file *ast.File) map[*ast.CommentGroup]*ast.TypeSpec {
 		prevEnd = decl.End()
 	}
 	return owners
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -47,8 +47,15 @@ func (b *apiBuilder) checkFieldTypes(pkg *loader.Package) {
 				continue
 			}
 			for _, spec := range gd.Specs {
-				if st, ok := spec.(*ast.TypeSpec).Type.(*ast.StructType); ok {
-					b.checkStruct(spec.(*ast.TypeSpec).Name.Name, st)
+				ts := spec.(*ast.TypeSpec)
+				switch t := ts.Type.(type) {
+				case *ast.StructType:
+					b.checkStruct(ts.Name.Name, t)
+				case *ast.InterfaceType:
+					// An interface type is not data; the deepcopy
+					// generator skips it.
+				default:
+					b.checkNamedType(ts)
 				}
 			}
 		}
@@ -71,6 +78,19 @@ func (b *apiBuilder) checkStruct(typeName string, st *ast.StructType) {
 	}
 }
 
+// checkNamedType reports what cannot be serialized in a named type that is
+// not a struct (type Values map[string]any). Its floats are left to the
+// CRD generator, which reports them only where a field uses the type.
+func (b *apiBuilder) checkNamedType(ts *ast.TypeSpec) {
+	ast.Inspect(ts.Type, func(n ast.Node) bool {
+		if msg := badFieldType(n, true); msg != "" {
+			b.ctx.Errors.Add(b.ctx.Position(n.Pos()), "type %s: %s", ts.Name.Name, msg)
+			return false
+		}
+		return true
+	})
+}
+
 // badFieldType says what is wrong with a type expression inside a field's
 // type, or "".
 func badFieldType(n ast.Node, allowFloats bool) string {
@@ -85,6 +105,8 @@ func badFieldType(n ast.Node, allowFloats bool) string {
 		switch t.Name {
 		case "any":
 			return untyped
+		case "error":
+			return "an error value has no fields to serialize, so it cannot be part of an API type; keep its message in a string field, or report it as a condition (metav1.Condition)"
 		case "float32", "float64":
 			if !allowFloats {
 				return "floats are refused because clients in other languages round them differently; use resource.Quantity, an integer in a smaller unit or a string, or, to keep the float, run opgen generate with --allow-dangerous-types"

@@ -26,7 +26,7 @@ func newGenerateCommand() *cobra.Command {
 		Use:   "generate [packages]",
 		Short: "Generate everything derivable from the annotated API types",
 		Long:  generateHelp(),
-		Example: `  //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./...
+		Example: `  //go:generate go tool opgen generate ./...
   opgen generate ./apis/... --name hello-operator`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			selected, err := generators.Pick(only)

@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -267,8 +268,8 @@ func TestHelloOperatorTutorial(t *testing.T) {
 	}
 }
 
-// TestTutorialCodeMatchesTheExample keeps the tutorial's files and the
-// tested example the same code, apart from the module path.
+// TestTutorialCodeMatchesTheExample keeps the tutorial's files gofmt-clean
+// and the same code as the tested example's, apart from the module path.
 func TestTutorialCodeMatchesTheExample(t *testing.T) {
 	for _, tc := range []struct{ doc, example, module string }{
 		{"hello-operator.md", "../../examples/hello-operator", "example.com/hello-operator"},
@@ -280,8 +281,15 @@ func TestTutorialCodeMatchesTheExample(t *testing.T) {
 			}
 			want, err := os.ReadFile(filepath.Join(tc.example, b.file))
 			require.NoError(t, err, "%s line %d: the example has no %s", tc.doc, b.line, b.file)
-			got := strings.ReplaceAll(strings.Join(b.body, "\n")+"\n", tc.module, "github.com/opgen-sdk/opgen/examples/"+strings.TrimPrefix(tc.module, "example.com/"))
-			assert.Equal(t, string(want), got, "%s line %d: %s differs from the example's", tc.doc, b.line, b.file)
+			code := strings.Join(b.body, "\n") + "\n"
+			formatted, err := format.Source([]byte(code))
+			require.NoError(t, err, "%s line %d: %s does not parse", tc.doc, b.line, b.file)
+			assert.Equal(t, string(formatted), code, "%s line %d: %s is not gofmt-clean", tc.doc, b.line, b.file)
+			// The module path sorts differently from the example's, so
+			// gofmt orders the imports again after replacing it.
+			got, err := format.Source([]byte(strings.ReplaceAll(code, tc.module, "github.com/opgen-sdk/opgen/examples/"+strings.TrimPrefix(tc.module, "example.com/"))))
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), "%s line %d: %s differs from the example's", tc.doc, b.line, b.file)
 		}
 	}
 }

@@ -15,13 +15,18 @@
 // The conventional way parses the packages four times more, in four
 // processes, each type-checking every dependency from source.
 //
-// # Tags come from kubebuilder markers
+// # Tags come from kubebuilder markers, or are the user's
 //
-// Users write kubebuilder markers only. Before the code-generator targets
-// run, the generator adds client-gen's tags to the parsed types: +genclient
-// on every root kind, +genclient:nonNamespaced when
-// +kubebuilder:resource:scope=Cluster, +genclient:noStatus when there is no
-// +kubebuilder:subresource:status; and +groupName to the package comments.
+// Before the code-generator targets run, the generator sets client-gen's
+// tags on the parsed types from the API model. In a package whose kinds
+// carry +genclient (code-generator's style), those kinds get clients with
+// their tags as written (nonNamespaced, noStatus, onlyVerbs, skipVerbs,
+// method=...). Otherwise every root kind with a list type gets +genclient,
+// with +genclient:noStatus when there is no
+// +kubebuilder:subresource:status. Either way the client's scope is the
+// CRD's (+genclient:nonNamespaced exactly when the CRD is cluster-scoped),
+// and +groupName and +groupGoName reach the package comments from
+// whichever file declares them.
 // Plural exceptions make the client's names follow the CRD's plural
 // (+kubebuilder:resource:path).
 //
@@ -134,29 +139,50 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 	return nil
 }
 
-// injectTags adds the client-gen tags that the kubebuilder markers imply.
+// injectTags gives client-gen the tags of the API model: the group's
+// +groupName and +groupGoName, whichever file declares them, and for each
+// kind with a client either its own +genclient tags, as written, or those
+// its kubebuilder markers imply. The client's scope is the CRD's.
 func injectTags(u types.Universe, api *gen.API) error {
 	for _, v := range api.Versions() {
 		pkg := u[v.ImportPath]
 		if pkg == nil {
 			return fmt.Errorf("gengo did not load %s", v.ImportPath)
 		}
-		pkg.Comments = append(withoutTag(pkg.Comments, "+groupName"), "+groupName="+v.Group.Name)
+		pkg.Comments = append(withoutTag(withoutTag(pkg.Comments, "+groupName"), "+groupGoName"), "+groupName="+v.Group.Name)
+		if v.Group.GoNameOverride != "" {
+			pkg.Comments = append(pkg.Comments, "+groupGoName="+v.Group.GoNameOverride)
+		}
 		for _, k := range v.Kinds {
 			t := pkg.Types[k.Name]
 			if t == nil {
 				return fmt.Errorf("gengo did not load %s.%s", v.ImportPath, k.Name)
 			}
-			t.CommentLines = append(withoutTag(t.CommentLines, "+genclient"), "+genclient")
-			if !k.Namespaced {
-				t.CommentLines = append(t.CommentLines, "+genclient:nonNamespaced")
-			}
-			if !k.StatusSubresource {
-				t.CommentLines = append(t.CommentLines, "+genclient:noStatus")
+			t.CommentLines = withoutTag(t.CommentLines, "+genclient")
+			t.SecondClosestCommentLines = withoutTag(t.SecondClosestCommentLines, "+genclient")
+			if k.Client {
+				t.CommentLines = append(t.CommentLines, clientTags(k)...)
 			}
 		}
 	}
 	return nil
+}
+
+// clientTags are the +genclient tags of k: its own, or those its markers
+// imply, with the scope of its CRD.
+func clientTags(k *gen.Kind) []string {
+	tags := k.ClientTags
+	if len(tags) == 0 {
+		tags = []string{"+genclient"}
+		if !k.StatusSubresource {
+			tags = append(tags, "+genclient:noStatus")
+		}
+	}
+	tags = withoutTag(tags, "+genclient:nonNamespaced")
+	if !k.Namespaced {
+		tags = append(tags, "+genclient:nonNamespaced")
+	}
+	return tags
 }
 
 // withoutTag drops the lines that set tag, so that the injected tags are
@@ -258,7 +284,7 @@ func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions m
 	for _, v := range versions {
 		gv := byGroup[v.Group.Name]
 		if gv == nil {
-			gv = &clienttypes.GroupVersions{PackageName: v.Group.ShortName(), Group: clienttypes.Group(v.Group.Name)}
+			gv = &clienttypes.GroupVersions{PackageName: v.GroupDir(), Group: clienttypes.Group(v.Group.Name)}
 			byGroup[v.Group.Name] = gv
 		}
 		gv.Versions = append(gv.Versions, clienttypes.PackageVersion{Version: clienttypes.Version(v.Name), Package: v.ImportPath})

@@ -37,7 +37,14 @@
 // a kind whose handler type exists without it is a generation error that
 // names the function to write), and for a handler type of a built-in kind
 // the one NewPodPrinter(op) returns, or its zero value when there is no
-// such function. The kinds share one generated clientset, the built-in
+// such function.
+//
+// A kind with +opgen:controller in several versions, each with the same
+// +opgen:controller:dispatch, gets this glue once per version: the oldest
+// version's under the kind's names, the others' with the version added
+// (ShapeV2Kind, ShapeV2Options, SetupShapeV2, NewShapeV2Controller), and
+// every version's options carry the same runtime.VersionDispatch, so that
+// each object is handled by one of them (see versions.go). The kinds share one generated clientset, the built-in
 // kinds use the operator's. Everything generic lives in pkg/runtime; the
 // glue only names concrete types.
 package controller
@@ -87,7 +94,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
-	if clashes(ctx, kinds, ctx.API.BuiltinControllers) {
+	if clashes(ctx, kinds, ctx.API.BuiltinControllers) || !checkDispatch(ctx, kinds) {
 		return nil
 	}
 	ctors, ok := checkFuncs(ctx, kinds, ctx.API.BuiltinControllers)
@@ -134,7 +141,7 @@ func PackageName(p *gen.Project) string {
 }
 
 // HandlerName is the name of the handler type of kind.
-func HandlerName(k *gen.Kind) string { return k.Name + "Controller" }
+func HandlerName(k *gen.Kind) string { return GlueName(k) + "Controller" }
 
 // File returns the glue for kinds and handlers. Every kind's handler is
 // built by its New<Kind>Controller(op); a handler type of a built-in kind
@@ -157,7 +164,7 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 		g.kind(f)
 		g.options(f)
 		g.setup(f)
-		readers(f, k.Name, k.Controller)
+		readers(f, GlueName(k), k.Controller)
 	}
 	for _, h := range handlers {
 		hg := handlerGlue{p: p, h: h}
@@ -172,7 +179,7 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
-		calls = append(calls, jen.Id("setup"+k.Name).Call(jen.Id("op"), jen.Id("cs"), jen.Id(ConstructorName(k)).Call(jen.Id("op"))))
+		calls = append(calls, jen.Id("setup"+GlueName(k)).Call(jen.Id("op"), jen.Id("cs"), jen.Id(ConstructorName(k)).Call(jen.Id("op"))))
 	}
 	for _, h := range handlers {
 		handler := jen.Op("&").Id(h.Name).Values()
@@ -225,10 +232,10 @@ func (g glue) checks(f *jen.File) {
 }
 
 func (g glue) kind(f *jen.File) {
-	k, name := g.k, g.k.Name
+	k, name := g.k, GlueName(g.k)
 	kindType := jen.Qual(runtimePkg, "Kind").Types(g.obj())
 	f.Line()
-	f.Commentf("%sKind describes %s %s to the runtime: it is watched and", name, k.Version.GroupVersion(), name)
+	f.Commentf("%sKind describes %s %s to the runtime: it is watched and", name, k.Version.GroupVersion(), k.Name)
 	f.Comment("written through the generated clientset.")
 	f.Func().Id(name+"Kind").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Params(kindType.Clone(), jen.Error()).Block(
 		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
@@ -245,7 +252,7 @@ func (g glue) kind(f *jen.File) {
 	restClient := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot("RESTClient").Call()
 	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
 		jen.Return(kindType.Clone().Add(fields(true,
-			"GVK", jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(name)),
+			"GVK", jen.Qual(k.Version.ImportPath, "SchemeGroupVersion").Dot("WithKind").Call(jen.Lit(k.Name)),
 			"Resource", jen.Lit(k.Plural),
 			"Namespaced", jen.Lit(k.Namespaced),
 			"ListWatch", jen.Func().Params(jen.Id("namespace").String()).Op("*").Qual(cachePkg, "ListWatch").Block(
@@ -259,12 +266,16 @@ func (g glue) kind(f *jen.File) {
 }
 
 func (g glue) options(f *jen.File) {
-	k := g.k
+	k, name := g.k, GlueName(g.k)
+	opts := optionFields(name, k.Controller)
+	if d := dispatch(k); d != nil {
+		opts = append(opts, "Dispatch", d)
+	}
 	f.Line()
-	f.Commentf("%sOptions returns the controller options that the +opgen:controller", k.Name)
-	f.Commentf("markers of %s declare.", k.Name)
-	f.Func().Id(k.Name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
-		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, optionFields(k.Name, k.Controller)...))),
+	f.Commentf("%sOptions returns the controller options that the +opgen:controller", name)
+	f.Commentf("markers of %s declare.", describe(k))
+	f.Func().Id(name+"Options").Params().Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Block(
+		jen.Return(jen.Qual(runtimePkg, "ControllerOptions").Types(g.obj()).Add(fields(true, opts...))),
 	)
 }
 
@@ -296,10 +307,10 @@ func optionFields(name string, spec *markers.ControllerSpec) []any {
 }
 
 func (g glue) setup(f *jen.File) {
-	name := g.k.Name
+	name := GlueName(g.k)
 	handler := jen.Id("h").Op("*").Id(HandlerName(g.k))
 	f.Line()
-	f.Commentf("Setup%s registers h as the controller of %s. When h implements", name, name)
+	f.Commentf("Setup%s registers h as the controller of %s. When h implements", name, describe(g.k))
 	f.Comment("runtime.Configurer, its Configure method adjusts the options first.")
 	f.Func().Id("Setup"+name).Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator"), handler.Clone()).Error().Block(
 		jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),

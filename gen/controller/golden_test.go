@@ -49,3 +49,14 @@ func TestGlueKeepsHandlersWithNarrowPatterns(t *testing.T) {
 	glue := res.Output.Files()[filepath.Join(root, "internal/controller", controller.FileName)]
 	assert.Contains(t, string(glue), "SetupPodPrinter(op, &PodPrinter{})")
 }
+
+// TestGoldenControllerPerVersion: a kind with controllers in v1 and v2
+// (+opgen:controller:dispatch) gets one registration per version, the
+// newer one named after its version, both with the same dispatch rule.
+// The project compiles and its test runs the glue against a real API
+// server.
+func TestGoldenControllerPerVersion(t *testing.T) {
+	gentest.Golden(t, "../internal/versions", func() map[string]gen.Generator {
+		return map[string]gen.Generator{"controller": controller.Generator{}}
+	})
+}

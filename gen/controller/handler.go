@@ -96,7 +96,8 @@ func dnsLabel(s, fallback string) string {
 func clashes(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinController) bool {
 	declared := map[string]*gen.Kind{}
 	for _, k := range kinds {
-		for _, id := range []string{k.Name + "Kind", k.Name + "Options", "Setup" + k.Name, HandlerName(k)} {
+		n := GlueName(k)
+		for _, id := range []string{n + "Kind", n + "Options", "Setup" + n, HandlerName(k)} {
 			declared[id] = k
 		}
 	}

@@ -6,6 +6,7 @@
 package deepcopy
 
 import (
+	"errors"
 	"go/ast"
 
 	ctdeepcopy "sigs.k8s.io/controller-tools/pkg/deepcopy"
@@ -31,11 +32,64 @@ func (Generator) CheckFilter() loader.NodeFilter { return ctdeepcopy.Generator{}
 
 // Generate runs the object generator.
 func (Generator) Generate(ctx *gen.Context) error {
-	roots := wanted(ctx)
-	for _, root := range roots {
+	var errs []error
+	for _, root := range wanted(ctx) {
 		skipInterfaces(ctx, root)
+		errs = append(errs, generateOne(ctx, root))
 	}
-	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext("", roots))
+	return errors.Join(errs...)
+}
+
+// generateOne runs the object generator on one package, so that a panic
+// of its traversal is reported at the package that caused it.
+func generateOne(ctx *gen.Context, root *loader.Package) error {
+	defer ctx.Recover("the deepcopy generator (controller-tools)", root)
+	defer keepDeepCopyObject(ctx, root)()
+	return ctdeepcopy.Generator{}.Generate(ctx.GenerationContext("", []*loader.Package{root}))
+}
+
+// keepDeepCopyObject stops the object generator from writing a
+// DeepCopyObject method that the user wrote (common beside
+// +k8s:deepcopy-gen:interfaces in code-generator projects), which would not
+// compile twice: it marks those types +kubebuilder:object:root=false for
+// the generator, which then writes DeepCopy and DeepCopyInto only. It
+// returns the function that restores the markers.
+func keepDeepCopyObject(ctx *gen.Context, pkg *loader.Package) func() {
+	const name = "kubebuilder:object:root"
+	own := gen.HandWrittenDeepCopyObject(pkg)
+	byNode, err := ctx.Collector.MarkersInPackage(pkg)
+	if len(own) == 0 || err != nil {
+		return func() {}
+	}
+	saved := map[*ast.TypeSpec][]any{}
+	for _, file := range pkg.Syntax {
+		for _, d := range file.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts, ok := spec.(*ast.TypeSpec)
+				if !ok || !own[ts.Name.Name] {
+					continue
+				}
+				if byNode[ts] == nil {
+					byNode[ts] = markers.MarkerValues{}
+				}
+				saved[ts] = byNode[ts][name]
+				byNode[ts][name] = []any{false}
+			}
+		}
+	}
+	return func() {
+		for ts, v := range saved {
+			if v == nil {
+				delete(byNode[ts], name)
+			} else {
+				byNode[ts][name] = v
+			}
+		}
+	}
 }
 
 // wanted returns the roots that ask for deep copies: with

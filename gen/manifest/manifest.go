@@ -52,7 +52,7 @@ import (
 // to the runtime, whose defaults bind no fixed port.
 const (
 	HealthPort  = 8081
-	MetricsPort = 8080
+	MetricsPort = 8443
 )
 
 // Options say what to write. Name, Namespace and ConfigDir are required.
@@ -70,8 +70,28 @@ type Options struct {
 	Replicas int32
 	// Labels are added to every object.
 	Labels map[string]string
+	// ServiceAccount the operator runs as. Default: Name.
+	ServiceAccount string
+	// Resources of the operator's container. Each request and limit
+	// that is set replaces its default: requests 10m CPU and 64Mi of
+	// memory, limits 500m CPU and 256Mi.
+	Resources corev1.ResourceRequirements
+	// NoLeaderElection passes --leader-elect=false: for one replica that
+	// need not wait for a Lease. Default: the runtime elects a leader.
+	NoLeaderElection bool
+	// LogFormat is passed as --log-format when set: text or json.
+	LogFormat string
+	// Verbosity is passed as -v when above 0.
+	Verbosity int
 	// ConfigDir holds crd/ and rbac/ as written by `opgen generate`.
 	ConfigDir string
+	// MetricsInsecure serves the operator's metrics over plain HTTP to
+	// anyone (--metrics-secure=false). Default false: HTTPS, to
+	// ServiceAccounts bound to <name>-metrics-reader (see metrics.go).
+	MetricsInsecure bool
+	// ServiceMonitor adds a Prometheus Operator ServiceMonitor of the
+	// metrics Service. Needs Image.
+	ServiceMonitor bool
 }
 
 // Build returns the manifest as multi-document YAML.
@@ -114,6 +134,13 @@ func (o *Options) validate() error {
 	if o.Replicas == 0 {
 		o.Replicas = 1
 	}
+	if o.ServiceAccount == "" {
+		o.ServiceAccount = o.Name
+	}
+	if o.LogFormat != "" && o.LogFormat != "text" && o.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("manifest: log format %q is neither text nor json: pass --log-format text or json", o.LogFormat))
+	}
+	errs = append(errs, o.validateMetrics())
 	return errors.Join(errs...)
 }
 
@@ -143,6 +170,7 @@ func (o Options) objects() ([]any, error) {
 		clusterRole, o.clusterRoleBinding(clusterRole.Name),
 		leaderRole, o.roleBinding(leaderRole.Name),
 	)
+	objects = append(objects, o.metricsObjects(clusterRole)...)
 	if o.Image != "" {
 		objects = append(objects, o.deployment())
 	}
@@ -179,12 +207,12 @@ func (o Options) namespace() *corev1.Namespace {
 func (o Options) serviceAccount() *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-		ObjectMeta: o.meta(o.Name, true),
+		ObjectMeta: o.meta(o.ServiceAccount, true),
 	}
 }
 
 func (o Options) subjects() []rbacv1.Subject {
-	return []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.Name, Namespace: o.Namespace}}
+	return []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.ServiceAccount, Namespace: o.Namespace}}
 }
 
 func (o Options) clusterRoleBinding(role string) *rbacv1.ClusterRoleBinding {
@@ -218,7 +246,7 @@ func (o Options) deployment() *appsv1.Deployment {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: podMeta,
 				Spec: corev1.PodSpec{
-					ServiceAccountName:            o.Name,
+					ServiceAccountName:            o.ServiceAccount,
 					TerminationGracePeriodSeconds: ptr.To[int64](30),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
@@ -244,10 +272,7 @@ func (o Options) container() corev1.Container {
 	return corev1.Container{
 		Name:  "operator",
 		Image: o.Image,
-		Args: []string{
-			fmt.Sprintf("--metrics-bind-address=:%d", MetricsPort),
-			fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort),
-		},
+		Args:  o.args(),
 		Env: []corev1.EnvVar{
 			{Name: osenv.WatchNamespace, Value: o.WatchNamespace},
 			{Name: osenv.PodNamespace, ValueFrom: &corev1.EnvVarSource{
@@ -258,16 +283,7 @@ func (o Options) container() corev1.Container {
 			{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
 			{Name: "health", ContainerPort: HealthPort, Protocol: corev1.ProtocolTCP},
 		},
-		Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("10m"),
-				corev1.ResourceMemory: resource.MustParse("64Mi"),
-			},
-			Limits: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("500m"),
-				corev1.ResourceMemory: resource.MustParse("256Mi"),
-			},
-		},
+		Resources:      o.resources(),
 		LivenessProbe:  probe("/healthz", 15),
 		ReadinessProbe: probe("/readyz", 5),
 		SecurityContext: &corev1.SecurityContext{
@@ -278,6 +294,48 @@ func (o Options) container() corev1.Container {
 			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 	}
+}
+
+// args are the operator's arguments: the ports first, then the optional
+// flags in a fixed order (the Helm chart's template follows it).
+func (o Options) args() []string {
+	args := append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort))
+	if o.NoLeaderElection {
+		args = append(args, "--leader-elect=false")
+	}
+	if o.LogFormat != "" {
+		args = append(args, "--log-format="+o.LogFormat)
+	}
+	if o.Verbosity > 0 {
+		args = append(args, fmt.Sprintf("-v=%d", o.Verbosity))
+	}
+	return args
+}
+
+// DefaultResources are the container's requests and limits unless
+// Options.Resources replaces them.
+func DefaultResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("10m"),
+			corev1.ResourceMemory: resource.MustParse("64Mi"),
+		},
+		Limits: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("500m"),
+			corev1.ResourceMemory: resource.MustParse("256Mi"),
+		},
+	}
+}
+
+func (o Options) resources() corev1.ResourceRequirements {
+	r := DefaultResources()
+	for name, q := range o.Resources.Requests {
+		r.Requests[name] = q
+	}
+	for name, q := range o.Resources.Limits {
+		r.Limits[name] = q
+	}
+	return r
 }
 
 func readYAML(path string, into any) error {
@@ -338,18 +396,29 @@ func readCRDs(dir string) ([]map[string]any, error) {
 	sort.Strings(paths)
 	var crds []map[string]any
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		in, err := readCRDFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("manifest: %w", err)
+			return nil, err
 		}
-		for i, doc := range bytes.Split(data, []byte("\n---")) {
-			var m map[string]any
-			if err := yaml.Unmarshal(doc, &m); err != nil {
-				return nil, fmt.Errorf("manifest: %s: document %d: %w", path, i+1, err)
-			}
-			if m["kind"] == "CustomResourceDefinition" {
-				crds = append(crds, m)
-			}
+		crds = append(crds, in...)
+	}
+	return crds, nil
+}
+
+// readCRDFile returns the CustomResourceDefinition documents of one file.
+func readCRDFile(path string) ([]map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	var crds []map[string]any
+	for i, doc := range bytes.Split(data, []byte("\n---")) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			return nil, fmt.Errorf("manifest: %s: document %d: %w", path, i+1, err)
+		}
+		if m["kind"] == "CustomResourceDefinition" {
+			crds = append(crds, m)
 		}
 	}
 	return crds, nil

@@ -39,8 +39,14 @@ func options() manifest.Options {
 func TestBuildMatchesGolden(t *testing.T) {
 	t.Parallel()
 	for name, opts := range map[string]manifest.Options{
-		"with-image":    options(),
-		"without-image": func() manifest.Options { o := options(); o.Image = ""; return o }(),
+		"with-image":      options(),
+		"without-image":   func() manifest.Options { o := options(); o.Image = ""; return o }(),
+		"service-monitor": func() manifest.Options { o := options(); o.ServiceMonitor = true; return o }(),
+		"insecure-metrics": func() manifest.Options {
+			o := options()
+			o.MetricsInsecure, o.ServiceMonitor = true, true
+			return o
+		}(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -17,7 +17,9 @@ import (
 //
 //	// +opgen:controller
 //
-// Put it on one version of a kind, usually the storage version.
+// Put it on one version of a kind, usually the storage version. A kind may
+// have a controller in several versions only with a dispatch rule on each
+// (see Dispatch).
 type Controller struct{}
 
 // Owns lists the kinds of the objects the controller creates and owns, as
@@ -100,6 +102,28 @@ type For string
 //	// +opgen:controller:labelSelector="tier in (web,api),!canary"
 type LabelSelector string
 
+// Dispatch lets a kind have a controller in several of its API versions:
+// every version marked +opgen:controller carries the same dispatch, and
+// each object is handled by exactly one of the controllers.
+//
+//	// +opgen:controller:dispatch=written
+//
+// sends each object to the controller of the version it was last written
+// in (read from metadata.managedFields; the operator's own writes and
+// status writes do not count), and objects that rule does not place (only
+// the operator wrote them, or two versions were written in the same
+// second) to the storage version's controller, or the oldest version's
+// when the storage version has none.
+//
+//	// +opgen:controller:dispatch=v2
+//
+// sends every object to the named version's controller. With either, the
+// annotation opgen.dev/controller-version=<version> on an object sends it
+// to that version's controller. The controllers of the other versions are
+// named <Kind><Version>Controller (WidgetV2Controller); the oldest
+// version's keeps <Kind>Controller. See runtime.VersionDispatch.
+type Dispatch string
+
 // ControllerSpec is what the +opgen:controller markers of one kind, or of
 // one handler type of a built-in kind, say.
 type ControllerSpec struct {
@@ -112,6 +136,9 @@ type ControllerSpec struct {
 	ReconcileEvery time.Duration
 	Workers        int
 	LabelSelector  string
+	// Dispatch is "written" or the version that handles the objects of a
+	// kind with controllers in several versions; "" without one.
+	Dispatch string
 }
 
 // WatchSpec is one +opgen:controller:watches marker: the watched kind and
@@ -219,6 +246,23 @@ func (l LabelSelector) ApplyToController(spec *ControllerSpec) error {
 	spec.LabelSelector = string(l)
 	return nil
 }
+
+// ApplyToController checks the rule: written, or a version.
+func (d Dispatch) ApplyToController(spec *ControllerSpec) error {
+	v := strings.TrimSpace(string(d))
+	if v != DispatchWritten && !isVersion(v) {
+		return fmt.Errorf("dispatch=%s: write dispatch=written (each object goes to the controller of the version it was last written in) or dispatch=<version>, such as dispatch=v2 (that version's controller handles every object)", string(d))
+	}
+	if spec.Dispatch != "" && spec.Dispatch != v {
+		return fmt.Errorf("dispatch=%s: the kind already says dispatch=%s; keep one", v, spec.Dispatch)
+	}
+	spec.Dispatch = v
+	return nil
+}
+
+// DispatchWritten is the dispatch rule by the version an object was last
+// written in.
+const DispatchWritten = "written"
 
 // ApplyToController parses the duration.
 func (r ReconcileEvery) ApplyToController(spec *ControllerSpec) error {

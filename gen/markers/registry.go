@@ -30,6 +30,7 @@ var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller:watches", markers.DescribesType, Watches{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:reconcileEvery", markers.DescribesType, ReconcileEvery(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:workers", markers.DescribesType, Workers(0))),
+	markers.Must(markers.MakeDefinition("opgen:controller:dispatch", markers.DescribesType, Dispatch(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:for", markers.DescribesType, For(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:labelSelector", markers.DescribesType, LabelSelector(""))),
 }

@@ -9,8 +9,19 @@ func (Controller) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "Controller marks a root kind as reconciled by an opgen controller. opgen\ngenerates the glue that registers the controller with the runtime\n(zz_generated.controllers.go in the controller package) and writes, once,\na stub with a typed Reconcile method (and Delete with opgen create api\n--with-delete).\n\n\t// +opgen:controller\n\nPut it on one version of a kind, usually the storage version.",
+			Details: "Controller marks a root kind as reconciled by an opgen controller. opgen\ngenerates the glue that registers the controller with the runtime\n(zz_generated.controllers.go in the controller package) and writes, once,\na stub with a typed Reconcile method (and Delete with opgen create api\n--with-delete).\n\n\t// +opgen:controller\n\nPut it on one version of a kind, usually the storage version. A kind may\nhave a controller in several versions only with a dispatch rule on each\n(see Dispatch).",
 			Summary: "Controller marks a root kind as reconciled by an opgen controller.",
+		},
+	}
+}
+
+// Help returns the help of the Dispatch marker, from its godoc.
+func (Dispatch) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "Dispatch lets a kind have a controller in several of its API versions:\nevery version marked +opgen:controller carries the same dispatch, and\neach object is handled by exactly one of the controllers.\n\n\t// +opgen:controller:dispatch=written\n\nsends each object to the controller of the version it was last written\nin (read from metadata.managedFields; the operator's own writes and\nstatus writes do not count), and objects that rule does not place (only\nthe operator wrote them, or two versions were written in the same\nsecond) to the storage version's controller, or the oldest version's\nwhen the storage version has none.\n\n\t// +opgen:controller:dispatch=v2\n\nsends every object to the named version's controller. With either, the\nannotation opgen.dev/controller-version=<version> on an object sends it\nto that version's controller. The controllers of the other versions are\nnamed <Kind><Version>Controller (WidgetV2Controller); the oldest\nversion's keeps <Kind>Controller. See runtime.VersionDispatch.",
+			Summary: "Dispatch lets a kind have a controller in several of its API versions: every version marked +opgen:controller carries the same dispatch, and each object is handled by exactly one of the controllers.",
 		},
 	}
 }

@@ -32,6 +32,11 @@ type APIOptions struct {
 	// the runtime keep a finalizer on every object of the kind (see
 	// StubOptions).
 	WithDelete bool
+	// Controller gives a new version of an existing kind a controller of
+	// its own, which shares the kind's objects with the controllers of the
+	// other versions (see VersionController). A new kind has a controller
+	// anyway.
+	Controller bool
 }
 
 // Created lists the files CreateAPI wrote and what to do next.
@@ -44,8 +49,11 @@ var kindName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
 // CreateAPI writes the types of a new kind, or of a new version of an
 // existing kind, into <APIDir>/<group>/<version>/ and the controller stub
-// of a new kind into the controller package. It refuses to overwrite
-// anything.
+// of a new kind into the controller package; with Controller, a new
+// version gets a controller stub too (<kind>_<version>.go), and the other
+// versions' types that have a controller get the dispatch marker that
+// lets the controllers share the kind. It refuses to overwrite anything
+// else.
 func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -62,25 +70,37 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 	if _, err := os.Stat(filepath.Join(dir, "doc.go")); os.IsNotExist(err) {
 		files[filepath.Join(dir, "doc.go")] = render(docTemplate, opts)
 	}
-	files[typesFile] = render(typesTemplate, struct {
-		APIOptions
-		Controller bool
-	}{opts, len(others) == 0})
-	if len(others) > 0 {
+	types := typesData{APIOptions: opts, Controller: len(others) == 0}
+	switch {
+	case len(others) > 0 && opts.Controller:
+		d, err := addVersionController(p, opts, dir, others, files, out)
+		if err != nil {
+			return nil, err
+		}
+		types.Controller, types.Dispatch = true, d
+		out.Notes = append(out.Notes, "with several versions, mark the one objects are stored in with // +kubebuilder:storageversion")
+	case len(others) > 0:
 		out.Notes = append(out.Notes,
-			fmt.Sprintf("%s exists in %s: the new version has no +opgen:controller (a kind has one controller)", opts.Kind, strings.Join(others, ", ")),
+			fmt.Sprintf("%s exists in %s: the new version has no +opgen:controller (add --controller to give it one that shares the objects with the other versions' controllers)", opts.Kind, strings.Join(others, ", ")),
 			"with two versions, mark the one objects are stored in with // +kubebuilder:storageversion")
-	} else if err := addStub(p, opts, dir, files, out); err != nil {
-		return nil, err
+	default:
+		if err := addStub(p, opts, dir, files, out); err != nil {
+			return nil, err
+		}
 	}
+	files[typesFile] = render(typesTemplate, types)
 	for path, src := range files {
+		_, err := os.Stat(path)
+		existed := err == nil // another version's types, given a dispatch marker (the notes say so)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			return nil, err
 		}
-		out.Files = append(out.Files, path)
+		if !existed {
+			out.Files = append(out.Files, path)
+		}
 	}
 	out.Notes = append(out.Notes, "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one); the generated Setup, which main.go runs, then registers the new controller")
 	return out, nil
@@ -187,6 +207,9 @@ type {{.Kind}}Status struct {
 // +kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp
 {{- if .Controller}}
 // +opgen:controller
+{{- end}}
+{{- if .Dispatch}}
+// +opgen:controller:dispatch={{.Dispatch}}
 {{- end}}
 type {{.Kind}} struct {
 	metav1.TypeMeta   ` + "`json:\",inline\"`" + `

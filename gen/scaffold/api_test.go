@@ -3,6 +3,7 @@ package scaffold_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,4 +126,49 @@ func TestCreatedAPIGenerates(t *testing.T) {
 	assert.Contains(t, files, "config/crd/hello.example.com_greetings.yaml")
 	assert.Contains(t, files, "internal/controller/zz_generated.controllers.go")
 	assert.Contains(t, files, "pkg/generated/clientset/versioned/clientset.go")
+}
+
+// TestCreateAPINewVersionWithController: --controller on a new version
+// of a kind with a controller writes the version's own stub and the
+// dispatch marker on both versions, and the project generates the glue of
+// two controllers.
+func TestCreateAPINewVersionWithController(t *testing.T) {
+	root, err := os.MkdirTemp(".", "created-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	p, err := gen.NewProject(gen.Options{Root: root})
+	require.NoError(t, err)
+	_, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
+	require.NoError(t, err)
+	created, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v2", Kind: "Greeting", Controller: true})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"apis/hello/v2/doc.go", "apis/hello/v2/greeting_types.go", "internal/controller/greeting_v2.go"}, rel(t, p, created.Files))
+	read := func(path string) string {
+		data, err := os.ReadFile(filepath.Join(root, path))
+		require.NoError(t, err)
+		return string(data)
+	}
+	assert.Contains(t, read("apis/hello/v1/greeting_types.go"), "// +opgen:controller\n// +opgen:controller:dispatch=written\ntype Greeting struct")
+	assert.Contains(t, read("apis/hello/v2/greeting_types.go"), "// +opgen:controller\n// +opgen:controller:dispatch=written\ntype Greeting struct")
+	assert.Contains(t, read("internal/controller/greeting_v2.go"), "type GreetingV2Controller struct{}")
+	assert.Contains(t, strings.Join(created.Notes, "\n"), "added +opgen:controller:dispatch=written to apis/hello/v1/greeting_types.go")
+
+	v1 := filepath.Join(root, "apis/hello/v1/greeting_types.go")
+	require.NoError(t, os.WriteFile(v1, []byte(strings.Replace(read("apis/hello/v1/greeting_types.go"), "// +opgen:controller\n", "// +kubebuilder:storageversion\n// +opgen:controller\n", 1)), 0o644))
+	files := gentest.Run(t, root, gentest.All())
+	glue := string(files["internal/controller/zz_generated.controllers.go"])
+	assert.Contains(t, glue, "setupGreeting(op, cs, NewGreetingController(op))")
+	assert.Contains(t, glue, "setupGreetingV2(op, cs, NewGreetingV2Controller(op))")
+	assert.Contains(t, glue, `Dispatch: &runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}`)
+
+	// A third version shares the rule the others carry.
+	created, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v3", Kind: "Greeting", Controller: true})
+	require.NoError(t, err)
+	assert.Contains(t, read("apis/hello/v3/greeting_types.go"), "// +opgen:controller:dispatch=written\ntype Greeting struct")
+	assert.NotContains(t, strings.Join(created.Notes, "\n"), "added +opgen:controller:dispatch")
+
+	// An older version's controller would rename the existing ones.
+	_, err = scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1beta1", Kind: "Greeting", Controller: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "would rename the existing one")
 }

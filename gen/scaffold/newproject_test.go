@@ -50,6 +50,20 @@ func TestNewProjectTestsPassUntouched(t *testing.T) {
 	out2 := run("go", "test", "-count=1", "-v", "./internal/controller/")
 	require.Contains(t, out2, "--- PASS: TestWidgetIsHandled")
 	require.Contains(t, out2, "--- PASS: TestRegionIsHandled")
+
+	// A user adds required fields: the test, untouched, still passes, its
+	// object built from the new CRD.
+	types := filepath.Join(dir, "apis", "demo", "v1", "widget_types.go")
+	src, err := os.ReadFile(types)
+	require.NoError(t, err)
+	edited := strings.Replace(string(src), "type WidgetSpec struct {\n", "type WidgetSpec struct {\n"+
+		"\t// +kubebuilder:validation:Minimum=1\n\tReplicas int32 `json:\"replicas\"`\n"+
+		"\t// +kubebuilder:validation:MinLength=3\n\tOwner string `json:\"owner\"`\n", 1)
+	require.NotEqual(t, string(src), edited, "no WidgetSpec in %s", types)
+	require.NoError(t, os.WriteFile(types, []byte(edited), 0o644))
+	run("go", "generate", "./...")
+	out3 := run("go", "test", "-count=1", "-v", "-run", "TestWidgetIsHandled", "./internal/controller/")
+	require.Contains(t, out3, "--- PASS: TestWidgetIsHandled")
 	// The rest of the module builds and vets with the scaffolded tests.
 	run("go", "vet", "./...")
 }

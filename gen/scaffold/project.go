@@ -185,7 +185,8 @@ OPGEN := $(GO) tool opgen
 
 .PHONY: help
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo "make TARGET [NAME=$(NAME)] [IMG=$(IMG)] [NAMESPACE=$(NAMESPACE)]"
+	@awk -v name='$(NAME)' -v img='$(IMG)' -v ns='$(NAMESPACE)' 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {d = $$2; gsub(/\$$\(NAME\)/, name, d); gsub(/\$$\(IMG\)/, img, d); gsub(/\$$\(NAMESPACE\)/, ns, d); printf "  %-12s %s\n", $$1, d}' $(MAKEFILE_LIST)
 
 .PHONY: generate
 generate: ## Regenerate code, CRDs and RBAC from the API types

@@ -48,6 +48,27 @@ func TestInitProjectWritesAProject(t *testing.T) {
 	assert.Contains(t, string(makefile), "# Scaffolded by opgen v0.3.0.\n")
 }
 
+// TestMakeHelpPrintsValues runs `make help` in a new project: the targets'
+// descriptions show the values of NAME, IMG and NAMESPACE, not their names.
+func TestMakeHelpPrintsValues(t *testing.T) {
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make on PATH; install make (GNU make) to run this test")
+	}
+	dir := t.TempDir()
+	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/team/hello-operator", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	cmd := exec.Command(makeBin, "help", "IMG=registry.example.com/hello:v1")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	help := string(out)
+	assert.NotContains(t, help, "$(")
+	assert.Contains(t, help, "make TARGET [NAME=hello-operator] [IMG=registry.example.com/hello:v1] [NAMESPACE=hello-operator-system]")
+	assert.Contains(t, help, "Write deploy/hello-operator.yaml: CRDs, RBAC, ServiceAccount and a Deployment of registry.example.com/hello:v1")
+	assert.Contains(t, help, "Build bin/hello-operator")
+}
+
 // TestInitProjectRecordsAnotherName: a --name that opgen generate would
 // not derive from the module path goes into the go:generate line, so the
 // roles and the runtime's Name agree.

@@ -45,7 +45,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 		if declared[controller.HandlerName(k)] {
 			continue
 		}
-		ctx.Output.Scaffold(filepath.Join(dir, strings.ToLower(k.Name)+".go"), Stub(ctx.Project, k, StubOptions{}))
+		ctx.Output.Scaffold(filepath.Join(dir, StubFile(k)), Stub(ctx.Project, k, StubOptions{}))
 	}
 	return nil
 }
@@ -75,6 +75,16 @@ func declaredTypes(dir string) map[string]bool {
 	return out
 }
 
+// StubFile is the file name of k's controller stub: <kind>.go, or
+// <kind>_<version>.go for the controller of a newer version of a kind with
+// controllers in several versions (see controller.GlueName).
+func StubFile(k *gen.Kind) string {
+	if controller.GlueName(k) != k.Name {
+		return strings.ToLower(k.Name) + "_" + k.Version.Name + ".go"
+	}
+	return strings.ToLower(k.Name) + ".go"
+}
+
 // StubOptions say which optional handler methods a stub has.
 type StubOptions struct {
 	// WithDelete adds a Delete method (plug.Deleter). Its presence alone
@@ -102,7 +112,7 @@ func Stub(p *gen.Project, k *gen.Kind, opts StubOptions) []byte {
 	comment(f,
 		controller.ConstructorName(k)+" returns the handler of "+n+" that the generated Setup",
 		"registers. Give it what it needs here, from op: clients (op.Clientset()),",
-		"and typed cache readers (New"+n+"Readers(op), generated for the kinds its",
+		"and typed cache readers (New"+controller.GlueName(k)+"Readers(op), generated for the kinds its",
 		"reads and owns markers name).",
 	)
 	f.Func().Id(controller.ConstructorName(k)).Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Op("*").Id(h).Block(
@@ -112,7 +122,7 @@ func Stub(p *gen.Project, k *gen.Kind, opts StubOptions) []byte {
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("a").Op("*").Qual(plugPkg, "Action").Types(jen.Op("*").Qual(k.Version.ImportPath, k.Name)),
 	).Error()
-	methods := []stubMethod{reconcileStub(n, filepath.ToSlash(p.ClientDir))}
+	methods := []stubMethod{reconcileStub(n, h, filepath.ToSlash(p.ClientDir))}
 	if opts.WithDelete {
 		methods = append(methods, deleteStub(n))
 	}
@@ -138,7 +148,7 @@ type stubMethod struct {
 
 // reconcileStub is the Reconcile method of a stub for kind n, with the
 // doc comment that says when it runs.
-func reconcileStub(n, clientDir string) stubMethod {
+func reconcileStub(n, handler, clientDir string) stubMethod {
 	return stubMethod{
 		name: "Reconcile",
 		doc: []string{
@@ -148,7 +158,7 @@ func reconcileStub(n, clientDir string) stubMethod {
 			"since it was last handled, and plug.Reconcile when nothing changed: on the",
 			"period that +opgen:controller:reconcileEvery sets, after a.RequeueAfter, when",
 			"an owned object changed, and when the operator starts. To act differently on",
-			"Add or Modify, give " + n + "Controller an Add or Modify method of the same",
+			"Add or Modify, give " + handler + " an Add or Modify method of the same",
 			"signature (plug.Adder, plug.Modifier).",
 			"",
 			"Declare every object the " + n + " owns with a.Own, as server-side apply",

@@ -36,6 +36,8 @@ func addTests(p *gen.Project, k *gen.Kind, clusterScoped bool, files map[string]
 		APIAlias:      k.Version.Alias(),
 		ClientsetPkg:  p.ImportPath(p.Abs(p.ClientDir)) + "/clientset/versioned",
 		ClientGroup:   k.Version.ClientGroup(),
+		Group:         k.Version.Group.Name,
+		Version:       k.Version.Name,
 		Kind:          k.Name,
 		GoPlural:      k.GoPlural(),
 		ClusterScoped: clusterScoped,
@@ -53,7 +55,8 @@ func addTests(p *gen.Project, k *gen.Kind, clusterScoped bool, files map[string]
 type testData struct {
 	Name, Package, ControllerPkg, ConfigDir string
 	APIPkg, APIAlias, ClientsetPkg          string
-	ClientGroup, Kind, GoPlural             string
+	ClientGroup, Group, Version, Kind       string
+	GoPlural                                string
 	ClusterScoped                           bool
 }
 
@@ -90,6 +93,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/opgen-sdk/opgen/pkg/optest"
 
@@ -107,9 +111,14 @@ func Test{{.Kind}}IsHandled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	client := versioned.NewForConfigOrDie(kit.Config).{{.ClientGroup}}().{{.GoPlural}}({{if not .ClusterScoped}}kit.Namespace(t){{end}})
-	created, err := client.Create(ctx, &{{.APIAlias}}.{{.Kind}}{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"},
-	}, metav1.CreateOptions{})
+	// The object is a sample built from the CRD as the test runs: its
+	// required fields and defaults, so the test keeps passing as required
+	// fields are added. Set here the fields a pattern or a CEL rule
+	// constrains, which the sample does not solve.
+	obj := &{{.APIAlias}}.{{.Kind}}{}
+	kit.Sample(t, schema.GroupVersionKind{Group: "{{.Group}}", Version: "{{.Version}}", Kind: "{{.Kind}}"}, obj)
+	obj.ObjectMeta = metav1.ObjectMeta{GenerateName: "example-"}
+	created, err := client.Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create a {{.Kind}}: %v", err)
 	}

@@ -17,7 +17,8 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd", "../../internal/testapi/crd"}})
+// Private: the chaos tests stop and restart the servers.
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd", "../../internal/testapi/crd"}, Private: true})
 
 func TestMain(m *testing.M) {
 	if id := os.Getenv(replicaEnv); id != "" {

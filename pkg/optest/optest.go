@@ -1,6 +1,7 @@
 // Package optest is the operator author's test kit. It gives a test package
-// a Kubernetes API server (the local control plane of pkg/testenv, or an
-// existing cluster when OPTEST_USE_EXISTING_CLUSTER=true and KUBECONFIG
+// a Kubernetes API server (the local control plane of pkg/testenv, shared
+// with the machine's other test packages when it can be, or an existing
+// cluster when OPTEST_USE_EXISTING_CLUSTER=true and KUBECONFIG
 // name one), installs the operator's generated manifest (CRDs, RBAC,
 // namespace and ServiceAccount, no Deployment), runs the operator
 // in-process as its generated ServiceAccount, so RBAC the generator did not
@@ -16,6 +17,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -145,8 +148,8 @@ func (k *Kit) Start(ctx context.Context) error {
 		}
 		k.Config = cfg
 	} else {
-		k.Env = testenv.New(k.opts.Env)
-		if err := k.Env.Start(ctx); err != nil {
+		k.Env = testenv.New(k.envOptions())
+		if err := k.Env.StartShared(ctx); err != nil {
 			return err
 		}
 		k.Config = k.Env.Config
@@ -175,6 +178,23 @@ func (k *Kit) Start(ctx context.Context) error {
 		return nil
 	}
 	return k.StartOperator(ctx)
+}
+
+// envOptions are Options.Env with the operator's CRDs and name made
+// exclusive: on the shared control plane, two packages that run operators
+// for the same kinds, or under the same name (its ClusterRoles, namespace
+// and Lease), would act on each other's objects.
+func (k *Kit) envOptions() testenv.Options {
+	o := k.opts.Env
+	if k.opts.Name == "" {
+		return o
+	}
+	o.Exclusive = append(slices.Clone(o.Exclusive), "operator "+k.opts.Name)
+	crds, _ := testenv.ReadCRDs(filepath.Join(k.opts.ConfigDir, "crd")) // Install reports a bad directory
+	for _, crd := range crds {
+		o.Exclusive = append(o.Exclusive, crd.Name)
+	}
+	return o
 }
 
 // StartOperator starts the installed operator again after StopOperator,

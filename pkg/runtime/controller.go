@@ -39,6 +39,9 @@ type Controller[T apis.Object] struct {
 	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
 	store   *descendantStore
 	reconID atomic.Uint64
+	// dispatch is shared with the controllers of the kind's other
+	// versions (ControllerOptions.Dispatch), or nil.
+	dispatch *dispatchGroup
 
 	mu     sync.Mutex
 	states map[cache.ObjectName]*objectState
@@ -131,6 +134,14 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 // on success (and requeue after the period or the asked delay), backoff on
 // error, nothing on a terminal error. A paused object gets no action.
 func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
+	if c.dispatch != nil {
+		release, mine := c.takeTurn(ctx, key)
+		if !mine {
+			c.queue.Forget(key)
+			return
+		}
+		defer release()
+	}
 	obj, ok := c.Get(key)
 	if !ok {
 		c.forget(key)

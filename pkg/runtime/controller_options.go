@@ -62,6 +62,12 @@ type ControllerOptions[T apis.Object] struct {
 	// it returns.
 	Pipeline func(env plug.Env[T], h plug.Handler[T]) plug.Pipeline[T]
 
+	// Dispatch, when set, shares the kind's objects with the controllers
+	// of its other API versions on the same operator: this controller
+	// handles only the objects the rule sends to its version (see
+	// VersionDispatch). Every version's controller must carry the same.
+	Dispatch *VersionDispatch
+
 	// RateLimiter paces retries of failed keys. Default: client-go's
 	// controller rate limiter: per-key exponential backoff from 5ms to
 	// 1000s, within an overall 10 qps (burst 100).

@@ -227,8 +227,12 @@
 // registry: opgen_reconcile_total, opgen_reconcile_duration_seconds and
 // opgen_reconcile_errors_total by controller and verb,
 // opgen_workqueue_* (depth, adds, queue and work durations, retries,
-// unfinished work) by controller, opgen_api_writes_total, opgen_leader, and
-// the Go and process collectors. /healthz answers while the process runs,
+// unfinished work) by controller, opgen_api_writes_total, opgen_leader,
+// client-go's rest_client_* (requests by code, method and host, their
+// latency, rate limiter waits, retries) and the Go and process
+// collectors. It is HTTPS by default, served only to bearer tokens the API
+// server authenticates and authorizes to get /metrics
+// (Options.MetricsInsecure serves plain HTTP). /healthz answers while the process runs,
 // /readyz once the caches synced (Options.HealthAddr). Logs go through logr
 // with the controller, namespace, name, verb and a reconcile ID on every
 // line of an action.

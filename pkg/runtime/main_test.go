@@ -22,7 +22,8 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}})
+// Private: the chaos tests stop and restart the servers.
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}, Private: true})
 
 func TestMain(m *testing.M) { env.Main(m) }
 

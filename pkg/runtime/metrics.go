@@ -50,6 +50,7 @@ func newMetrics() *metrics {
 	m.registry.MustRegister(m.reconciles, m.reconcileErrors, m.duration, m.writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue.register(m.registry)
+	clientMetrics().register(m.registry)
 	return m
 }
 

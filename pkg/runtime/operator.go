@@ -59,6 +59,10 @@ type Operator struct {
 	leading     atomic.Bool
 	inflight    inflight // keys handlers work on, for a stuck shutdown
 	serving     chan struct{}
+
+	// dispatch holds the kinds with controllers in several versions
+	// (versions.go).
+	dispatch dispatchGroups
 }
 
 // runner is a controller as the operator sees it, without its type

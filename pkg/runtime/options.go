@@ -61,13 +61,32 @@ type Options struct {
 	// so that a port another process holds never stops the operator; Run
 	// logs the address it chose (see also Operator.MetricsAddr). The
 	// generated manifest passes the port its container declares
-	// (--metrics-bind-address=:8080). "0" disables it.
+	// (--metrics-bind-address=:8443). "0" disables it.
 	MetricsAddr string
+
+	// MetricsInsecure serves /metrics over plain HTTP to anyone who
+	// reaches it (--metrics-secure=false). Default false: /metrics is
+	// served over HTTPS and answers only a request whose bearer token the
+	// API server authenticates (TokenReview) and authorizes to get the
+	// non-resource URL /metrics (SubjectAccessReview), as
+	// kube-controller-manager's and controller-runtime's secure metrics
+	// do; the operator then needs create on tokenreviews and
+	// subjectaccessreviews, which the generated manifest grants. See
+	// docs/metrics.md.
+	MetricsInsecure bool
+
+	// MetricsCertDir holds tls.crt and tls.key, the certificate /metrics
+	// is served with over HTTPS (reloaded when they change, as when
+	// cert-manager renews them). Default "": a self-signed certificate
+	// made at start, which scrapers accept with insecureSkipVerify (the
+	// bearer token, not the certificate, is what is checked).
+	MetricsCertDir string
 
 	// HealthAddr is where /healthz and /readyz are served. Default ":0",
 	// as for MetricsAddr; the generated manifest passes
 	// --health-probe-bind-address=:8081. "0" disables it. When equal to
-	// MetricsAddr, one server serves all three.
+	// MetricsAddr and MetricsInsecure, one server serves all three; secure
+	// metrics need an address of their own (two ":0" are two free ports).
 	HealthAddr string
 
 	// PprofAddr, when set, serves net/http/pprof (/debug/pprof/) on its
@@ -173,6 +192,8 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--leader-elect-namespace   namespace of the Lease
 //	--leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period
 //	--metrics-bind-address     "0" disables
+//	--metrics-secure           HTTPS with authentication and authorization (default true)
+//	--metrics-cert-dir         tls.crt and tls.key for HTTPS (default self-signed)
 //	--health-probe-bind-address "0" disables
 //	--pprof-bind-address       off unless given
 //	--log-format               text or json
@@ -203,6 +224,12 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "how long the leader tries to renew before giving up (default 10s)")
 	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "pause between tries to acquire or renew (default 2s)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":0\", a free port)")
+	fs.BoolFunc("metrics-secure", "serve /metrics over HTTPS to bearer tokens the API server authenticates and authorizes; false serves plain HTTP to anyone (default true)", func(s string) error {
+		secure, err := strconv.ParseBool(s)
+		o.MetricsInsecure = !secure
+		return err
+	})
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-dir", o.MetricsCertDir, "directory of tls.crt and tls.key for /metrics over HTTPS (default: a self-signed certificate)")
 	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "address of /healthz and /readyz; \"0\" disables (default \":0\", a free port)")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of net/http/pprof (/debug/pprof/); off unless given, \"0\" is off too")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "log format: text or json (default text)")
@@ -251,6 +278,9 @@ func (o Options) complete() (Options, error) {
 	// ports its container declares as flags.
 	o.MetricsAddr = orDefault(o.MetricsAddr, ":0")
 	o.HealthAddr = orDefault(o.HealthAddr, ":0")
+	if err := o.checkMetricsAddr(); err != nil {
+		return o, err
+	}
 	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, 30*time.Second)
 	o.Workers = orDefault(o.Workers, 2)
 	if o.KubeAPIBurst < 0 {

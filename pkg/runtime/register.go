@@ -69,6 +69,14 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	if opts.RateLimiter == nil {
 		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
 	}
+	var group *dispatchGroup
+	if opts.Dispatch != nil {
+		var err error
+		if group, err = op.joinDispatch(kind.GVK, *opts.Dispatch); err != nil {
+			return nil, err
+		}
+		opts.UpdateFilter = dispatchFilter(opts.UpdateFilter, *opts.Dispatch, op.opts.Name)
+	}
 	_, deletes := h.(plug.Deleter[T])
 	c := &Controller[T]{
 		name:      opts.Name,
@@ -81,6 +89,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		log:       op.log.WithValues("controller", opts.Name),
 		caches:    map[string]cache.SharedIndexInformer{},
 		states:    map[cache.ObjectName]*objectState{},
+		dispatch:  group,
 	}
 	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
@@ -240,7 +249,7 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
 	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
 	inf := cache.NewSharedIndexInformer(observeLists(c.kind.ListWatch(ns), c.op, w), newObject[T](), 0, cache.Indexers{})
-	if err := inf.SetTransform(c.op.transform()); err != nil {
+	if err := inf.SetTransform(c.dispatchTransform()); err != nil {
 		return nil, err
 	}
 	if err := observeWatch(inf, c.op, w); err != nil {

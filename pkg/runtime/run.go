@@ -57,7 +57,7 @@ func (o *Operator) Run(ctx context.Context) error {
 		return err
 	}
 	if srv.metricsAddr != "" || srv.healthAddr != "" {
-		o.log.Info("serving", "metrics", addrOrOff(srv.metricsAddr, "/metrics"), "health", addrOrOff(srv.healthAddr, "/healthz"), "ready", addrOrOff(srv.healthAddr, "/readyz"))
+		o.log.Info("serving", "metrics", srv.metricsURL(), "health", addrOrOff(srv.healthAddr, "/healthz"), "ready", addrOrOff(srv.healthAddr, "/readyz"))
 	}
 	if err := o.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)

@@ -2,27 +2,39 @@ package runtime
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // servers runs the metrics and health endpoints.
 type servers struct {
 	metricsAddr, healthAddr string // bound addresses, once listening
+	metricsSecure           bool   // /metrics is served over HTTPS
 	pprofAddr               string
 	http                    []*http.Server
+	errorLog                *log.Logger
+	// ctx ends when the servers stop (it runs the metrics certificate's
+	// file watch).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // start listens on the configured addresses ("0" disables one) and serves
 // /metrics, /healthz and /readyz. ready reports whether the caches synced.
 func (o *Operator) startServers(ready func() bool) (*servers, error) {
-	s := &servers{}
+	s := &servers{errorLog: serverErrorLog(o.log)}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", o.healthHandler)
 	probe := &apiProbe{check: o.checkAPIServer, host: o.config.Host}
@@ -44,25 +56,71 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 	if err := o.startPprof(s); err != nil {
 		return s, err
 	}
-	metricsHandler := promhttp.HandlerFor(o.metrics.registry, promhttp.HandlerOpts{Registry: o.metrics.registry})
-	if o.opts.MetricsAddr == o.opts.HealthAddr && o.opts.MetricsAddr != "0" {
-		health.Handle("/metrics", metricsHandler)
+	if o.opts.MetricsInsecure && o.opts.MetricsAddr == o.opts.HealthAddr && o.opts.MetricsAddr != "0" {
+		health.Handle("/metrics", o.metricsHandler())
 		addr, err := s.serve(o.opts.HealthAddr, health, "Options.HealthAddr and Options.MetricsAddr")
 		s.metricsAddr, s.healthAddr = addr, addr
 		return s, err
 	}
-	var err error
 	if o.opts.MetricsAddr != "0" {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", metricsHandler)
-		if s.metricsAddr, err = s.serve(o.opts.MetricsAddr, mux, "Options.MetricsAddr (--metrics-bind-address)"); err != nil {
+		if err := o.startMetrics(s); err != nil {
 			return s, err
 		}
 	}
+	var err error
 	if o.opts.HealthAddr != "0" {
 		s.healthAddr, err = s.serve(o.opts.HealthAddr, health, "Options.HealthAddr (--health-probe-bind-address)")
 	}
 	return s, err
+}
+
+func (o *Operator) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(o.metrics.registry, promhttp.HandlerOpts{Registry: o.metrics.registry})
+}
+
+// startMetrics serves /metrics on its own address: over HTTPS to
+// authenticated and authorized requests, or over HTTP to anyone with
+// Options.MetricsInsecure.
+func (o *Operator) startMetrics(s *servers) error {
+	const option = "Options.MetricsAddr (--metrics-bind-address)"
+	if clientMetrics() == nil {
+		o.log.Info("client-go's REST metrics were registered by another package: /metrics has no rest_client_* series")
+	}
+	mux := http.NewServeMux()
+	var err error
+	if o.opts.MetricsInsecure {
+		mux.Handle("/metrics", o.metricsHandler())
+		s.metricsAddr, err = s.serve(o.opts.MetricsAddr, mux, option)
+		return err
+	}
+	auth, err := o.newMetricsAuth()
+	if err != nil {
+		return err
+	}
+	cfg, err := o.metricsTLS(s.ctx)
+	if err != nil {
+		return err
+	}
+	mux.Handle("/metrics", auth.wrap(o.metricsHandler()))
+	s.metricsSecure = true
+	s.metricsAddr, err = s.serveTLS(o.opts.MetricsAddr, mux, cfg, option)
+	return err
+}
+
+// metricsURL spells the metrics address as a URL, or "off".
+func (s *servers) metricsURL() string {
+	u := addrOrOff(s.metricsAddr, "/metrics")
+	if s.metricsSecure {
+		u = strings.Replace(u, "http://", "https://", 1)
+	}
+	return u
+}
+
+// serverErrorLog sends what net/http logs (a failed TLS handshake, a
+// panicking handler) to the operator's logger at V(1), so that JSON logs
+// stay JSON.
+func serverErrorLog(l logr.Logger) *log.Logger {
+	return slog.NewLogLogger(logr.ToSlogHandler(l.WithName("http")), slog.Level(-1))
 }
 
 // apiProbe answers whether the API server is reachable, from a GET of its
@@ -102,14 +160,23 @@ func (o *Operator) checkAPIServer(ctx context.Context) error {
 }
 
 func (s *servers) serve(addr string, h http.Handler, option string) (string, error) {
+	return s.serveTLS(addr, h, nil, option)
+}
+
+// serveTLS serves h on addr, over TLS when cfg is not nil.
+func (s *servers) serveTLS(addr string, h http.Handler, cfg *tls.Config, option string) (string, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("runtime: listen on %s: %w; choose another %s, or \"0\" to disable it", addr, err, option)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	bound := l.Addr().String()
+	if cfg != nil {
+		l = tls.NewListener(l, cfg)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.errorLog}
 	s.http = append(s.http, srv)
 	go func() { _ = srv.Serve(l) }()
-	return l.Addr().String(), nil
+	return bound, nil
 }
 
 func (s *servers) stop() {
@@ -120,4 +187,5 @@ func (s *servers) stop() {
 			_ = srv.Close()
 		}
 	}
+	s.cancel()
 }

@@ -24,12 +24,13 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// TestMetricsAndHealth: /healthz, /readyz and /metrics answer, and the
-// metrics show reconciles, the queue and leadership.
+// TestMetricsAndHealth: /healthz, /readyz and plain /metrics (asked for
+// with MetricsInsecure) answer, and the metrics show reconciles, the queue
+// and leadership.
 func TestMetricsAndHealth(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	h := newOperator(t, ns, nil, runtime.Options{MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0"})
+	h := newOperator(t, ns, nil, runtime.Options{MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0", MetricsInsecure: true})
 	c := &calls{}
 	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()

@@ -19,9 +19,44 @@
 //		...
 //	}
 //
+// # One control plane for many test packages
+//
+// Main (and optest's Kit) start with StartShared: the first test package
+// of a `go test ./...` run starts a shared control plane, and every later
+// package, in this run or the next ones, joins it in milliseconds instead
+// of starting etcd and kube-apiserver again (about 6 s, more on a busy
+// machine). The shared servers run under a supervisor: the test binary that
+// started them, run again detached in a session of its own, with its state
+// (admin kubeconfig, address, pids) in the opgen cache (EnvSharedDir
+// overrides it). A package joins under a file lock, after checking
+// /readyz, and leaves a record of itself in users/ until Stop; the
+// supervisor stops the servers and exits once no live process has a record
+// for EnvIdle (default DefaultIdle, five minutes), and its servers carry its
+// parent-death signal, so nothing outlives it. The shared control plane
+// also runs the namespace controller, so namespaces tests delete go away.
+//
+// Each test gets its own namespaces (Namespace). Cluster-scoped things are
+// the exception: a package names what it must not share with another
+// package running at the same time in Options.Exclusive (the CRDs of its
+// CRDDirs are added; optest adds the operator's CRDs and name), and gets a
+// private control plane when a live package holds one of them. It also gets
+// one, as from Start, when
+//
+//   - Options.Private is set: packages whose tests stop or restart the
+//     servers (StopAPIServer, StopEtcd) or inject faults must set it, and
+//     those methods panic on the shared control plane;
+//   - OPGEN_TESTENV_SHARED=0 (EnvShared) is set, to opt a whole run out;
+//   - the options ask for what a shared server cannot give: Dir, fixed
+//     ports, APIServerFlags or a ControllerManager;
+//   - the shared one does not answer /readyz within 10 s. A start that
+//     falls back says why on Options.Output; with no user left, an
+//     unhealthy shared control plane is replaced.
+//
+// Start always starts a private control plane (opgen dev uses it).
+//
 // # Guarantees
 //
-//   - No process outlives the test binary: each server runs in its own
+//   - No private server outlives the test binary: each runs in its own
 //     process group with a parent-death signal, so a panic, a failed
 //     TestMain or a SIGKILL of the test binary takes the servers with it.
 //   - Authentication and RBAC are on, as in a real cluster. Config is an

@@ -13,7 +13,8 @@ import (
 )
 
 // Main is the whole TestMain of a package that talks to Kubernetes: it
-// starts e, runs the package's tests, stops e and exits with the tests'
+// starts e with StartShared (the control plane shared by test packages,
+// unless Options ask for a private one), runs the package's tests, stops e and exits with the tests'
 // status. A start-up failure fails the package with the reason.
 //
 //	var env = testenv.New(testenv.Options{CRDDirs: []string{"../config/crd"}})
@@ -26,7 +27,7 @@ func (e *Environment) Main(m *testing.M) {
 func (e *Environment) run(m *testing.M) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := e.Start(ctx); err != nil {
+	if err := e.StartShared(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

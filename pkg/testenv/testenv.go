@@ -58,6 +58,22 @@ type Options struct {
 	// "--name=value" strings; one that names a flag testenv sets replaces it.
 	APIServerFlags []string
 
+	// Private keeps this package's control plane to itself: Main and
+	// StartShared start one of its own instead of sharing one with other
+	// test packages. Packages whose tests stop, restart or otherwise break
+	// the servers (StopAPIServer, StopEtcd, fault injection) must set it.
+	// Start always starts a private control plane.
+	Private bool
+
+	// Exclusive names the cluster-scoped things this package's tests must
+	// not share with another package's tests running at the same time, such
+	// as an operator's ClusterRoles or the CRDs its controllers watch
+	// cluster-wide (the CRDs in CRDDirs are added). Any string works; what
+	// counts is that packages that would clash name the same one. On the
+	// shared control plane, a package that finds one of its names held by a
+	// live package starts a private control plane instead.
+	Exclusive []string
+
 	// Output receives progress (the first control-plane build) and, from
 	// Main, start-up messages. Default: os.Stderr.
 	Output io.Writer
@@ -102,6 +118,7 @@ type Environment struct {
 	etcdPort, peerPort, apiPort int
 
 	clientset kubernetes.Interface
+	shared    *sharedUse // set when the servers are the shared control plane's
 }
 
 // New returns an environment that is not started yet. Start it with Start,
@@ -313,6 +330,10 @@ const stopGrace = 2 * time.Second
 // stop stops the servers, giving each up to grace to exit on SIGTERM.
 func (e *Environment) stop(grace time.Duration) {
 	e.stopOnce.Do(func() {
+		if e.shared != nil {
+			e.leaveShared() // the servers are not this package's to stop
+			return
+		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.kcm.stop(grace)
@@ -331,6 +352,7 @@ func (e *Environment) stop(grace time.Duration) {
 // seconds), leaving etcd and the controller manager running: clients see
 // connection refused until StartAPIServer. For fault-injection tests.
 func (e *Environment) StopAPIServer() {
+	e.mustBePrivate("StopAPIServer")
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.apiserver.stop(stopGrace)
@@ -340,6 +362,7 @@ func (e *Environment) StopAPIServer() {
 // same certificates and etcd, and waits until it is ready: Config and
 // Kubeconfig stay valid.
 func (e *Environment) StartAPIServer(ctx context.Context) error {
+	e.mustBePrivate("StartAPIServer")
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.apiserver != nil && e.apiserver.running() {
@@ -359,6 +382,7 @@ func (e *Environment) StartAPIServer(ctx context.Context) error {
 // apiserver running: it answers with errors until StartEtcd. For
 // fault-injection tests.
 func (e *Environment) StopEtcd() {
+	e.mustBePrivate("StopEtcd")
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.etcd.stop(stopGrace)
@@ -367,6 +391,7 @@ func (e *Environment) StopEtcd() {
 // StartEtcd starts etcd again on the same ports and data directory and
 // waits until it is healthy.
 func (e *Environment) StartEtcd(ctx context.Context) error {
+	e.mustBePrivate("StartEtcd")
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.etcd != nil && e.etcd.running() {
@@ -381,6 +406,14 @@ func (e *Environment) StartEtcd(ctx context.Context) error {
 	e.etcd = p
 	url := "http://127.0.0.1:" + strconv.Itoa(e.etcdPort)
 	return waitFor(ctx, p, func(ctx context.Context) error { return etcdHealthy(ctx, url) })
+}
+
+// mustBePrivate panics when e uses the shared control plane: stopping its
+// servers would break every package using it.
+func (e *Environment) mustBePrivate(method string) {
+	if e.shared != nil {
+		panic("testenv: " + method + " on the shared control plane would break the other packages using it; set Options.Private in this package's testenv.Options")
+	}
 }
 
 // Clientset returns a client for the admin identity.
@@ -467,7 +500,8 @@ func removeStaleDirs() {
 	}
 }
 
-// PIDs returns the process ids of the servers that are running.
+// PIDs returns the process ids of the servers that are running, none on
+// the shared control plane (whose servers are not e's).
 func (e *Environment) PIDs() []int {
 	var pids []int
 	for _, p := range []*process{e.etcd, e.apiserver, e.kcm} {

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -46,7 +47,8 @@ type demo struct {
 	dir     string // the hello-operator example
 	work    string // scratch files
 	kubectl string
-	metrics string // the operator's metrics and health address
+	metrics string // the operator's metrics address (HTTPS)
+	health  string // the operator's health address
 }
 
 func run(ctx context.Context) error {
@@ -136,24 +138,28 @@ func (d *demo) startOperator(ctx context.Context) (stop func() error, err error)
 	if err != nil {
 		return nil, err
 	}
+	health, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
 	logPath := filepath.Join(d.work, "operator.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", metrics, "--health-probe-bind-address", metrics)
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", metrics, "--health-probe-bind-address", health)
 	cmd.Env = append(os.Environ(), "OPGEN_POD_NAMESPACE="+operatorNS)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	fmt.Printf("    $ %s --kubeconfig operator.kubeconfig --metrics-bind-address %s --health-probe-bind-address %s\n", operatorName, metrics, metrics)
+	fmt.Printf("    $ %s --kubeconfig operator.kubeconfig --metrics-bind-address %s --health-probe-bind-address %s\n", operatorName, metrics, health)
 	fmt.Printf("    logs: %s\n", logPath)
-	d.metrics = metrics
+	d.metrics, d.health = metrics, health
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	if err := waitReady(ctx, metrics, done); err != nil {
+	if err := waitReady(ctx, health, done); err != nil {
 		return nil, fmt.Errorf("%w; its log:\n%s", err, tail(logPath, 20))
 	}
 	stopped := false
@@ -213,8 +219,7 @@ func (d *demo) show(ctx context.Context) error {
 	if err := d.run(ctx, "events"); err != nil {
 		return err
 	}
-	step("Its metrics: reconciles by verb")
-	return d.metricsLines(ctx, "opgen_reconcile_total{")
+	return d.showMetrics(ctx)
 }
 
 func (d *demo) update(ctx context.Context) error {
@@ -319,28 +324,99 @@ func waitReady(ctx context.Context, addr string, exited <-chan error) error {
 	}
 }
 
-// metricsLines prints the operator's metrics lines that start with prefix.
-func (d *demo) metricsLines(ctx context.Context, prefix string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+d.metrics+"/metrics", nil)
+// showMetrics scrapes the operator's secure metrics: refused without a
+// token, served to a ServiceAccount bound to the generated
+// hello-operator-metrics-reader ClusterRole.
+func (d *demo) showMetrics(ctx context.Context) error {
+	step("Its metrics are HTTPS and need a token the API server accepts and authorizes: without one, 401")
+	code, _, err := d.scrape(ctx, "")
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	fmt.Printf("    $ curl -k https://%s/metrics   # %d %s\n", d.metrics, code, http.StatusText(code))
+	step("A ServiceAccount bound to the generated " + operatorName + "-metrics-reader ClusterRole (get on /metrics) may scrape them")
+	user := "system:serviceaccount:" + operatorNS + ":scraper"
+	for _, args := range [][]string{
+		{"create", "serviceaccount", "scraper", "-n", operatorNS},
+		{"create", "clusterrolebinding", operatorName + "-metrics-scraper", "--clusterrole=" + operatorName + "-metrics-reader", "--serviceaccount=" + operatorNS + ":scraper"},
+	} {
+		if err := d.run(ctx, args...); err != nil {
+			return err
+		}
+	}
+	if err := d.waitAllowed(ctx, user); err != nil {
+		return err
+	}
+	token, err := d.output(ctx, "create", "token", "scraper", "-n", operatorNS)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	code, body, err := d.scrape(ctx, strings.TrimSpace(token))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("    $ curl http://%s/metrics | grep %s\n", d.metrics, prefix)
+	if code != http.StatusOK {
+		return fmt.Errorf("scrape as %s: %d %s", user, code, body)
+	}
+	const prefix = "opgen_reconcile_total{"
+	fmt.Printf("    $ curl -k -H \"Authorization: Bearer $(kubectl create token scraper -n %s)\" https://%s/metrics | grep %s\n", operatorNS, d.metrics, prefix)
 	var lines []string
-	for _, l := range strings.Split(string(body), "\n") {
+	for _, l := range strings.Split(body, "\n") {
 		if strings.HasPrefix(l, prefix) {
 			lines = append(lines, l)
 		}
 	}
 	fmt.Print(indent(strings.Join(lines, "\n")))
 	return nil
+}
+
+// waitAllowed waits until the API server's RBAC lets user get /metrics:
+// the operator caches a denial for 30 seconds.
+func (d *demo) waitAllowed(ctx context.Context, user string) error {
+	deadline := time.After(30 * time.Second)
+	for {
+		out, _ := d.output(ctx, "auth", "can-i", "get", "/metrics", "--as="+user)
+		if strings.TrimSpace(out) == "yes" {
+			fmt.Printf("    $ kubectl auth can-i get /metrics --as=%s\n      yes\n", user)
+			return nil
+		}
+		select {
+		case <-deadline:
+			return fmt.Errorf("%s may still not get /metrics after 30s: the ClusterRoleBinding did not take effect", user)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// scrape gets the operator's /metrics with token ("" for none). The
+// certificate is the operator's self-signed one: the token is what counts.
+func (d *demo) scrape(ctx context.Context, token string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+d.metrics+"/metrics", nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// output runs a kubectl command against the local control plane and
+// returns its standard output, printing nothing.
+func (d *demo) output(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, d.kubectl, append([]string{"--kubeconfig", d.env.Kubeconfig}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("kubectl %s: %w", args[0], err)
+	}
+	return string(out), nil
 }

@@ -1,0 +1,297 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/apis"
+)
+
+// VersionAnnotation names, on one object, the API version whose controller
+// handles it when its kind has controllers in several versions
+// (VersionDispatch). It wins over every other rule; a value that names no
+// version with a controller is ignored.
+//
+//	kubectl annotate widget w opgen.dev/controller-version=v2
+const VersionAnnotation = "opgen.dev/controller-version"
+
+// VersionDispatch shares the objects of one kind between the controllers of
+// several of its API versions, registered on one Operator, each watching its
+// own version's endpoint (the API server converts). Each object is handled
+// by exactly one of them, chosen when a worker takes its key:
+//
+//  1. the version VersionAnnotation names, if it has a controller;
+//  2. with Written, the version the object was last written in: the
+//     apiVersion of the newest metadata.managedFields entry that is not of
+//     the status subresource and not by the operator's own field manager
+//     (Options.Name), if that version has a controller and no other
+//     version was written in the same second (managedFields times have
+//     second precision: a tie is not a choice);
+//  3. Default.
+//
+// The operator's own writes (status, finalizers) never move an object, so
+// a controller does not hand an object away by handling it.
+//
+// # Guarantees
+//
+// The controllers of one VersionDispatch never handle an object at the same
+// time (a per-key turn shared between them, held for the whole action), and
+// once one handled it, another takes it only after a live read of the object
+// (not the cache, which may lag behind the first one's) confirms the rule
+// sends it there. A controller that is not chosen drops the key and forgets
+// its memory of the object; the chosen one starts from
+// status.observedGeneration, so a handed-over object gets Reconcile or
+// Modify, not a second Add. The finalizer is shared (the default finalizer
+// is per group), so the controller that owns an object when it is deleted
+// runs its Delete.
+//
+// # Caveats
+//
+// Every version with a controller has its own informer and cache of every
+// object of the kind. With Written, those caches keep the managedFields
+// entries without their field sets (manager, operation, apiVersion, time,
+// subresource), which handlers see in ObjectMeta. Who "wrote" an object is
+// who last changed one of its fields: a write that changes nothing leaves
+// managedFields, and the choice, as it was.
+type VersionDispatch struct {
+	// Versions are the API versions of the kind that have a controller.
+	Versions []string
+	// Written sends each object to the controller of the version it was
+	// last written in (rule 2).
+	Written bool
+	// Default is the version whose controller handles the objects that no
+	// other rule places. It must be one of Versions.
+	Default string
+}
+
+// check reports a rule that cannot place objects on version.
+func (d VersionDispatch) check(gk schema.GroupKind, version string) error {
+	switch {
+	case !slices.Contains(d.Versions, version):
+		return fmt.Errorf("runtime.Register: %s %s: ControllerOptions.Dispatch.Versions (%s) lacks the controller's own version %s", gk, version, strings.Join(d.Versions, ", "), version)
+	case !slices.Contains(d.Versions, d.Default):
+		return fmt.Errorf("runtime.Register: %s %s: ControllerOptions.Dispatch.Default %q is not one of its Versions (%s)", gk, version, d.Default, strings.Join(d.Versions, ", "))
+	}
+	return nil
+}
+
+func (d VersionDispatch) equal(o VersionDispatch) bool {
+	return d.Written == o.Written && d.Default == o.Default && slices.Equal(d.Versions, o.Versions)
+}
+
+// Version returns the version whose controller handles obj, for an
+// operator whose field manager is manager.
+func (d VersionDispatch) Version(obj metav1.Object, manager string) string {
+	if v := obj.GetAnnotations()[VersionAnnotation]; slices.Contains(d.Versions, v) {
+		return v
+	}
+	if d.Written {
+		if v := writtenVersion(obj, manager); slices.Contains(d.Versions, v) {
+			return v
+		}
+	}
+	return d.Default
+}
+
+// writtenVersion is the version of the newest write to obj by another
+// manager than manager, outside the status subresource, or "" when there is
+// none or two versions tie.
+func writtenVersion(obj metav1.Object, manager string) string {
+	var newest metav1.Time
+	version := ""
+	for _, e := range obj.GetManagedFields() {
+		if e.Subresource != "" || e.Manager == manager || e.Time == nil {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(e.APIVersion)
+		if err != nil {
+			continue
+		}
+		switch {
+		case newest.Before(e.Time):
+			newest, version = *e.Time, gv.Version
+		case newest.Equal(e.Time) && version != gv.Version:
+			version = "" // the same second: which came last is unknown
+		}
+	}
+	return version
+}
+
+// trimManagedFields keeps what writtenVersion reads of every managedFields
+// entry, without its field set, and the operator's own apply entry in full
+// (see keepOwnManagedFields).
+func trimManagedFields(obj any, manager string) (any, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil || m.GetManagedFields() == nil {
+		return obj, nil
+	}
+	entries := m.GetManagedFields()
+	out := make([]metav1.ManagedFieldsEntry, 0, len(entries))
+	for _, e := range entries {
+		if e.Manager != manager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" {
+			e.FieldsType, e.FieldsV1 = "", nil
+		}
+		out = append(out, e)
+	}
+	m.SetManagedFields(out)
+	return obj, nil
+}
+
+// dispatchGroups are an operator's dispatch groups, by kind.
+type dispatchGroups map[schema.GroupKind]*dispatchGroup
+
+// dispatchGroup is what the controllers of one kind under one
+// VersionDispatch share: the turns on keys and who handled each key last.
+type dispatchGroup struct {
+	rule VersionDispatch
+
+	mu    sync.Mutex
+	turns map[cache.ObjectName]*turn
+	last  map[cache.ObjectName]handledBy
+	by    map[string]bool // versions registered
+}
+
+type turn struct {
+	sync.Mutex
+	waiting int // holders and waiters, under dispatchGroup.mu
+}
+
+type handledBy struct {
+	uid     types.UID
+	version string
+}
+
+// joinDispatch adds a controller of gvk to the operator's dispatch group of
+// its kind, creating it.
+func (o *Operator) joinDispatch(gvk schema.GroupVersionKind, rule VersionDispatch) (*dispatchGroup, error) {
+	if err := rule.check(gvk.GroupKind(), gvk.Version); err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.dispatch == nil {
+		o.dispatch = dispatchGroups{}
+	}
+	g := o.dispatch[gvk.GroupKind()]
+	switch {
+	case g == nil:
+		g = &dispatchGroup{rule: rule, turns: map[cache.ObjectName]*turn{}, last: map[cache.ObjectName]handledBy{}, by: map[string]bool{}}
+		o.dispatch[gvk.GroupKind()] = g
+	case !g.rule.equal(rule):
+		return nil, fmt.Errorf("runtime.Register: %s %s: ControllerOptions.Dispatch %+v differs from %+v, which another version's controller registered; give every version's controller the same", gvk.GroupKind(), gvk.Version, rule, g.rule)
+	case g.by[gvk.Version]:
+		return nil, fmt.Errorf("runtime.Register: %s %s: a controller of this version already shares the kind (ControllerOptions.Dispatch); one controller per version", gvk.GroupKind(), gvk.Version)
+	}
+	g.by[gvk.Version] = true
+	return g, nil
+}
+
+// take waits for key's turn; release gives it back.
+func (g *dispatchGroup) take(key cache.ObjectName) (release func()) {
+	g.mu.Lock()
+	t := g.turns[key]
+	if t == nil {
+		t = &turn{}
+		g.turns[key] = t
+	}
+	t.waiting++
+	g.mu.Unlock()
+	t.Lock()
+	return func() {
+		t.Unlock()
+		g.mu.Lock()
+		if t.waiting--; t.waiting == 0 {
+			delete(g.turns, key)
+		}
+		g.mu.Unlock()
+	}
+}
+
+func (g *dispatchGroup) lastHandler(key cache.ObjectName) handledBy {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.last[key]
+}
+
+func (g *dispatchGroup) handled(key cache.ObjectName, by handledBy) {
+	g.mu.Lock()
+	g.last[key] = by
+	g.mu.Unlock()
+}
+
+func (g *dispatchGroup) forget(key cache.ObjectName) {
+	g.mu.Lock()
+	delete(g.last, key)
+	g.mu.Unlock()
+}
+
+// takeTurn decides whether this controller handles key under its
+// VersionDispatch. When it does, it holds key's turn until release is
+// called; when it does not, the controller forgets the object.
+func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (release func(), mine bool) {
+	release = c.dispatch.take(key)
+	obj, ok := c.Get(key)
+	if !ok {
+		c.dispatch.forget(key)
+		return release, true // gone: handle as without dispatch
+	}
+	version, manager := c.kind.GVK.Version, c.op.opts.Name
+	mine = c.opts.Dispatch.Version(obj, manager) == version
+	if last := c.dispatch.lastHandler(key); mine && last.uid == obj.GetUID() && last.version != version {
+		mine = c.confirm(ctx, key, version)
+	}
+	if !mine {
+		release()
+		c.forget(key)
+		return nil, false
+	}
+	c.dispatch.handled(key, handledBy{uid: obj.GetUID(), version: version})
+	return release, true
+}
+
+// confirm reads key from the API server, past this controller's cache,
+// which may lag behind the one of the controller that handled it last,
+// and reports whether the rule sends it to version. A failed read is
+// retried by the caller's next pass: it says no.
+func (c *Controller[T]) confirm(ctx context.Context, key cache.ObjectName, version string) bool {
+	live, err := c.kind.Client(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+	if err != nil {
+		c.log.V(1).Info("cannot read the object to confirm it moved to this version; its next event retries", "namespace", key.Namespace, "name", key.Name, "error", err.Error())
+		return false
+	}
+	return c.opts.Dispatch.Version(live, c.op.opts.Name) == version
+}
+
+// dispatchTransform is the transform of the controller's own informers:
+// the operator's, except that with VersionDispatch.Written the
+// managedFields entries stay, without their field sets.
+func (c *Controller[T]) dispatchTransform() cache.TransformFunc {
+	if c.opts.Dispatch == nil || !c.opts.Dispatch.Written || c.op.opts.KeepManagedFields {
+		return c.op.transform()
+	}
+	manager := c.op.opts.Name
+	return func(obj any) (any, error) { return trimManagedFields(obj, manager) }
+}
+
+// dispatchFilter wraps the update filter so that an update that moves the
+// object to another version's controller wakes it, whatever else changed.
+func dispatchFilter[T apis.Object](filter func(oldObj, newObj T) bool, d VersionDispatch, manager string) func(oldObj, newObj T) bool {
+	return func(oldObj, newObj T) bool {
+		if d.Version(oldObj, manager) != d.Version(newObj, manager) {
+			return true
+		}
+		if filter == nil {
+			return DefaultUpdateFilter(oldObj, newObj)
+		}
+		return filter(oldObj, newObj)
+	}
+}
