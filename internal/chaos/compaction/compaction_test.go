@@ -36,9 +36,12 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
+// Private: its kube-apiserver has its own flags, and the test compacts
+// its etcd.
 var env = testenv.New(testenv.Options{
 	CRDDirs:        []string{"../../testapi/crd"},
 	APIServerFlags: []string{"--watch-cache=false"},
+	Private:        true,
 })
 
 func TestMain(m *testing.M) { env.Main(m) }
