@@ -81,6 +81,16 @@ func (c churn) run(t *testing.T, ns string) churnResult {
 	wg.Wait()
 	require.Empty(t, errs)
 	start := time.Now()
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		if list, err := todos.List(ctx, metav1.ListOptions{}); err == nil {
+			for _, td := range list.Items {
+				t.Logf("left: %s finalizers=%v deletionTimestamp=%v generation=%d observed=%d", td.Name, td.Finalizers, td.DeletionTimestamp, td.Generation, td.Status.ObservedGeneration)
+			}
+		}
+	}()
 	eventuallyWithin(t, "the operator to finish every delete (none stuck on its finalizer)", 5*time.Minute, func() bool {
 		list, err := todos.List(ctx, metav1.ListOptions{})
 		return err == nil && len(list.Items) == 0

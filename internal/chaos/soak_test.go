@@ -77,10 +77,14 @@ func TestChurnSoak(t *testing.T) {
 	if full() {
 		c.duration = 20 * time.Minute
 	}
+	if d, err := time.ParseDuration(os.Getenv("OPGEN_CHAOS_SOAK")); err == nil {
+		c.duration = d // a soak of another length, to reproduce a failure
+	}
 	ns := env.Namespace(t)
 	bin := buildTodoOperator(t)
 	logPath := filepath.Join(t.TempDir(), "operator.log")
-	startOperator(t, bin, ns, logPath, "--metrics-bind-address", "127.0.0.1:0")
+	startOperator(t, bin, ns, logPath, "--metrics-bind-address", "127.0.0.1:0", "--metrics-secure=false")
+	defer logTail(t, logPath, 200)
 	var url string
 	eventuallyWithin(t, "the operator's serving log line with its /metrics URL", time.Minute, func() bool {
 		b, _ := os.ReadFile(logPath)
@@ -138,4 +142,17 @@ func TestChurnSoak(t *testing.T) {
 		return
 	}
 	require.Less(t, rssSlope, 1.0, "resident memory grows")
+}
+
+// logTail logs the last n lines of the operator's log when t failed.
+func logTail(t *testing.T, path string, n int) {
+	if !t.Failed() {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	lines := strings.Split(string(b), "\n")
+	t.Logf("operator log, last %d lines:\n%s", n, strings.Join(lines[max(0, len(lines)-n):], "\n"))
 }
