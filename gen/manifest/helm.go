@@ -269,7 +269,8 @@ func (o Options) documentCondition(kind, name string) string {
 		return ".Values.image"
 	case kind == "ServiceMonitor":
 		return "and .Values.image .Values.metrics.serviceMonitor"
-	case kind == "ClusterRole" && name == o.Name+"-metrics-reader":
+	case kind == "ClusterRole" && name == o.Name+"-metrics-reader",
+		(kind == "ClusterRole" || kind == "ClusterRoleBinding") && name == o.Name+"-metrics-auth":
 		return ".Values.metrics.secure"
 	}
 	return ""
