@@ -235,6 +235,10 @@ type skippedPackage struct {
 	path  string
 	group string
 	pos   token.Position
+	// types: a package without a group that asks for deep copies
+	// (+kubebuilder:object:generate=true or +k8s:deepcopy-gen=package), a
+	// library of types to embed, which is all it was meant to get.
+	types bool
 }
 
 // skipped records a package that declares no kind, for reportSkipped.
@@ -244,18 +248,50 @@ func (b *apiBuilder) skipped(pkg *loader.Package, groupPos token.Position, lines
 		if g, ok := strings.CutPrefix(l.Text, "+groupName="); ok && s.group == "" {
 			s.group = strings.Trim(g, `"`)
 		}
+		if l.Text == "+k8s:deepcopy-gen=package" {
+			s.types = true
+		}
 	}
+	s.types = s.types || asksForDeepCopies(pkg)
 	b.skips = append(b.skips, s)
 }
 
 // kindHelp says what makes a kind.
 const kindHelp = "a kind is a struct that embeds metav1.TypeMeta and metav1.ObjectMeta, in a package whose doc.go has +groupName=<group>, marked +kubebuilder:object:root=true (kubebuilder's style) or +genclient and +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object (code-generator's)"
 
+// asksForDeepCopies reports whether pkg carries kubebuilder's package
+// marker +kubebuilder:object:generate=true (scanMarkers leaves kubebuilder's
+// markers to controller-tools).
+func asksForDeepCopies(pkg *loader.Package) bool {
+	for _, file := range pkg.Syntax {
+		for _, group := range file.Comments {
+			for _, c := range group.List {
+				if text, ok := markerText(c.Text); ok && text == "+kubebuilder:object:generate=true" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// onlyTypes reports whether every skipped package is a library of types
+// without a group, as a run over such a library alone expects: no kind is
+// then no surprise. It is false when nothing was skipped.
+func onlyTypes(skips []skippedPackage) bool {
+	for _, s := range skips {
+		if !s.types || s.pos.IsValid() {
+			return false
+		}
+	}
+	return true
+}
+
 // reportSkipped warns about the packages with a group but no kind, which
 // get no CRD or client; when the run found no kind at all, one warning
 // lists every package it read, and says what makes a kind.
 func (b *apiBuilder) reportSkipped(api *API) {
-	if len(api.Kinds()) == 0 && len(api.BuiltinControllers) == 0 && len(b.skips) > 0 {
+	if len(api.Kinds()) == 0 && len(api.BuiltinControllers) == 0 && !onlyTypes(b.skips) {
 		var seen []string
 		for _, s := range b.skips {
 			if s.pos.IsValid() {

@@ -84,6 +84,18 @@ func TestControllerGenLayouts(t *testing.T) {
 
 // TestNoKindSaysSo: a run that reads packages but finds no kind says so,
 // naming the packages and what makes a kind.
+// TestTypesLibraryIsNoSurprise: a package of embeddable types that asks
+// only for deep copies gets them, with no warning about kinds.
+func TestTypesLibraryIsNoSurprise(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"apis/doc.go":   "// +kubebuilder:object:generate=true\npackage apis\n",
+		"apis/types.go": "package apis\n\ntype Status struct{ ObservedGeneration int64 `json:\"observedGeneration,omitempty\"` }\n",
+	})
+	res, err := gen.Run(context.Background(), gen.Options{Root: dir, DryRun: true, StampDir: "-"}, generators.All())
+	require.NoError(t, err)
+	assert.Empty(t, res.Warnings)
+}
+
 func TestNoKindSaysSo(t *testing.T) {
 	dir := writeProject(t, map[string]string{
 		"apis/v1/doc.go":   "// +groupName=x.example.com\npackage v1\n",
