@@ -3,6 +3,7 @@ package scaffold_test
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,7 +25,7 @@ func TestMakefileManifestFormats(t *testing.T) {
 	require.NoError(t, err)
 	cmd := exec.Command(makePath, "-n", "GO=go", "IMG=registry.example.com/hello:v1", "kustomize", "chart")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH=/nonexistent")
+	cmd.Env = makeEnv("PATH=/nonexistent")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	manifests := "go tool opgen manifests --format "
@@ -32,4 +33,18 @@ func TestMakefileManifestFormats(t *testing.T) {
 	assert.Equal(t, "go generate ./...\n"+
 		manifests+"kustomize"+flags+"\n"+
 		manifests+"helm"+flags+" --out deploy/chart\n", string(out))
+}
+
+// makeEnv is this process's environment with extra added, less what an
+// enclosing make (make test) passes to its children: a make run inside a
+// test then prints what it prints on its own, without "Entering directory".
+func makeEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); name == "MAKEFLAGS" || name == "MAKELEVEL" || name == "MFLAGS" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, extra...)
 }

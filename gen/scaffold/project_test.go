@@ -60,6 +60,7 @@ func TestMakeHelpPrintsValues(t *testing.T) {
 	require.NoError(t, err)
 	cmd := exec.Command(makeBin, "help", "IMG=registry.example.com/hello:v1")
 	cmd.Dir = dir
+	cmd.Env = makeEnv()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
 	help := string(out)
@@ -159,7 +160,7 @@ func TestMakefileClusterTargets(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(makePath, append([]string{"-n", "GO=" + fakeGo, "IMG=registry.example.com/hello:v1"}, targets...)...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+path)
+		cmd.Env = makeEnv("PATH=" + path)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		return string(out)
