@@ -80,14 +80,15 @@ func (v *Validator) GroupVersionKind() schema.GroupVersionKind { return v.gvk }
 // Validate validates obj as the server validates a create: obj, typed or
 // *unstructured.Unstructured, is converted, pruned and defaulted (obj
 // itself is not changed), then checked. A nil or empty list means the
-// server would accept it.
+// server would accept it. The schema's errors come in field order, then
+// the metadata, list and CEL checks' errors, as the server runs them.
 func (v *Validator) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	u, err := v.prepare(obj, true)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	errs := apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema)
-	return v.validateRest(ctx, u, nil, errs)
+	return v.validateRest(ctx, u, nil, byField(errs))
 }
 
 // ValidateUpdate validates obj as an update of old: transition rules see
@@ -103,7 +104,7 @@ func (v *Validator) ValidateUpdate(ctx context.Context, obj, old runtime.Object)
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	errs := apiservervalidation.ValidateCustomResourceUpdate(nil, u.Object, o.Object, v.schema)
-	return v.validateRest(ctx, u, o, errs)
+	return v.validateRest(ctx, u, o, byField(errs))
 }
 
 // validateRest runs what follows the schema in the server's strategy.
@@ -124,6 +125,14 @@ func (v *Validator) validateRest(ctx context.Context, u, old *unstructured.Unstr
 	}
 	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, oldObj, celconfig.RuntimeCELCostBudget)
 	return append(errs, celErrs...)
+}
+
+// byField orders the schema's errors by field path. The schema validator
+// walks properties in map order, so the server's order varies from call to
+// call; a test that prints the errors wants one order.
+func byField(errs field.ErrorList) field.ErrorList {
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	return errs
 }
 
 func hasBlocking(errs field.ErrorList) bool {
