@@ -117,7 +117,7 @@ func logWatchFailed(log logr.Logger, limit *watchLogLimiter, e telemetry.WatchFa
 	}
 	kv := append(watchValues(e.Watch), "suppressed", suppressed, "nextLogIn", watchFailedEvery)
 	if apierrors.IsNotFound(e.Err) {
-		log.Error(e.Err, "the API server does not serve this kind: install its CRD (make install, or kubectl apply -f config/crd/); retrying with a backoff", kv...)
+		log.Error(e.Err, "the API server does not serve this kind: install its CRD (make install, or kubectl apply -f config/crd/, or -k config/crd/ once opgen manifests --format kustomize wrote a kustomization.yaml there); retrying with a backoff", kv...)
 		return
 	}
 	log.Error(e.Err, "watch failed (the API server may be unreachable); listing again with a backoff of up to 30s", kv...)
