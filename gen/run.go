@@ -112,7 +112,15 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	}
 	clk.since("load and model", start)
 	if err := runGenerators(gctx, generators, names, clk); err != nil {
-		return nil, err
+		// A library that fails on the types usually fails on a Go error
+		// in them (a field of an undefined type), which is the error to
+		// show; otherwise the failure is placed at the first API package
+		// so that it comes with the run's other errors.
+		collectPackageErrors(gctx)
+		if gctx.Errors.Len() == 0 {
+			gctx.Errors.Add(gctx.API.firstPos(), "%v", err)
+		}
+		return nil, gctx.Errors.Err()
 	}
 	collectPackageErrors(gctx)
 	if err := gctx.Errors.Err(); err != nil {
