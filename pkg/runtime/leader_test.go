@@ -30,8 +30,7 @@ type replica struct {
 
 // newReplica starts a replica whose handler flags overlap when it runs
 // while the other replica's handler (active[other]) runs.
-func newReplica(t *testing.T, ns string, id int, active *[2]atomic.Int32, overlap *atomic.Bool) replica {
-	le := fastElection
+func newReplica(t *testing.T, ns string, id int, le runtime.LeaderElectionOptions, active *[2]atomic.Int32, overlap *atomic.Bool) replica {
 	le.Identity = fmt.Sprint("replica-", id)
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
 	c := &calls{}
@@ -56,8 +55,12 @@ func TestLeaderElection(t *testing.T) {
 	ns := env.Namespace(t)
 	var active [2]atomic.Int32
 	var overlap atomic.Bool
-	a := newReplica(t, ns, 0, &active, &overlap)
-	b := newReplica(t, ns, 1, &active, &overlap)
+	// Tries 20 to 24 s apart: a standby that waited for its next try
+	// instead of seeing the release would almost never take over within
+	// the handover bound below, and a loaded machine has seconds of slack.
+	le := runtime.LeaderElectionOptions{LeaseDuration: time.Minute, RenewDeadline: 40 * time.Second, RetryPeriod: 20 * time.Second}
+	a := newReplica(t, ns, 0, le, &active, &overlap)
+	b := newReplica(t, ns, 1, le, &active, &overlap)
 	eventually(t, "a leader", func() bool { return a.op.Leading() || b.op.Leading() })
 	leader, standby := a, b
 	if b.op.Leading() {
@@ -81,7 +84,7 @@ func TestLeaderElection(t *testing.T) {
 	eventually(t, "the standby to lead", standby.op.Leading)
 	handover := time.Since(start)
 	t.Logf("graceful handover took %s", handover)
-	assert.Less(t, handover, fastElection.RetryPeriod, "a released lease is taken at once, not at the next retry")
+	assert.Less(t, handover, 5*time.Second, "a released lease is taken at once, not at the next retry (%s away)", le.RetryPeriod)
 
 	createGadget(t, ns, "after", testapi.GadgetSpec{})
 	eventually(t, "the new leader handles new objects", func() bool { return len(standby.calls.of("after")) > 0 })
@@ -107,8 +110,9 @@ func TestExpiredLeaseIsTaken(t *testing.T) {
 		},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	le := fastElection
-	le.RetryPeriod = 1900 * time.Millisecond // longer than the window asserted below
+	// Tries 5.8 to 7 s apart, while the window asserted below is 1.5 s: an
+	// elector that waited for its next try would rarely land in it.
+	le := runtime.LeaderElectionOptions{LeaseDuration: 6 * time.Second, RenewDeadline: 5900 * time.Millisecond, RetryPeriod: 5800 * time.Millisecond}
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
 	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
@@ -125,8 +129,8 @@ func TestExpiredLeaseIsTaken(t *testing.T) {
 	eventually(t, "leadership", h.op.Leading)
 	took := time.Since(renewed)
 	t.Logf("took the crashed leader's lease %s after its last renewal", took)
-	assert.GreaterOrEqual(t, took, 3*time.Second, "a held lease is respected until it expires")
-	assert.Less(t, took, 3*time.Second+500*time.Millisecond, "the lease is taken as it expires")
+	assert.GreaterOrEqual(t, took, 3*time.Second, "a held lease is respected until it expires (the Lease's own 3 s)")
+	assert.Less(t, took, 3*time.Second+1500*time.Millisecond, "the lease is taken as it expires")
 }
 
 // TestLostLeadershipStopsWork: when another holder takes the lease (as
