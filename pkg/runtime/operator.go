@@ -34,6 +34,10 @@ import (
 type Operator struct {
 	config     *rest.Config
 	httpClient *http.Client
+	// fieldsFilter drops from cache fills the managedFields entries the
+	// caches do not keep, before they are decoded (nil with
+	// Options.KeepManagedFields).
+	fieldsFilter *managedFieldsFilter
 
 	opts        Options
 	log         logr.Logger
@@ -113,6 +117,10 @@ func (o *Operator) buildClients() error {
 	var err error
 	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
+	}
+	if !o.opts.KeepManagedFields {
+		o.fieldsFilter = newManagedFieldsFilter(o.opts.Name)
+		o.httpClient = withFilter(o.httpClient, o.fieldsFilter)
 	}
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)

@@ -63,7 +63,7 @@ func (o *Operator) Run(ctx context.Context) error {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
 	}
 	defer o.broadcaster.Shutdown()
-	informerCtx, stopInformers := context.WithCancel(context.WithoutCancel(ctx))
+	informerCtx, stopInformers := context.WithCancel(cacheFill(context.WithoutCancel(ctx)))
 	defer stopInformers()
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return err
@@ -112,7 +112,7 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	o.mu.Lock()
 	factories := make(map[string]syncer, len(o.factories))
 	for ns, f := range o.factories {
-		f.Start(informerCtx.Done())
+		f.StartWithContext(informerCtx)
 		factories[ns] = f
 	}
 	o.mu.Unlock()

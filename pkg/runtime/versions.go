@@ -289,6 +289,9 @@ func (c *Controller[T]) dispatchTransform() cache.TransformFunc {
 		return c.op.transform()
 	}
 	manager := c.op.opts.Name
+	if c.op.fieldsFilter != nil {
+		c.op.fieldsFilter.heads.Store(true) // trimManagedFields reads every entry's head
+	}
 	return func(obj any) (any, error) { return trimManagedFields(obj, manager) }
 }
 
