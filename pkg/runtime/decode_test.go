@@ -6,11 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	goruntime "runtime"
+	"runtime/debug"
+	rtmetrics "runtime/metrics"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -388,4 +394,89 @@ func BenchmarkListDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestPaceSync checks that the GC target is lowered while any operator's
+// caches fill and restored when the last is done.
+func TestPaceSync(t *testing.T) {
+	if os.Getenv("GOGC") != "" || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Skip("the process sets GOGC or a memory limit: paceSync leaves the collector alone")
+	}
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	a := paceSync()
+	b := paceSync()
+	require.Equal(t, syncGCPercent, debug.SetGCPercent(syncGCPercent))
+	a()
+	a() // twice: counted once
+	require.Equal(t, syncGCPercent, debug.SetGCPercent(syncGCPercent), "another operator still syncs")
+	b()
+	require.Equal(t, 100, debug.SetGCPercent(100))
+}
+
+// BenchmarkSyncPeak fills a store from a watch-list stream of 10,000
+// Load-shaped objects (42 MB of JSON) and reports the heap's peak during
+// the fill (runtime/metrics, sampled every 100µs, and the largest GC heap
+// goal) and the heap after a GC with the objects kept, with the default
+// GC target and with paceSync.
+//
+//	go test ./pkg/runtime -run '^$' -bench BenchmarkSyncPeak -benchmem -benchtime 3x
+func BenchmarkSyncPeak(b *testing.B) {
+	const n = 10000
+	stream := decodeWatch(b, n, false)
+	ctx := cacheFill(context.Background())
+	for _, paced := range []bool{false, true} {
+		b.Run(fmt.Sprintf("paced=%v", paced), func(b *testing.B) {
+			rc := decodeClient(b, stream, "opgen-load", false)
+			var peak, goal, settled float64
+			for b.Loop() {
+				goruntime.GC()
+				base := heapMetrics()
+				stop := make(chan struct{})
+				peaks := make(chan [2]uint64)
+				go func() {
+					var p [2]uint64
+					tick := time.NewTicker(100 * time.Microsecond)
+					defer tick.Stop()
+					for {
+						m := heapMetrics()
+						p[0], p[1] = max(p[0], m[0]), max(p[1], m[1])
+						select {
+						case <-stop:
+							peaks <- p
+							return
+						case <-tick.C:
+						}
+					}
+				}()
+				restore := func() {}
+				if paced {
+					restore = paceSync()
+				}
+				objs, err := watchLoads(ctx, rc)
+				restore()
+				close(stop)
+				p := <-peaks
+				if err != nil || len(objs) != n {
+					b.Fatal(err, len(objs))
+				}
+				goruntime.GC()
+				after := heapMetrics()
+				goruntime.KeepAlive(objs)
+				peak += float64(p[0] - base[0])
+				goal += float64(p[1])
+				settled += float64(after[0] - base[0])
+			}
+			b.ReportMetric(peak/float64(b.N)/1e6, "peak-heap-MB")
+			b.ReportMetric(goal/float64(b.N)/1e6, "max-goal-MB")
+			b.ReportMetric(settled/float64(b.N)/1e6, "settled-heap-MB")
+		})
+	}
+}
+
+// heapMetrics returns the heap's live and dead objects and the GC's heap goal.
+func heapMetrics() [2]uint64 {
+	s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+	rtmetrics.Read(s)
+	return [2]uint64{s[0].Value.Uint64(), s[1].Value.Uint64()}
 }

@@ -109,6 +109,7 @@ func (o *Operator) markStarted() error {
 // startCaches starts the shared factories, sets the controllers up, starts
 // their informers and waits for all of them to sync.
 func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
+	defer paceSync()()
 	o.mu.Lock()
 	factories := make(map[string]syncer, len(o.factories))
 	for ns, f := range o.factories {
