@@ -244,10 +244,15 @@ func (o *Operator) transform() cache.TransformFunc {
 
 // keepOwnManagedFields drops every managedFields entry but the operator's
 // own apply to the main resource, which tells descendants whether anyone
-// changed a field the operator applied (see descendantStore.upToDate).
+// changed a field the operator applied (see descendantStore.upToDate), and
+// shares the metadata strings that repeat across objects (internMeta).
 func keepOwnManagedFields(obj any, manager string) (any, error) {
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetManagedFields() == nil {
+	if err != nil {
+		return obj, nil
+	}
+	defer internMeta(m)
+	if m.GetManagedFields() == nil {
 		return obj, nil
 	}
 	var own []metav1.ManagedFieldsEntry

@@ -132,7 +132,11 @@ func writtenVersion(obj metav1.Object, manager string) string {
 // (see keepOwnManagedFields).
 func trimManagedFields(obj any, manager string) (any, error) {
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetManagedFields() == nil {
+	if err != nil {
+		return obj, nil
+	}
+	defer internMeta(m)
+	if m.GetManagedFields() == nil {
 		return obj, nil
 	}
 	entries := m.GetManagedFields()
