@@ -251,7 +251,7 @@ func keepOwnManagedFields(obj any, manager string) (any, error) {
 	if err != nil {
 		return obj, nil
 	}
-	defer internMeta(m)
+	defer internObject(obj)
 	if m.GetManagedFields() == nil {
 		return obj, nil
 	}
