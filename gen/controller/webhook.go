@@ -110,7 +110,11 @@ func checkMethods(ctx *gen.Context, k *gen.Kind, has map[string]bool) {
 		if len(missing) == 0 {
 			return
 		}
-		ctx.Errors.Add(k.Webhook.Pos(marker), "%s has +%s, but %s has no %s method: implement %s[*%s.%s] (%s), or remove the marker", k.Name, marker, w, strings.Join(missing, ", "), iface, k.Version.Name, k.Name, sig)
+		noun := "method"
+		if len(missing) > 1 {
+			noun = "methods"
+		}
+		ctx.Errors.Add(k.Webhook.Pos(marker), "%s has +%s, but %s has no %s %s: implement %s[*%s.%s] (%s), or remove the marker", k.Name, marker, w, strings.Join(missing, " or "), noun, iface, k.Version.Name, k.Name, sig)
 	}
 	obj := "*" + k.Version.Name + "." + k.Name
 	if k.Webhook.Validate {
