@@ -209,8 +209,11 @@ func (o Options) webhookContainer(pod *corev1.PodSpec) {
 
 // webhookObjects are the objects of the webhooks, without the Deployment.
 func (o Options) webhookObjects() []any {
-	if !o.wh.used() || o.Image == "" {
+	if !o.wh.used() {
 		return nil
+	}
+	if o.Image == "" {
+		return o.localWebhookRBAC()
 	}
 	var out []any
 	if o.CertManager {
@@ -364,6 +367,31 @@ func (o Options) webhookRBAC() []any {
 	return []any{role, o.roleBinding(name), cluster, o.clusterRoleBinding(name)}
 }
 
+// localWebhookRBAC lets an operator run outside the cluster, against the
+// manifest's RBAC, register its webhooks itself (local mode): apply its
+// two configurations and the conversion stanza of the CRDs it converts,
+// with its local URL. Applying an object that does not exist yet creates
+// it, so create is granted on the configurations; patch only by name.
+func (o Options) localWebhookRBAC() []any {
+	name := o.Name + "-webhook-local"
+	cluster := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: o.meta(name, false),
+	}
+	if len(o.wh.hooks) > 0 {
+		cluster.Rules = append(cluster.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"create", "get", "list", "watch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"patch"}},
+		)
+	}
+	if len(o.wh.converted) > 0 {
+		cluster.Rules = append(cluster.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: o.wh.converted, Verbs: []string{"get", "patch"}},
+		)
+	}
+	return []any{cluster, o.clusterRoleBinding(name)}
+}
+
 // certManagerObjects are a self-signed Issuer and the Certificate of the
 // webhook Service, whose Secret the container mounts.
 func (o Options) certManagerObjects() []any {
@@ -415,7 +443,7 @@ func (o Options) isWebhookObject(kind, name string) bool {
 	case "Service":
 		return name == hooks.ServiceName(o.Name)
 	case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
-		return name == o.Name+"-webhook-cert"
+		return name == o.Name+"-webhook-cert" || name == o.Name+"-webhook-local"
 	}
 	return false
 }
