@@ -21,6 +21,7 @@ import (
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 
 	"github.com/opgen-sdk/opgen/gen/markers"
+	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
 
 // API is the model of the project's API: its groups, versions, kinds and
@@ -111,10 +112,28 @@ type Kind struct {
 	clientVerbs clientTags
 	// Controller is what the +opgen:controller markers say, or nil.
 	Controller *markers.ControllerSpec
+	// Webhook is what the +opgen:webhook markers say, or nil.
+	Webhook *Webhooks
+	// ConversionWebhook says that the API server converts the kind's
+	// versions through the operator's conversion webhook: set by the
+	// conversion analysis, read by whatever needs the webhook server
+	// (UsesWebhookServer).
+	ConversionWebhook bool
 	// Spec is the type's declaration; Pos is its name's position.
 	Spec *ast.TypeSpec
 	Pos  token.Position
 }
+
+// Webhooks are a kind's admission webhooks, as its +opgen:webhook markers
+// declare them.
+type Webhooks struct {
+	markers.WebhookSpec
+	// pos are the markers' positions, by marker name.
+	pos map[string]token.Position
+}
+
+// Pos is where the marker named name (opgen:webhook:validate) is.
+func (w *Webhooks) Pos(name string) token.Position { return w.pos[name] }
 
 // GVK returns the kind's group, version and kind.
 func (k *Kind) GVK() schema.GroupVersionKind { return k.Version.GroupVersion().WithKind(k.Name) }
@@ -153,6 +172,48 @@ func (a *API) Controllers() []*Kind {
 // marked +opgen:controller or a handler of a built-in kind.
 func (a *API) HasControllers() bool {
 	return len(a.Controllers()) > 0 || len(a.BuiltinControllers) > 0
+}
+
+// Webhooks returns the kinds with admission webhooks
+// (+opgen:webhook:validate or +opgen:webhook:default), by group, version
+// and name.
+func (a *API) Webhooks() []*Kind {
+	var out []*Kind
+	for _, k := range a.Kinds() {
+		if k.Webhook != nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// UsesWebhookServer reports whether the operator serves webhooks: a kind
+// with an admission webhook, or one converted by the conversion webhook.
+// The manifests add the webhook Service, port and certificate RBAC then.
+func (a *API) UsesWebhookServer() bool {
+	for _, k := range a.Kinds() {
+		if k.Webhook != nil || k.ConversionWebhook {
+			return true
+		}
+	}
+	return false
+}
+
+// AdmissionHooks describes the admission webhooks of the kinds to the API
+// server, validating before mutating per kind, in the order of Webhooks.
+func (a *API) AdmissionHooks() []hooks.Hook {
+	var out []hooks.Hook
+	for _, k := range a.Webhooks() {
+		for _, t := range []struct {
+			on bool
+			ht hooks.HookType
+		}{{k.Webhook.Validate, hooks.Validating}, {k.Webhook.Default, hooks.Mutating}} {
+			if t.on {
+				out = append(out, hooks.Hook{Type: t.ht, GVK: k.GVK(), Resource: k.Plural, Namespaced: k.Namespaced})
+			}
+		}
+	}
+	return out
 }
 
 // Kind returns the project's kind with gvk, or nil.
@@ -476,6 +537,10 @@ func (b *apiBuilder) applyControllerMarkers(v *Version, lines []markerLine) {
 			continue
 		}
 		k := byName[l.Type.Name.Name]
+		if markers.IsWebhook(name) {
+			b.applyWebhookMarker(l, k)
+			continue
+		}
 		if k.Controller == nil {
 			k.Controller = &markers.ControllerSpec{}
 		}
@@ -488,6 +553,27 @@ func (b *apiBuilder) applyControllerMarkers(v *Version, lines []markerLine) {
 			b.apply(l, k.Controller)
 		}
 	}
+}
+
+// applyWebhookMarker applies a +opgen:webhook marker of line l to k,
+// which it gives admission webhooks without a controller.
+func (b *apiBuilder) applyWebhookMarker(l markerLine, k *Kind) {
+	def := b.ctx.Collector.Registry.Lookup(l.Text, ctmarkers.DescribesType)
+	if def == nil {
+		return // reported by checkOpgenMarkers
+	}
+	val, err := def.Parse(l.Text)
+	if err != nil {
+		b.ctx.Errors.Add(l.Pos, "+%s: %v: the marker takes no value", def.Name, err)
+		return
+	}
+	if k.Webhook == nil {
+		k.Webhook = &Webhooks{pos: map[string]token.Position{}}
+	}
+	if _, again := k.Webhook.pos[def.Name]; !again {
+		k.Webhook.pos[def.Name] = l.Pos
+	}
+	val.(interface{ ApplyToWebhook(*markers.WebhookSpec) }).ApplyToWebhook(&k.Webhook.WebhookSpec)
 }
 
 // Markers that only handler types of built-in kinds take.
@@ -521,7 +607,11 @@ func applyMarker(reg *ctmarkers.Registry, text string, spec *markers.ControllerS
 		}
 		return fmt.Errorf("+%s: %v%s", def.Name, err, hint)
 	}
-	return val.(markers.Applier).ApplyToController(spec)
+	a, ok := val.(markers.Applier)
+	if !ok {
+		return fmt.Errorf("+%s does not configure a controller", def.Name)
+	}
+	return a.ApplyToController(spec)
 }
 
 // addCollectorError reports the errors of controller-tools' marker

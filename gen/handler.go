@@ -114,6 +114,9 @@ func (b *apiBuilder) handlerDecls(lines []markerLine) []*handlerDecl {
 		case !markers.Known(name):
 			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
 			continue
+		case markers.IsWebhook(name):
+			b.ctx.Errors.Add(l.Pos, "+%s goes on the API type of a kind of this project (under %s), whose objects the webhook admits; opgen writes the webhook type here in %s for it. Built-in kinds get no opgen admission webhooks", name, DefaultAPIDir, b.ctx.Project.ControllerDir)
+			continue
 		case l.Type == nil:
 			b.ctx.Errors.Add(l.Pos, "+%s is not on a type: in the controller package, put it in the doc comment of a handler type with +opgen:controller:for=<[group/]version.Kind>", name)
 			continue

@@ -53,6 +53,15 @@ ServiceMonitor of it) and a hardened Deployment of the operator. Without
 --image those are left out, for running the operator outside the cluster.
 See docs/metrics.md.
 
+When the operator serves webhooks (a kind marked +opgen:webhook, whose
+configurations opgen generate wrote to config/webhook/manifests.yaml, or a
+CRD converted by the conversion webhook), --image adds the webhook Service
+(443 to the container's port 9443), the Validating and
+MutatingWebhookConfigurations for --namespace, and the RBAC with which the
+operator keeps its certificate in a Secret and the caBundle current; with
+--cert-manager, a cert-manager Issuer and Certificate instead. See
+docs/webhooks.md.
+
 --format says how:
   flat       one multi-document YAML file (--out, default standard output)
   kustomize  a kustomize layout in the config directory: config/default,
@@ -90,6 +99,7 @@ See docs/metrics.md.
 	f.IntVar(&opts.Verbosity, "verbosity", 0, "the operator's -v log verbosity")
 	f.BoolVar(&mf.metricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
 	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
+	f.BoolVar(&opts.CertManager, "cert-manager", false, "when the operator serves webhooks, have cert-manager issue their certificate (a self-signed Issuer and a Certificate, mounted into the container) and inject its CA; default: the operator manages both itself")
 	f.StringVar(&mf.labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&mf.out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)

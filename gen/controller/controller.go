@@ -98,12 +98,17 @@ func (Generator) Generate(ctx *gen.Context) error {
 		return nil
 	}
 	ctors, ok := checkFuncs(ctx, kinds, ctx.API.BuiltinControllers)
-	if !ok {
+	webhooks := ctx.API.Webhooks()
+	webhookCtors, webhooksOK := checkWebhooks(ctx, webhooks)
+	if !ok || !webhooksOK {
 		return nil
 	}
+	for name := range webhookCtors {
+		ctors[name] = true
+	}
 	switch {
-	case ctx.API.HasControllers():
-		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.BuiltinControllers, ctors))
+	case ctx.API.HasControllers() || len(webhooks) > 0:
+		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.BuiltinControllers, webhooks, ctors))
 	case hasOwnGoFiles(dir):
 		ctx.Output.Jen(path, EmptyFile(ctx.Project))
 	}
@@ -143,10 +148,11 @@ func PackageName(p *gen.Project) string {
 // HandlerName is the name of the handler type of kind.
 func HandlerName(k *gen.Kind) string { return GlueName(k) + "Controller" }
 
-// File returns the glue for kinds and handlers. Every kind's handler is
-// built by its New<Kind>Controller(op); a handler type of a built-in kind
-// by New<Type>(op) when ctors holds its name, or as its zero value.
-func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, ctors map[string]bool) *jen.File {
+// File returns the glue for kinds, handlers and the kinds with admission
+// webhooks. Every kind's handler is built by its New<Kind>Controller(op);
+// a handler type of a built-in kind, and a webhook type, by New<Type>(op)
+// when ctors holds its name, or as its zero value.
+func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, webhooks []*gen.Kind, ctors map[string]bool) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportName(builtinPkg, "builtin")
@@ -154,10 +160,13 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 	for _, k := range kinds {
 		f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
 	}
+	for _, k := range webhooks {
+		f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
+	}
 	for _, h := range handlers {
 		f.ImportAlias(h.Kind.Package, h.Alias())
 	}
-	writeSetup(f, p, kinds, handlers, ctors)
+	writeSetup(f, p, kinds, handlers, webhooks, ctors)
 	for _, k := range kinds {
 		g := glue{p: p, k: k}
 		g.checks(f)
@@ -173,13 +182,25 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 		hg.setup(f)
 		readers(f, h.Name, h.Controller)
 	}
+	for _, k := range webhooks {
+		wg := webhookGlue{p: p, k: k, ctor: ctors[WebhookName(k)]}
+		wg.checks(f)
+		if k.Controller == nil {
+			glue{p: p, k: k}.kindNamed(f, kindFuncName(k))
+		}
+		wg.setup(f)
+	}
 	return f
 }
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, ctors map[string]bool) {
+func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, webhooks []*gen.Kind, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
 		calls = append(calls, jen.Id("setup"+GlueName(k)).Call(jen.Id("op"), jen.Id("cs"), jen.Id(ConstructorName(k)).Call(jen.Id("op"))))
+	}
+	for _, k := range webhooks {
+		wg := webhookGlue{p: p, k: k, ctor: ctors[WebhookName(k)]}
+		calls = append(calls, jen.Id("setup"+WebhookName(k)).Call(jen.Id("op"), jen.Id("cs"), wg.handler()))
 	}
 	for _, h := range handlers {
 		handler := jen.Op("&").Id(h.Name).Values()
@@ -193,7 +214,12 @@ func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.
 	f.Comment("type marked +opgen:controller:for, built by New<Type>(op) when the package")
 	f.Comment("declares it and as its zero value otherwise. main calls it; a kind added")
 	f.Comment("with opgen create api is registered here once go generate ran.")
-	if len(kinds) > 0 {
+	if len(webhooks) > 0 {
+		f.Comment("")
+		f.Comment("It registers the admission webhooks of every kind marked +opgen:webhook")
+		f.Comment("too, built by New<Kind>Webhook(op) or as the zero <Kind>Webhook.")
+	}
+	if len(kinds) > 0 || len(webhooks) > 0 {
 		body = append(body,
 			jen.List(jen.Id("cs"), jen.Err()).Op(":=").Id("newClientset").Call(jen.Id("op")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -201,7 +227,7 @@ func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.
 	}
 	body = append(body, jen.Return(jen.Qual("errors", "Join").Custom(multiline("(", ")"), calls...)))
 	f.Func().Id("Setup").Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(body...)
-	if len(kinds) == 0 {
+	if len(kinds) == 0 && len(webhooks) == 0 {
 		return // no generated clientset to make
 	}
 	f.Line()
@@ -231,8 +257,12 @@ func (g glue) checks(f *jen.File) {
 	f.Var().Id("_").Qual(plugPkg, "Handler").Types(g.obj()).Op("=").Parens(jen.Op("*").Id(HandlerName(g.k))).Parens(jen.Nil())
 }
 
-func (g glue) kind(f *jen.File) {
-	k, name := g.k, GlueName(g.k)
+func (g glue) kind(f *jen.File) { g.kindNamed(f, GlueName(g.k)) }
+
+// kindNamed writes <name>Kind(op) and <name>Kind(cs), which describe the
+// kind to the runtime.
+func (g glue) kindNamed(f *jen.File, name string) {
+	k := g.k
 	kindType := jen.Qual(runtimePkg, "Kind").Types(g.obj())
 	f.Line()
 	f.Commentf("%sKind describes %s %s to the runtime: it is watched and", name, k.Version.GroupVersion(), k.Name)

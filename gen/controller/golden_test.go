@@ -60,3 +60,12 @@ func TestGoldenControllerPerVersion(t *testing.T) {
 		return map[string]gen.Generator{"controller": controller.Generator{}}
 	})
 }
+
+// TestGoldenWebhooks: a kind with a controller and both admission
+// webhooks, built by its New<Kind>Webhook, and a kind with a defaulting
+// webhook only, whose glue declares its Kind function itself.
+func TestGoldenWebhooks(t *testing.T) {
+	gentest.Golden(t, "../testdata/webhooks", func() map[string]gen.Generator {
+		return map[string]gen.Generator{"controller": controller.Generator{}}
+	})
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/accessor"
+	"github.com/opgen-sdk/opgen/gen/admission"
 	"github.com/opgen-sdk/opgen/gen/apidocs"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/controller"
@@ -36,6 +37,8 @@ func All() map[string]gen.Generator {
 		"controller": controller.Generator{},
 		"stubs":      scaffold.Generator{},
 		"rbac":       rbac.Generator{},
+		// Admission webhook configurations (config/webhook/manifests.yaml).
+		"webhooks": admission.Generator{},
 		// API reference docs (docs/api/<group>.md).
 		"apidocs": apidocs.Generator{},
 		// Sample objects, written once (config/samples).

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/internal/osenv"
+	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
 
 // DefaultChartDir is where opgen manifests --format helm writes the chart.
@@ -41,6 +42,9 @@ func Helm(opts Options) (map[string][]byte, error) {
 	// The chart has every object whatever the options: the Deployment and
 	// the metrics Service are rendered only when .Values.image is set, the
 	// metrics RBAC when .Values.metrics.secure is, and so on.
+	if err := opts.loadWebhooks(); err != nil {
+		return nil, err
+	}
 	all := opts
 	if all.Image == "" {
 		all.Image = "image"
@@ -265,6 +269,8 @@ func (o Options) documentCondition(kind, name string) string {
 		return ".Values.serviceAccount.create"
 	case kind == "Deployment", kind == "Service" && name == o.Name+MetricsServiceSuffix:
 		return ".Values.image"
+	case o.isWebhookObject(kind, name):
+		return ".Values.image"
 	case kind == "ServiceMonitor":
 		return "and .Values.image .Values.metrics.serviceMonitor"
 	case kind == "ClusterRole" && (name == o.Name+"-metrics-reader" || name == o.Name+"-metrics-auth"),
@@ -290,6 +296,9 @@ func (o Options) templateObject(m map[string]any, kind string, hold func(placeho
 			meta["name"] = hold(saName)
 		case kind == "CustomResourceDefinition":
 			annotations, _ := meta["annotations"].(map[string]any)
+			if annotations[injectCA] == o.certificateRef() {
+				annotations[injectCA] = "{{ .Release.Namespace }}/" + hooks.SecretName(o.Name)
+			}
 			meta["annotations"] = hold(placeholder{block: keepAnnotation(annotations)})
 		}
 	}
@@ -304,6 +313,7 @@ func (o Options) templateObject(m map[string]any, kind string, hold func(placeho
 			}
 		}
 	}
+	o.templateWebhook(m, kind, releaseNS, hold)
 	switch kind {
 	case "Deployment":
 		o.templateDeployment(m, hold, saName)
@@ -375,7 +385,7 @@ func (o Options) templateDeployment(m map[string]any, hold func(placeholder) str
 // argsTemplate writes the container's arguments as args() makes them: the
 // fixed ones, then the optional ones in args()' order.
 func (o Options) argsTemplate(key, lead, indent string) string {
-	fixed := Options{Name: o.Name}.args() // no optional flag set
+	fixed := Options{Name: o.Name, wh: o.wh, CertManager: o.CertManager}.args() // no optional flag set
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s:", lead, key)
 	for _, a := range fixed {

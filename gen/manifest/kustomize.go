@@ -24,14 +24,16 @@ const KustomizeHeader = "# Written by opgen manifests --format kustomize (make m
 	"# edits here are lost. Customize in an overlay of your own, with resources: [../default].\n"
 
 // The directories of the kustomize layout under the config directory, as
-// kubebuilder lays them out. There is no webhook directory: opgen
-// generates no webhooks.
+// kubebuilder lays them out. The webhook directory holds the webhook
+// objects (see webhook.go) beside opgen generate's manifests.yaml, which
+// the layout does not list: its objects are rebuilt for the namespace.
 const (
 	KustomizeDefault = "default"
 	KustomizeManager = "manager"
 	KustomizeRBAC    = "rbac"
 	KustomizeCRD     = "crd"
 	KustomizeSamples = "samples"
+	KustomizeWebhook = WebhookDir
 )
 
 const kustomizationFile = "kustomization.yaml"
@@ -55,6 +57,13 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.loadWebhooks(); err != nil {
+		return nil, err
+	}
+	crdPatches, err := opts.crdPatches()
+	if err != nil {
+		return nil, err
+	}
 	crdFiles, err := crdFileNames(filepath.Join(opts.ConfigDir, KustomizeCRD))
 	if err != nil {
 		return nil, err
@@ -70,13 +79,16 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 			resources[dir] = append(resources[dir], file)
 		}
 	}
-	for _, dir := range []string{KustomizeCRD, KustomizeRBAC, KustomizeManager} {
+	for _, dir := range []string{KustomizeCRD, KustomizeRBAC, KustomizeManager, KustomizeWebhook} {
 		if len(resources[dir]) == 0 {
 			continue
 		}
 		var extra map[string]any
 		if dir == KustomizeRBAC && len(rbacPatches) > 0 {
 			extra = map[string]any{"patches": rbacPatches}
+		}
+		if dir == KustomizeCRD && len(crdPatches) > 0 {
+			extra = map[string]any{"patches": crdPatches}
 		}
 		files[filepath.Join(dir, kustomizationFile)] = kustomization(sorted(resources[dir]), extra)
 		resources[KustomizeDefault] = append(resources[KustomizeDefault], "../"+dir)
@@ -134,6 +146,9 @@ func (o Options) kustomizeObjects() (map[string]map[string][][]byte, []any, erro
 			continue // listed from its file
 		}
 		dir := kustomizeDir(kind)
+		if o.isWebhookObject(kind, name) {
+			dir = KustomizeWebhook
+		}
 		if layout[dir] == nil {
 			layout[dir] = map[string][][]byte{}
 		}
@@ -207,7 +222,7 @@ func WriteKustomize(opts Options) ([]string, error) {
 }
 
 func removeStaleKustomize(configDir string, keep map[string][]byte) error {
-	for _, dir := range []string{KustomizeDefault, KustomizeManager, KustomizeRBAC, KustomizeCRD, KustomizeSamples} {
+	for _, dir := range []string{KustomizeDefault, KustomizeManager, KustomizeRBAC, KustomizeCRD, KustomizeSamples, KustomizeWebhook} {
 		paths, _ := filepath.Glob(filepath.Join(configDir, dir, "*.yaml"))
 		for _, p := range paths {
 			rel, _ := filepath.Rel(configDir, p)

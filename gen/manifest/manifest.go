@@ -92,6 +92,13 @@ type Options struct {
 	// ServiceMonitor adds a Prometheus Operator ServiceMonitor of the
 	// metrics Service. Needs Image.
 	ServiceMonitor bool
+	// CertManager has cert-manager issue the webhook server's certificate
+	// and inject its CA, when the operator serves webhooks (see
+	// webhook.go). Default: the runtime manages both itself.
+	CertManager bool
+
+	// wh are the webhooks the operator serves, read from ConfigDir.
+	wh webhooks
 }
 
 // Build returns the manifest as multi-document YAML.
@@ -158,9 +165,13 @@ func (o Options) objects() ([]any, error) {
 		return nil, err
 	}
 	leaderRole.Namespace = o.Namespace
+	if o.wh, err = readWebhooks(o.ConfigDir, crds); err != nil {
+		return nil, err
+	}
 
 	objects := []any{o.namespace()}
 	for _, crd := range crds {
+		o.webhookCRD(crd)
 		objects = append(objects, o.labelUnstructured(crd))
 	}
 	o.label(&clusterRole.ObjectMeta)
@@ -171,6 +182,7 @@ func (o Options) objects() ([]any, error) {
 		leaderRole, o.roleBinding(leaderRole.Name),
 	)
 	objects = append(objects, o.metricsObjects()...)
+	objects = append(objects, o.webhookObjects()...)
 	if o.Image != "" {
 		objects = append(objects, o.deployment())
 	}
@@ -237,7 +249,7 @@ func (o Options) deployment() *appsv1.Deployment {
 	selector := map[string]string{"app.kubernetes.io/name": o.Name}
 	podMeta := o.meta("", false)
 	podMeta.Name = ""
-	return &appsv1.Deployment{
+	d := &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: o.meta(o.Name, true),
 		Spec: appsv1.DeploymentSpec{
@@ -257,6 +269,8 @@ func (o Options) deployment() *appsv1.Deployment {
 			},
 		},
 	}
+	o.webhookContainer(&d.Spec.Template.Spec)
+	return d
 }
 
 func (o Options) container() corev1.Container {
@@ -300,6 +314,7 @@ func (o Options) container() corev1.Container {
 // flags in a fixed order (the Helm chart's template follows it).
 func (o Options) args() []string {
 	args := append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort))
+	args = append(args, o.webhookArgs()...)
 	if o.NoLeaderElection {
 		args = append(args, "--leader-elect=false")
 	}

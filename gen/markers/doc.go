@@ -5,7 +5,9 @@
 // godoc, through Help methods generated from it (zz_generated.markerhelp.go,
 // written by gen/internal/helpgen).
 //
-// Every +opgen:controller:... marker implies +opgen:controller.
+// Every +opgen:controller:... marker implies +opgen:controller; the
+// +opgen:webhook:validate and +opgen:webhook:default markers do not: a
+// kind may have admission webhooks without a controller.
 //
 // The markers go on a custom kind's API type, or, with
 // +opgen:controller:for, on a handler type of a Kubernetes built-in kind in

@@ -121,11 +121,14 @@ func TestUnknownSuggestsTheClosestMarker(t *testing.T) {
 		"opgen:controler":              "did you mean +opgen:controller?",
 		"opgen:controller:own":         "did you mean +opgen:controller:owns?",
 		"opgen:controller:reconcileIn": "did you mean +opgen:controller:reconcileEvery?",
+		"opgen:webhook:validating":     "did you mean +opgen:webhook:validate?",
+		"opgen:webhook:defaults":       "did you mean +opgen:webhook:default?",
+		"opgen:webhooks:validate":      "did you mean +opgen:webhook:validate?",
 	}
 	for name, want := range cases {
 		assert.Contains(t, markers.Unknown(name).Error(), want)
 	}
-	assert.NotContains(t, markers.Unknown("opgen:webhook:validating").Error(), "did you mean")
+	assert.NotContains(t, markers.Unknown("opgen:admission:reject").Error(), "did you mean")
 }
 
 func ExampleParseKindRef() {

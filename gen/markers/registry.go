@@ -12,7 +12,8 @@ import (
 // Prefix starts every opgen marker.
 const Prefix = "+opgen:"
 
-// Applier is implemented by every opgen controller marker.
+// Applier is implemented by every opgen controller marker; the webhook
+// markers (IsWebhook) apply to a WebhookSpec instead.
 type Applier interface {
 	ApplyToController(*ControllerSpec) error
 }
@@ -33,6 +34,8 @@ var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller:dispatch", markers.DescribesType, Dispatch(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:for", markers.DescribesType, For(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:labelSelector", markers.DescribesType, LabelSelector(""))),
+	markers.Must(markers.MakeDefinition(WebhookValidateMarker, markers.DescribesType, WebhookValidate{})),
+	markers.Must(markers.MakeDefinition(WebhookDefaultMarker, markers.DescribesType, WebhookDefault{})),
 }
 
 // Register adds opgen's markers, with their help, to reg.

@@ -92,6 +92,28 @@ func (Watches) Help() *markers.DefinitionHelp {
 	}
 }
 
+// Help returns the help of the WebhookDefault marker, from its godoc.
+func (WebhookDefault) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "WebhookDefault gives a kind a defaulting (mutating) admission webhook:\nthe API server sends every create and update of the kind's objects in\nthis version to the operator's Default method, which sets defaults on\nthe object in place; the webhook answers with the JSON patch between\nthe object received and the object defaulted. opgen writes the method\nonce in internal/controller/<kind>_webhook.go (type <Kind>Webhook,\nwebhook.Defaulter) and the generated Setup registers it.\n\n\t// +opgen:webhook:default\n\nopgen manifests then writes the MutatingWebhookConfiguration, the\nwebhook Service and the RBAC of the runtime's certificates.",
+			Summary: "WebhookDefault gives a kind a defaulting (mutating) admission webhook: the API server sends every create and update of the kind's objects in this version to the operator's Default method, which sets defaults on the object in place; the webhook answers with the JSON patch between the object received and the object defaulted.",
+		},
+	}
+}
+
+// Help returns the help of the WebhookValidate marker, from its godoc.
+func (WebhookValidate) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "WebhookValidate gives a kind a validating admission webhook: the API\nserver asks the operator to accept or reject every create, update and\ndelete of the kind's objects in this version, for the checks CEL cannot\nexpress (against other objects, against the cluster). opgen writes\nonce, in the controller package, internal/controller/<kind>_webhook.go\nwith a type <Kind>Webhook and its ValidateCreate, ValidateUpdate and\nValidateDelete methods (webhook.Validator), and the generated Setup\nregisters it. Return apierrors.NewInvalid with a field.ErrorList so that\nkubectl shows \"spec.title: Invalid value: ...\".\n\n\t// +opgen:webhook:validate\n\nopgen manifests then writes the ValidatingWebhookConfiguration, the\nwebhook Service and the RBAC of the runtime's certificates (see\ndocs/webhooks.md).",
+			Summary: "WebhookValidate gives a kind a validating admission webhook: the API server asks the operator to accept or reject every create, update and delete of the kind's objects in this version, for the checks CEL cannot express (against other objects, against the cluster).",
+		},
+	}
+}
+
 // Help returns the help of the Workers marker, from its godoc.
 func (Workers) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{

@@ -1,5 +1,7 @@
 // Package scaffold writes the files that become the user's: a controller
 // stub per kind marked +opgen:controller (internal/controller/<kind>.go),
+// a webhook stub per kind marked +opgen:webhook
+// (internal/controller/<kind>_webhook.go),
 // and, for `opgen create api`, the types of a new kind.
 //
 // A scaffold is written only when missing and never overwritten: the stub
@@ -46,6 +48,12 @@ func (Generator) Generate(ctx *gen.Context) error {
 			continue
 		}
 		ctx.Output.Scaffold(filepath.Join(dir, StubFile(k)), Stub(ctx.Project, k, StubOptions{}))
+	}
+	for _, k := range ctx.API.Webhooks() {
+		if declared[controller.WebhookName(k)] {
+			continue
+		}
+		ctx.Output.Scaffold(filepath.Join(dir, controller.WebhookFile(k)), WebhookStub(ctx.Project, k))
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen/manifest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/webhook"
 )
 
 // InstallOptions name the operator Install installs.
@@ -263,11 +264,12 @@ func (o *Operator) Start(ctx context.Context, opts runtime.Options, setup func(*
 			return false, fmt.Errorf("the operator stopped before its caches synced: %v", err)
 		default:
 		}
-		return op.Ready(), nil
+		// Its webhooks, if any, are served and registered too (webhook.Ready).
+		return op.Ready() && webhook.Ready(op) == nil, nil
 	})
 	if err != nil {
 		_ = stop()
-		return nil, fmt.Errorf("waiting for the %s caches to sync: %w", o.Name, err)
+		return nil, fmt.Errorf("waiting for the %s caches to sync and its webhooks to serve (%v): %w", o.Name, webhook.Ready(op), err)
 	}
 	return stop, nil
 }

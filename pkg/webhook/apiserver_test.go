@@ -21,6 +21,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/webhook"
+	"github.com/opgen-sdk/opgen/pkg/webhook/certs"
 )
 
 var (
@@ -33,7 +34,7 @@ var (
 // local mode until the returned stop is called, and waits until /readyz
 // says it is ready: the certificate is loaded and the configurations are
 // registered.
-func runningOperator(t *testing.T, name string) (op *runtime.Operator, stop func()) {
+func runningOperator(t *testing.T, name string, src certs.Source) (op *runtime.Operator, stop func()) {
 	t.Helper()
 	op, err := runtime.New(env.Config, runtime.Options{
 		Name:           name,
@@ -46,7 +47,9 @@ func runningOperator(t *testing.T, name string) (op *runtime.Operator, stop func
 	require.NoError(t, webhook.Validate(op, gizmoKind, gizmoWebhook{}))
 	require.NoError(t, webhook.Default(op, gizmoKind, gizmoWebhook{}))
 	require.NoError(t, webhook.Convert(op, gizmoScheme(), gizmoHub, "gizmos"))
-	require.NoError(t, webhook.UseCertificates(op, newStaticSource(t)))
+	if src != nil {
+		require.NoError(t, webhook.UseCertificates(op, src))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- op.Run(ctx) }()
@@ -129,7 +132,7 @@ func TestWebhooksThroughTheAPIServer(t *testing.T) {
 	ctx := context.Background()
 	name := "gizmo-" + rand.String(5)
 	cleanupRegistration(t, name)
-	op, stop := runningOperator(t, name)
+	op, stop := runningOperator(t, name, newStaticSource(t))
 	ns := env.Namespace(t)
 
 	cfg := rest.CopyConfig(env.Config)
@@ -208,8 +211,9 @@ func TestWebhooksThroughTheAPIServer(t *testing.T) {
 		require.NoError(t, err, "the storage version reads without the operator")
 		assert.Len(t, stored.Items, many, "nothing is lost")
 
-		// The operator comes back on another port and registers again.
-		runningOperator(t, name)
+		// The operator comes back on another port, with the certificate
+		// local mode makes, and registers again.
+		runningOperator(t, name, nil)
 		_, err = v1.Create(ctx, unstructuredGizmo(gizmoV1, "after", map[string]any{}), metav1.CreateOptions{})
 		require.NoError(t, err)
 		got, err := alpha.Get(ctx, "old", metav1.GetOptions{})

@@ -255,3 +255,18 @@ func podNamespace() string {
 func serverErrorLog(l logr.Logger) *log.Logger {
 	return slog.NewLogLogger(logr.ToSlogHandler(l.WithName("http")), slog.Level(-1))
 }
+
+// Ready returns nil when op's webhook server serves: it listens, has a
+// certificate and, in local mode, has registered the configurations with
+// the API server; or when op has no webhooks or serves none (disabled). It
+// is the check /readyz runs; tests that start an operator wait for it
+// before they write objects its webhooks guard.
+func Ready(op *runtime.Operator) error {
+	serversMu.Lock()
+	s, ok := servers[weak.Make(op)]
+	serversMu.Unlock()
+	if !ok || s.opts.Addr == "0" {
+		return nil
+	}
+	return s.readyCheck(nil)
+}

@@ -57,7 +57,10 @@ func (s *server) certificateSource() (certs.Source, error) {
 
 // modeSource is the certificate Source of s's mode and options.
 func modeSource(s *server) (certs.Source, error) {
-	return nil, fmt.Errorf("webhook: no certificate source for mode %q in this build; give one with webhook.UseCertificates", s.mode)
+	if s.mode == runtime.WebhookModeLocal && s.opts.CertDir == "" {
+		return &selfSigned{}, nil
+	}
+	return nil, fmt.Errorf("webhook: no certificate source for mode %q (cert dir %q) in this build; give one with webhook.UseCertificates", s.mode, s.opts.CertDir)
 }
 
 // addCleanup deletes op's server from the servers map once op is

@@ -9,6 +9,7 @@ import (
 	versioned "github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	webhook "github.com/opgen-sdk/opgen/pkg/webhook"
 	fields "k8s.io/apimachinery/pkg/fields"
 	cache "k8s.io/client-go/tools/cache"
 	"time"
@@ -19,6 +20,9 @@ import (
 // type marked +opgen:controller:for, built by New<Type>(op) when the package
 // declares it and as its zero value otherwise. main calls it; a kind added
 // with opgen create api is registered here once go generate ran.
+//
+// It registers the admission webhooks of every kind marked +opgen:webhook
+// too, built by New<Kind>Webhook(op) or as the zero <Kind>Webhook.
 func Setup(op *runtime.Operator) error {
 	cs, err := newClientset(op)
 	if err != nil {
@@ -26,6 +30,7 @@ func Setup(op *runtime.Operator) error {
 	}
 	return errors.Join(
 		setupTodo(op, cs, NewTodoController(op)),
+		setupTodoWebhook(op, cs, NewTodoWebhook(op)),
 	)
 }
 
@@ -88,6 +93,33 @@ func SetupTodo(op *runtime.Operator, h *TodoController) error {
 func setupTodo(op *runtime.Operator, cs versioned.Interface, h *TodoController) error {
 	if _, err := runtime.Register(op, todoKind(cs), h, TodoOptions()); err != nil {
 		return fmt.Errorf("register the Todo controller: %w", err)
+	}
+	return nil
+}
+
+// TodoWebhook validates Todo objects (+opgen:webhook:validate).
+var _ webhook.Validator[*todov1.Todo] = (*TodoWebhook)(nil)
+
+// TodoWebhook sets the defaults of Todo objects (+opgen:webhook:default).
+var _ webhook.Defaulter[*todov1.Todo] = (*TodoWebhook)(nil)
+
+// SetupTodoWebhook registers w as the admission webhook of todo.example.com/v1 Todo:
+// the operator's webhook server calls it for the API server.
+func SetupTodoWebhook(op *runtime.Operator, w *TodoWebhook) error {
+	cs, err := newClientset(op)
+	if err != nil {
+		return err
+	}
+	return setupTodoWebhook(op, cs, w)
+}
+
+func setupTodoWebhook(op *runtime.Operator, cs versioned.Interface, w *TodoWebhook) error {
+	kind := todoKind(cs)
+	if err := webhook.Validate(op, kind, w); err != nil {
+		return fmt.Errorf("register the validating webhook of Todo: %w", err)
+	}
+	if err := webhook.Default(op, kind, w); err != nil {
+		return fmt.Errorf("register the defaulting webhook of Todo: %w", err)
 	}
 	return nil
 }

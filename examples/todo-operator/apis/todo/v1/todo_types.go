@@ -8,7 +8,9 @@ import (
 
 // Todo is a task with a state and an optional due date. The operator marks
 // overdue todos in their status and, when a todo is deleted, archives it in
-// the ConfigMap todo-archive of its namespace.
+// the ConfigMap todo-archive of its namespace. Its admission webhooks keep
+// titles unique in a namespace and give a todo without a due date the
+// namespace's default (internal/controller/todo_webhook.go).
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -21,6 +23,8 @@ import (
 // +kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp
 // +opgen:controller
 // +opgen:controller:reconcileEvery=1m
+// +opgen:webhook:validate
+// +opgen:webhook:default
 type Todo struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -13,7 +13,9 @@ import (
 //
 // Todo is a task with a state and an optional due date. The operator marks
 // overdue todos in their status and, when a todo is deleted, archives it in
-// the ConfigMap todo-archive of its namespace.
+// the ConfigMap todo-archive of its namespace. Its admission webhooks keep
+// titles unique in a namespace and give a todo without a due date the
+// namespace's default (internal/controller/todo_webhook.go).
 type TodoApplyConfiguration struct {
 	metav1.TypeMetaApplyConfiguration    `json:""`
 	*metav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

@@ -1,0 +1,27 @@
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// WidgetSpec is not a kind.
+//
+// +opgen:webhook:validate
+type WidgetSpec struct{}
+
+// Widget is a kind.
+//
+// +kubebuilder:object:root=true
+// +opgen:controller
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              WidgetSpec `json:"spec"`
+}
+
+// WidgetList is a list of Widget.
+//
+// +kubebuilder:object:root=true
+type WidgetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Widget `json:"items"`
+}

@@ -1,0 +1,4 @@
+package controller
+
+// The user renamed GadgetWebhook.
+type GadgetAdmission struct{}

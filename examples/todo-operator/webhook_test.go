@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
+	"github.com/opgen-sdk/opgen/examples/todo-operator/internal/controller"
+	"github.com/opgen-sdk/opgen/pkg/optest"
+)
+
+var webhooksReady sync.Once
+
+// waitForWebhooks waits until the API server calls both webhooks of the
+// package's operator, which registers them once it serves them: a probe
+// Todo without a due date in a namespace with a default gets one, and a
+// second with its title is refused.
+func waitForWebhooks(t *testing.T) {
+	t.Helper()
+	webhooksReady.Do(func() {
+		ns := kit.Namespace(t)
+		annotateDefaultDue(t, ns, "1h")
+		optest.Eventually(t, "the API server to call the operator's webhooks", func(ctx context.Context) (bool, error) {
+			defer func() {
+				_ = todos.TodoV1().Todos(ns).Delete(ctx, "probe", metav1.DeleteOptions{})
+			}()
+			td, err := todos.TodoV1().Todos(ns).Create(ctx, &todov1.Todo{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Spec: todov1.TodoSpec{Title: "Probe"}}, metav1.CreateOptions{})
+			if err != nil || td.Spec.DueDate == nil {
+				return false, err
+			}
+			_, err = todos.TodoV1().Todos(ns).Create(ctx, &todov1.Todo{ObjectMeta: metav1.ObjectMeta{Name: "probe-again"}, Spec: todov1.TodoSpec{Title: "Probe"}}, metav1.CreateOptions{})
+			if err == nil {
+				return false, todos.TodoV1().Todos(ns).Delete(ctx, "probe-again", metav1.DeleteOptions{})
+			}
+			return apierrors.IsInvalid(err), nil
+		})
+	})
+}
+
+func annotateDefaultDue(t *testing.T, ns, due string) {
+	t.Helper()
+	ctx := context.Background()
+	nsObj, err := kit.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	require.NoError(t, err)
+	if nsObj.Annotations == nil {
+		nsObj.Annotations = map[string]string{}
+	}
+	nsObj.Annotations[controller.DefaultDueAnnotation] = due
+	_, err = kit.Clientset.CoreV1().Namespaces().Update(ctx, nsObj, metav1.UpdateOptions{})
+	require.NoError(t, err)
+}
+
+// TestTitlesAreUnique: the validating webhook, which the operator
+// registered itself in local mode, rejects a second Todo with a title the
+// namespace has, with the field error kubectl shows; another namespace may
+// have the title, and a rename to a free title passes.
+func TestTitlesAreUnique(t *testing.T) {
+	t.Parallel()
+	waitForWebhooks(t)
+	ctx := context.Background()
+	ns, other := kit.Namespace(t), kit.Namespace(t)
+	createTodo(t, ns, "first", todov1.TodoSpec{Title: "Water the plants"})
+	_, err := todos.TodoV1().Todos(ns).Create(ctx, &todov1.Todo{
+		ObjectMeta: metav1.ObjectMeta{Name: "second"},
+		Spec:       todov1.TodoSpec{Title: "Water the plants"},
+	}, metav1.CreateOptions{})
+	require.Error(t, err)
+	assert.True(t, apierrors.IsInvalid(err), "a field error, not a webhook failure: %v", err)
+	assert.Contains(t, err.Error(), `admission webhook "vtodo.todo.example.com" denied the request: Todo.todo.example.com "second" is invalid: spec.title: Duplicate value: "Water the plants": todo first has this title already`)
+
+	createTodo(t, other, "second", todov1.TodoSpec{Title: "Water the plants"})
+	createTodo(t, ns, "second", todov1.TodoSpec{Title: "Water the garden"})
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		td := getTodo(t, ns, "second")
+		td.Spec.Title = "Water the plants"
+		_, err := todos.TodoV1().Todos(ns).Update(ctx, td, metav1.UpdateOptions{})
+		return err
+	})
+	assert.ErrorContains(t, err, "spec.title: Duplicate value", "a rename to a taken title is refused too")
+}
+
+// TestDueDateIsDefaulted: the defaulting webhook gives a Todo created
+// without a due date its namespace's default-due, and leaves a given one.
+func TestDueDateIsDefaulted(t *testing.T) {
+	t.Parallel()
+	waitForWebhooks(t)
+	ns := kit.Namespace(t)
+	annotateDefaultDue(t, ns, "72h")
+
+	before := time.Now()
+	createTodo(t, ns, "defaulted", todov1.TodoSpec{Title: "Renew the passport"})
+	td := getTodo(t, ns, "defaulted")
+	require.NotNil(t, td.Spec.DueDate, "the webhook set the due date")
+	assert.WithinRange(t, td.Spec.DueDate.Time, before.Add(72*time.Hour).Add(-time.Second), time.Now().Add(72*time.Hour))
+
+	given := metav1.NewTime(time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC))
+	createTodo(t, ns, "given", todov1.TodoSpec{Title: "Vote", DueDate: &given})
+	assert.True(t, getTodo(t, ns, "given").Spec.DueDate.Equal(&given), "a due date given is kept")
+}

@@ -1,0 +1,50 @@
+// Package admission writes config/webhook/manifests.yaml: the
+// ValidatingWebhookConfiguration and MutatingWebhookConfiguration of the
+// kinds marked +opgen:webhook:validate or +opgen:webhook:default, built by
+// the same function the runtime registers them with
+// (hooks.Configurations), for the operator's default namespace
+// <name>-system, reaching its webhook Service. opgen manifests reads the
+// file and writes the configurations again for the namespace it is given,
+// with the Service, the certificates' RBAC or cert-manager's objects (see
+// package manifest). With no webhook the file is removed.
+package admission
+
+import (
+	"path/filepath"
+
+	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/manifest"
+)
+
+// Generator writes the webhook configurations.
+type Generator struct{}
+
+var _ gen.Generator = Generator{}
+
+// RegisterMarkers registers nothing more: the runner registers the
+// +opgen: markers for the API model.
+func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
+
+// Generate writes config/webhook/manifests.yaml, or removes a stale one.
+func (Generator) Generate(ctx *gen.Context) error {
+	path := Path(ctx.Project)
+	ctx.Output.Own(path)
+	hooks := ctx.API.AdmissionHooks()
+	if len(hooks) == 0 {
+		return nil
+	}
+	data, err := manifest.MarshalDocuments(manifest.WebhookConfigurations(ctx.Project.Name, ctx.Project.Name+"-system", hooks))
+	if err != nil {
+		return err
+	}
+	ctx.Output.YAML(path, data)
+	return nil
+}
+
+// Path is where the configurations go: webhook/manifests.yaml beside the
+// CRD directory.
+func Path(p *gen.Project) string {
+	return filepath.Join(filepath.Dir(p.Abs(p.CRDDir)), manifest.WebhookDir, manifest.WebhookFile)
+}

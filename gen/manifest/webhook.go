@@ -1,0 +1,504 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
+)
+
+// Webhooks
+//
+// An operator serves webhooks when a kind has an admission webhook
+// (+opgen:webhook markers: opgen generate writes their configurations to
+// config/webhook/manifests.yaml) or when a CRD under config/crd converts
+// through the conversion webhook (conversion strategy Webhook). The
+// manifest then has, with the Deployment:
+//
+//   - the webhook Service <name>-webhook, port 443 to the container's
+//     webhook port (hooks.Port), and the container's
+//     --webhook-bind-address=:<port>;
+//   - the Validating and MutatingWebhookConfigurations, built by
+//     hooks.Configurations for the operator's name and namespace, reaching
+//     the Service;
+//   - the RBAC of the runtime's certificate management: a Role on Secrets
+//     in the operator's namespace (it keeps its CA and serving certificate
+//     in <name>-webhook-cert), and a ClusterRole to keep caBundle current
+//     (patch on the two configurations, and on the CRDs it converts).
+//
+// With CertManager, cert-manager issues the certificate instead: a
+// self-signed Issuer and a Certificate whose Secret is mounted into the
+// container (--webhook-cert-dir), the cert-manager.io/inject-ca-from
+// annotation on the configurations and the converted CRDs, and no
+// certificate RBAC.
+//
+// Without an image there is no Deployment and none of this: the operator
+// run outside the cluster (make run) registers its webhooks itself, at
+// its local address.
+
+// WebhookDir is the directory of config/ where opgen generate writes
+// WebhookFile, and where the kustomize layout puts the webhook objects.
+const WebhookDir = "webhook"
+
+// WebhookFile holds the admission webhook configurations opgen generate
+// writes, for the operator's default namespace (<name>-system).
+const WebhookFile = "manifests.yaml"
+
+// WebhookCertDir is where the container mounts the certificate
+// cert-manager issues.
+const WebhookCertDir = "/tmp/k8s-webhook-server/serving-certs"
+
+// injectCA is cert-manager's CA injector annotation.
+const injectCA = "cert-manager.io/inject-ca-from"
+
+// webhooks is what the manifest serves: the admission hooks read from
+// config/webhook and the names of the CRDs converted by the webhook.
+type webhooks struct {
+	hooks     []hooks.Hook
+	converted []string
+}
+
+func (w webhooks) used() bool { return len(w.hooks) > 0 || len(w.converted) > 0 }
+
+// WebhookConfigurations returns the configurations of hs for the operator
+// name in namespace, reaching its webhook Service; nil ones are left out.
+func WebhookConfigurations(name, namespace string, hs []hooks.Hook) []any {
+	v, m := hooks.Configurations(name, namespace, hs, hooks.ServiceClientConfig(name, namespace, nil))
+	var out []any
+	if v != nil {
+		out = append(out, v)
+	}
+	if m != nil {
+		out = append(out, m)
+	}
+	return out
+}
+
+// MarshalDocuments writes objects as multi-document YAML, as Build does.
+func MarshalDocuments(objects []any) ([]byte, error) {
+	var out bytes.Buffer
+	for i, obj := range objects {
+		doc, err := marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(doc)
+	}
+	return out.Bytes(), nil
+}
+
+// readWebhooks reads the admission hooks from config/webhook/manifests.yaml
+// (none when it is missing) and the converted CRDs from crds.
+func readWebhooks(configDir string, crds []map[string]any) (webhooks, error) {
+	var w webhooks
+	for _, crd := range crds {
+		spec, _ := crd["spec"].(map[string]any)
+		conv, _ := spec["conversion"].(map[string]any)
+		if conv["strategy"] == "Webhook" {
+			name, _ := crd["metadata"].(map[string]any)["name"].(string)
+			w.converted = append(w.converted, name)
+		}
+	}
+	slices.Sort(w.converted)
+	path := filepath.Join(configDir, WebhookDir, WebhookFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return w, nil
+	}
+	if err != nil {
+		return w, fmt.Errorf("manifest: %w", err)
+	}
+	for i, doc := range bytes.Split(data, []byte("\n---")) {
+		hs, err := hooksOf(doc)
+		if err != nil {
+			return w, fmt.Errorf("manifest: %s: document %d: %w; run `go generate ./...` to write it again", path, i+1, err)
+		}
+		w.hooks = append(w.hooks, hs...)
+	}
+	return w, nil
+}
+
+// hooksOf returns the hooks of one configuration document. A hook's name
+// (v<kind>.<group>) and path give back its kind in lower case, which is
+// all a Hook's names and paths use.
+func hooksOf(doc []byte) ([]hooks.Hook, error) {
+	var typed struct {
+		Kind     string `json:"kind"`
+		Webhooks []struct {
+			Name  string                                       `json:"name"`
+			Rules []admissionregistrationv1.RuleWithOperations `json:"rules"`
+		} `json:"webhooks"`
+	}
+	if err := yaml.Unmarshal(doc, &typed); err != nil {
+		return nil, err
+	}
+	ht := hooks.Validating
+	switch typed.Kind {
+	case "ValidatingWebhookConfiguration":
+	case "MutatingWebhookConfiguration":
+		ht = hooks.Mutating
+	case "":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("unexpected kind %s", typed.Kind)
+	}
+	var out []hooks.Hook
+	for _, w := range typed.Webhooks {
+		if len(w.Rules) != 1 || len(w.Rules[0].APIGroups) != 1 || len(w.Rules[0].APIVersions) != 1 || len(w.Rules[0].Resources) != 1 {
+			return nil, fmt.Errorf("webhook %s does not have the one rule opgen writes", w.Name)
+		}
+		r := w.Rules[0]
+		kind, ok := strings.CutSuffix(w.Name, "."+r.APIGroups[0])
+		if !ok || len(kind) < 2 {
+			return nil, fmt.Errorf("webhook %s is not named <v|m><kind>.%s", w.Name, r.APIGroups[0])
+		}
+		out = append(out, hooks.Hook{
+			Type:       ht,
+			GVK:        schema.GroupVersionKind{Group: r.APIGroups[0], Version: r.APIVersions[0], Kind: kind[1:]},
+			Resource:   r.Resources[0],
+			Namespaced: r.Scope != nil && *r.Scope == admissionregistrationv1.NamespacedScope,
+		})
+	}
+	return out, nil
+}
+
+// webhookArgs are the container's webhook arguments.
+func (o Options) webhookArgs() []string {
+	if !o.wh.used() {
+		return nil
+	}
+	args := []string{fmt.Sprintf("--webhook-bind-address=:%d", hooks.Port)}
+	if o.CertManager {
+		args = append(args, "--webhook-cert-dir="+WebhookCertDir)
+	}
+	return args
+}
+
+// webhookContainer adds the webhook port, and the certificate volume
+// with cert-manager, to the operator's container and pod.
+func (o Options) webhookContainer(pod *corev1.PodSpec) {
+	if !o.wh.used() {
+		return
+	}
+	c := &pod.Containers[0]
+	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "webhook", ContainerPort: hooks.Port, Protocol: corev1.ProtocolTCP})
+	if !o.CertManager {
+		return
+	}
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "webhook-cert", MountPath: WebhookCertDir, ReadOnly: true})
+	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "webhook-cert", VolumeSource: corev1.VolumeSource{
+		Secret: &corev1.SecretVolumeSource{SecretName: hooks.SecretName(o.Name)},
+	}})
+}
+
+// webhookObjects are the objects of the webhooks, without the Deployment.
+func (o Options) webhookObjects() []any {
+	if !o.wh.used() {
+		return nil
+	}
+	if o.Image == "" {
+		return o.localWebhookRBAC()
+	}
+	var out []any
+	if o.CertManager {
+		out = append(out, o.certManagerObjects()...)
+	} else {
+		out = append(out, o.webhookRBAC()...)
+	}
+	out = append(out, o.webhookService())
+	for _, c := range WebhookConfigurations(o.Name, o.Namespace, o.wh.hooks) {
+		switch c := c.(type) {
+		case *admissionregistrationv1.ValidatingWebhookConfiguration:
+			o.webhookMeta(&c.ObjectMeta)
+		case *admissionregistrationv1.MutatingWebhookConfiguration:
+			o.webhookMeta(&c.ObjectMeta)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// webhookMeta labels a configuration and, with cert-manager, asks for its
+// CA.
+func (o Options) webhookMeta(m *metav1.ObjectMeta) {
+	o.label(m)
+	if o.CertManager {
+		m.Annotations = map[string]string{injectCA: o.certificateRef()}
+	}
+}
+
+// certificateRef is the namespace/name of cert-manager's Certificate.
+func (o Options) certificateRef() string { return o.Namespace + "/" + hooks.SecretName(o.Name) }
+
+// webhookCRD points a converted CRD's conversion webhook at the
+// operator's webhook Service in its namespace and, with cert-manager,
+// asks for the CA to be injected.
+func (o Options) webhookCRD(crd map[string]any) {
+	if patch := o.crdPatch(crd); patch != nil {
+		mergeMaps(crd, patch)
+	}
+}
+
+// crdPatch is what webhookCRD changes in crd, as a merge patch: nil when
+// nothing.
+func (o Options) crdPatch(crd map[string]any) map[string]any {
+	name, _ := crd["metadata"].(map[string]any)["name"].(string)
+	if o.Image == "" || !slices.Contains(o.wh.converted, name) {
+		return nil
+	}
+	meta := map[string]any{"name": name}
+	if o.CertManager {
+		meta["annotations"] = map[string]any{injectCA: o.certificateRef()}
+	}
+	patch := map[string]any{"apiVersion": crd["apiVersion"], "kind": crd["kind"], "metadata": meta}
+	spec, _ := crd["spec"].(map[string]any)
+	conv, _ := spec["conversion"].(map[string]any)
+	wh, _ := conv["webhook"].(map[string]any)
+	cc, _ := wh["clientConfig"].(map[string]any)
+	if _, ok := cc["service"].(map[string]any); ok {
+		patch["spec"] = map[string]any{"conversion": map[string]any{"webhook": map[string]any{"clientConfig": map[string]any{
+			"service": map[string]any{"name": hooks.ServiceName(o.Name), "namespace": o.Namespace},
+		}}}}
+	}
+	return patch
+}
+
+// mergeMaps merges patch into m, map by map.
+func mergeMaps(m, patch map[string]any) {
+	for k, v := range patch {
+		if pm, ok := v.(map[string]any); ok {
+			if mm, ok := m[k].(map[string]any); ok {
+				mergeMaps(mm, pm)
+				continue
+			}
+		}
+		m[k] = v
+	}
+}
+
+// crdPatches are the kustomize patches that make the CRDs read from
+// config/crd what webhookCRD makes them in Build.
+func (o Options) crdPatches() ([]any, error) {
+	crds, err := readCRDs(filepath.Join(o.ConfigDir, "crd"))
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	for _, crd := range crds {
+		if patch := o.crdPatch(crd); patch != nil {
+			data, err := yaml.Marshal(patch)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, map[string]any{"patch": string(data)})
+		}
+	}
+	return out, nil
+}
+
+func (o Options) webhookService() *corev1.Service {
+	return &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: o.meta(hooks.ServiceName(o.Name), true),
+		Spec: corev1.ServiceSpec{
+			Selector: map[string]string{"app.kubernetes.io/name": o.Name},
+			Ports: []corev1.ServicePort{{
+				Name: "webhook", Port: 443, TargetPort: intstr.FromString("webhook"), Protocol: corev1.ProtocolTCP,
+			}},
+		},
+	}
+}
+
+// webhookRBAC lets the runtime keep its CA and serving certificate in
+// the Secret <name>-webhook-cert of its namespace and the caBundle of
+// the configurations and converted CRDs current. Reads are not narrowed
+// by name (an informer lists); writes to cluster objects are.
+func (o Options) webhookRBAC() []any {
+	name := o.Name + "-webhook-cert"
+	role := &rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+		ObjectMeta: o.meta(name, true),
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{""}, Resources: []string{"secrets"},
+			Verbs: []string{"create", "get", "list", "update", "watch"},
+		}},
+	}
+	cluster := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: o.meta(name, false),
+	}
+	var configs []string
+	for _, c := range WebhookConfigurations(o.Name, o.Namespace, o.wh.hooks) {
+		switch c := c.(type) {
+		case *admissionregistrationv1.ValidatingWebhookConfiguration:
+			configs = append(configs, c.Name)
+		case *admissionregistrationv1.MutatingWebhookConfiguration:
+			configs = append(configs, c.Name)
+		}
+	}
+	if len(configs) > 0 {
+		cluster.Rules = append(cluster.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"get", "list", "watch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: configs, Verbs: []string{"patch"}},
+		)
+	}
+	if len(o.wh.converted) > 0 {
+		cluster.Rules = append(cluster.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get", "list", "watch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: o.wh.converted, Verbs: []string{"patch"}},
+		)
+	}
+	return []any{role, o.roleBinding(name), cluster, o.clusterRoleBinding(name)}
+}
+
+// localWebhookRBAC lets an operator run outside the cluster, against the
+// manifest's RBAC, register its webhooks itself (local mode): apply its
+// two configurations and the conversion stanza of the CRDs it converts,
+// with its local URL. Applying an object that does not exist yet creates
+// it, so create is granted on the configurations; patch only by name.
+func (o Options) localWebhookRBAC() []any {
+	name := o.Name + "-webhook-local"
+	cluster := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: o.meta(name, false),
+	}
+	if len(o.wh.hooks) > 0 {
+		cluster.Rules = append(cluster.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"create", "get", "list", "watch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"patch"}},
+		)
+	}
+	if len(o.wh.converted) > 0 {
+		cluster.Rules = append(cluster.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: o.wh.converted, Verbs: []string{"get", "patch"}},
+		)
+	}
+	return []any{cluster, o.clusterRoleBinding(name)}
+}
+
+// certManagerObjects are a self-signed Issuer and the Certificate of the
+// webhook Service, whose Secret the container mounts.
+func (o Options) certManagerObjects() []any {
+	meta := func(name string) map[string]any {
+		m := o.meta(name, true)
+		labels := map[string]any{}
+		for k, v := range m.Labels {
+			labels[k] = v
+		}
+		return map[string]any{"name": m.Name, "namespace": m.Namespace, "labels": labels}
+	}
+	issuer := o.Name + "-selfsigned"
+	svc := hooks.ServiceName(o.Name) + "." + o.Namespace + ".svc"
+	return []any{
+		map[string]any{
+			"apiVersion": "cert-manager.io/v1", "kind": "Issuer",
+			"metadata": meta(issuer),
+			"spec":     map[string]any{"selfSigned": map[string]any{}},
+		},
+		map[string]any{
+			"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+			"metadata": meta(hooks.SecretName(o.Name)),
+			"spec": map[string]any{
+				"secretName": hooks.SecretName(o.Name),
+				"dnsNames":   []any{svc, svc + ".cluster.local"},
+				"issuerRef":  map[string]any{"kind": "Issuer", "name": issuer},
+			},
+		},
+	}
+}
+
+// loadWebhooks reads the webhooks the operator serves into o.
+func (o *Options) loadWebhooks() error {
+	crds, err := readCRDs(filepath.Join(o.ConfigDir, "crd"))
+	if err != nil {
+		return err
+	}
+	o.wh, err = readWebhooks(o.ConfigDir, crds)
+	return err
+}
+
+// isWebhookObject reports whether the object of kind named name is one of
+// the webhooks' (which come with the Deployment, and go to the kustomize
+// layout's webhook directory).
+func (o Options) isWebhookObject(kind, name string) bool {
+	switch kind {
+	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Issuer", "Certificate":
+		return true
+	case "Service":
+		return name == hooks.ServiceName(o.Name)
+	case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
+		return name == o.Name+"-webhook-cert" || name == o.Name+"-webhook-local"
+	}
+	return false
+}
+
+// templateWebhook puts the release's namespace in the places of a webhook
+// object that name the operator's namespace.
+func (o Options) templateWebhook(m map[string]any, kind string, releaseNS placeholder, hold func(placeholder) string) {
+	ns := "{{ .Release.Namespace }}"
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		if a, ok := meta["annotations"].(map[string]any); ok && a[injectCA] == o.certificateRef() {
+			a[injectCA] = hold(placeholder{inline: ns + "/" + hooks.SecretName(o.Name)})
+		}
+	}
+	switch kind {
+	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
+		for _, w := range m["webhooks"].([]any) {
+			w := w.(map[string]any)
+			if svc, ok := w["clientConfig"].(map[string]any)["service"].(map[string]any); ok && svc["namespace"] == o.Namespace {
+				svc["namespace"] = hold(releaseNS)
+			}
+			sel, _ := w["namespaceSelector"].(map[string]any)
+			exprs, _ := sel["matchExpressions"].([]any)
+			for _, e := range exprs {
+				e := e.(map[string]any)
+				if values, _ := e["values"].([]any); len(values) == 1 && values[0] == o.Namespace {
+					e["values"] = hold(placeholder{block: listBlock(ns)})
+				}
+			}
+		}
+	case "CustomResourceDefinition":
+		spec, _ := m["spec"].(map[string]any)
+		conv, _ := spec["conversion"].(map[string]any)
+		wh, _ := conv["webhook"].(map[string]any)
+		cc, _ := wh["clientConfig"].(map[string]any)
+		if svc, ok := cc["service"].(map[string]any); ok && svc["namespace"] == o.Namespace {
+			svc["namespace"] = hold(releaseNS)
+		}
+	case "Certificate":
+		spec := m["spec"].(map[string]any)
+		var names []string
+		for _, n := range spec["dnsNames"].([]any) {
+			names = append(names, strings.Replace(n.(string), "."+o.Namespace+".svc", "."+ns+".svc", 1))
+		}
+		spec["dnsNames"] = hold(placeholder{block: listBlock(names...)})
+	}
+}
+
+// listBlock writes a YAML list of items under the placeholder's key.
+func listBlock(items ...string) func(key, lead, indent string) string {
+	return func(key, lead, indent string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s%s:", lead, key)
+		for _, it := range items {
+			fmt.Fprintf(&b, "\n%s- %s", indent, it)
+		}
+		return b.String()
+	}
+}

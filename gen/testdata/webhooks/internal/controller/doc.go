@@ -1,0 +1,2 @@
+// Package controller holds the webhook golden project's handlers.
+package controller
