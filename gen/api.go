@@ -33,6 +33,9 @@ type API struct {
 	// of the controller package marked +opgen:controller:for, sorted by
 	// name.
 	BuiltinControllers []*BuiltinController
+	// Conversions are the kinds whose served versions differ, which the
+	// operator converts between (see hub.go), by group and kind.
+	Conversions []*Conversion
 }
 
 // Group is an API group, declared with +groupName.
@@ -229,6 +232,7 @@ func buildAPI(ctx *Context) *API {
 	sortBuiltinControllers(b.builtins)
 	api.BuiltinControllers = b.builtins
 	b.checkKinds(api)
+	b.planConversions(api)
 	b.reportSkipped(api)
 	return api
 }
