@@ -454,6 +454,8 @@ func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kin
 		}
 		name := markers.Name(l.Text)
 		switch {
+		case name == markers.ConversionDrop:
+			// A field marker, which gen/conversion reads.
 		case !markers.Known(name):
 			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
 		case !kindsKnown:
