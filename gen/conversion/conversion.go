@@ -90,6 +90,7 @@ type spoke struct {
 // Generate runs conversion-gen on every spoke package.
 func (Generator) Generate(ctx *gen.Context) error {
 	ctx.OwnInEveryPackage(FileName)
+	ctx.OwnInEveryPackage(TestFileName)
 	spokes := spokesOf(ctx.API)
 	if len(spokes) == 0 {
 		return nil
@@ -109,6 +110,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 		checkFunctions(ctx, s, needs, drops)
 		src = append(src, []byte("\n// localSchemeBuilder is the scheme builder conversion-gen registers\n// RegisterConversions with.\nvar localSchemeBuilder = &SchemeBuilder\n")...)
 		ctx.Output.Go(filepath.Join(dir, FileName), src)
+		roundTripTest(ctx, s, drops)
 	}
 	return nil
 }
