@@ -41,7 +41,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,6 +49,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/tools/go/packages"
 	convargs "k8s.io/code-generator/cmd/conversion-gen/args"
 	convgen "k8s.io/code-generator/cmd/conversion-gen/generators"
@@ -240,8 +240,7 @@ func run(ctx *gen.Context, spokes []*spoke, drops map[field]token.Position) (map
 // quietKlog silences conversion-gen's klog lines: what they say about
 // fields it cannot convert, the run reports with positions.
 func quietKlog() {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	klog.SetLogger(logr.Discard())
 }
 
 // markDropped gives the dropped fields conversion-gen's opt-out tag.
@@ -309,8 +308,12 @@ func missing(src []byte) []*need {
 			if len(cur.fields) == 0 {
 				out = append(out, cur)
 			}
+			reason := m[2]
+			if reason == "does not exist in peer-type" {
+				reason = cur.to + " " + cur.toType + " has no field " + m[1]
+			}
 			cur.fields = append(cur.fields, m[1])
-			cur.reasons = append(cur.reasons, m[2])
+			cur.reasons = append(cur.reasons, reason)
 		} else if m := fixme.FindStringSubmatch(line); m != nil {
 			if len(cur.fields) == 0 {
 				out = append(out, cur)
