@@ -1,4 +1,4 @@
-package webhook
+package hooks
 
 import (
 	"testing"

@@ -1,0 +1,68 @@
+package hooks
+
+import (
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// HookType is what an admission webhook does.
+type HookType string
+
+const (
+	// Validating webhooks accept or reject.
+	Validating HookType = "validate"
+	// Mutating webhooks set defaults.
+	Mutating HookType = "mutate"
+)
+
+// ConvertPath is the path of the conversion webhook, one for every kind.
+const ConvertPath = "/convert"
+
+// Port is the container port the webhook server listens on in a cluster;
+// the webhook Service maps port 443 to it.
+const Port = 9443
+
+// Hook describes one admission webhook of a kind.
+type Hook struct {
+	Type       HookType
+	GVK        schema.GroupVersionKind
+	Resource   string // plural, such as "todos"
+	Namespaced bool
+}
+
+// Path is the URL path the API server calls, as kubebuilder spells it:
+// /validate-todo-example-com-v1-todo.
+func (h Hook) Path() string {
+	return "/" + string(h.Type) + "-" + strings.ReplaceAll(h.GVK.Group, ".", "-") + "-" + h.GVK.Version + "-" + strings.ToLower(h.GVK.Kind)
+}
+
+// Name is the webhook's name in its configuration, a qualified name that
+// is unique per kind and type: vtodo.todo.example.com (m for mutating).
+func (h Hook) Name() string {
+	return string(h.Type[0]) + strings.ToLower(h.GVK.Kind) + "." + h.GVK.Group
+}
+
+// Operations are the operations the webhook is called for: validation on
+// create, update and delete, defaulting on create and update.
+func (h Hook) Operations() []admissionregistrationv1.OperationType {
+	if h.Type == Mutating {
+		return []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	}
+	return []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
+}
+
+// ServiceName is the operator's webhook Service.
+func ServiceName(operator string) string { return operator + "-webhook" }
+
+// SecretName is the Secret that holds the webhook CA and serving
+// certificate the runtime manages.
+func SecretName(operator string) string { return operator + "-webhook-cert" }
+
+// ValidatingConfigurationName is the operator's
+// ValidatingWebhookConfiguration.
+func ValidatingConfigurationName(operator string) string { return operator + "-validating" }
+
+// MutatingConfigurationName is the operator's MutatingWebhookConfiguration.
+func MutatingConfigurationName(operator string) string { return operator + "-mutating" }
