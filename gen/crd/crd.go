@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/pkg/webhook"
+	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
 
 // Generator writes one CRD manifest per kind.
@@ -58,7 +58,7 @@ func (g Generator) Generate(ctx *gen.Context) error {
 const ConversionNamespace = "system"
 
 // addConversions gives the CRD of each kind whose served versions differ
-// the conversion stanza of webhook.Conversion: strategy Webhook, through
+// the conversion stanza of hooks.Conversion: strategy Webhook, through
 // the operator's webhook Service. The caBundle is left out: the runtime
 // (or cert-manager's CA injector) fills it in.
 func addConversions(ctx *gen.Context) error {
@@ -69,7 +69,7 @@ func addConversions(ctx *gen.Context) error {
 		if !ok {
 			return fmt.Errorf("crd: no CRD staged at %s for the conversion of %s", path, c.Hub.Name)
 		}
-		stanza, err := yaml.Marshal(map[string]any{"conversion": webhook.Conversion(webhook.ServiceClientConfig(ctx.Project.Name, ConversionNamespace, nil))})
+		stanza, err := yaml.Marshal(map[string]any{"conversion": hooks.Conversion(hooks.ServiceClientConfig(ctx.Project.Name, ConversionNamespace, nil))})
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package manifest
 import (
 	"bytes"
 	"fmt"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -292,10 +291,6 @@ func (o Options) templateObject(m map[string]any, kind string, hold func(placeho
 		case kind == "CustomResourceDefinition":
 			annotations, _ := meta["annotations"].(map[string]any)
 			meta["annotations"] = hold(placeholder{block: keepAnnotation(annotations)})
-			// The conversion webhook's Service is the release's.
-			if svc, ok, _ := unstructured.NestedMap(m, "spec", "conversion", "webhook", "clientConfig", "service"); ok && svc["namespace"] == o.Namespace {
-				m["spec"].(map[string]any)["conversion"].(map[string]any)["webhook"].(map[string]any)["clientConfig"].(map[string]any)["service"].(map[string]any)["namespace"] = hold(releaseNS)
-			}
 		}
 	}
 	if subjects, ok := m["subjects"].([]any); ok {

@@ -31,7 +31,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"os"
 	"path/filepath"
 	"sort"
@@ -162,7 +161,6 @@ func (o Options) objects() ([]any, error) {
 
 	objects := []any{o.namespace()}
 	for _, crd := range crds {
-		setConversionNamespace(crd, o.Namespace)
 		objects = append(objects, o.labelUnstructured(crd))
 	}
 	o.label(&clusterRole.ObjectMeta)
@@ -424,16 +422,6 @@ func readCRDFile(path string) ([]map[string]any, error) {
 		}
 	}
 	return crds, nil
-}
-
-// setConversionNamespace points a CRD's conversion webhook, when it has
-// one, at the webhook Service in the operator's namespace (config/crd
-// names a placeholder namespace, which kustomize replaces the same way).
-func setConversionNamespace(crd map[string]any, namespace string) {
-	if svc, ok, _ := unstructured.NestedMap(crd, "spec", "conversion", "webhook", "clientConfig", "service"); ok {
-		svc["namespace"] = namespace
-		_ = unstructured.SetNestedMap(crd, svc, "spec", "conversion", "webhook", "clientConfig", "service")
-	}
 }
 
 func (o Options) labelUnstructured(obj map[string]any) map[string]any {
