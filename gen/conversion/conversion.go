@@ -410,7 +410,11 @@ func checkFunctions(ctx *gen.Context, s *spoke, needs []*need, drops map[field]t
 		case ok && fn.stub == "":
 			continue // the user's
 		case ok:
-			ctx.Errors.Add(fn.pos, "%s is still opgen's stub: it returns \"%s%s%s\"; convert %s there (and return nil), or mark the field %s to lose it on purpose", n.fn, stubPrefix, fn.stub, stubSuffix, describe(n), DropMarker)
+			var at []string
+			for _, f := range n.fields {
+				at = append(at, needPos(ctx, s, n, f).String())
+			}
+			ctx.Errors.Add(fn.pos, "%s is still opgen's stub: it returns \"%s%s%s\"; convert %s (%s) there and return nil, or mark the field %s to lose it on purpose", n.fn, stubPrefix, fn.stub, stubSuffix, describe(n), strings.Join(at, ", "), DropMarker)
 		case !hasStubFile:
 			stubs = append(stubs, n)
 			for i, f := range n.fields {
