@@ -101,6 +101,10 @@ func (Generator) Generate(ctx *gen.Context) error {
 	if !ok {
 		return nil
 	}
+	if ctx.API.HasConversionWebhook() {
+		// Declared by gen/conversion's glue in the same package.
+		ctors[conversionSetup] = true
+	}
 	switch {
 	case ctx.API.HasControllers():
 		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.BuiltinControllers, ctors))
@@ -176,6 +180,11 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 	return f
 }
 
+// conversionSetup is the function gen/conversion's glue declares in the
+// controller package (conversion.SetupFunc): Setup calls it when a kind
+// converts between its versions.
+const conversionSetup = "setupConversions"
+
 func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
@@ -187,6 +196,9 @@ func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.
 			handler = jen.Id("New" + h.Name).Call(jen.Id("op"))
 		}
 		calls = append(calls, jen.Id("Setup"+h.Name).Call(jen.Id("op"), handler))
+	}
+	if ctors[conversionSetup] {
+		calls = append(calls, jen.Id(conversionSetup).Call(jen.Id("op")))
 	}
 	f.Comment("Setup registers a controller for every kind marked +opgen:controller, with")
 	f.Comment("the handler its New<Kind>Controller(op) returns, and for every handler")

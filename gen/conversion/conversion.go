@@ -91,6 +91,7 @@ type spoke struct {
 func (Generator) Generate(ctx *gen.Context) error {
 	ctx.OwnInEveryPackage(FileName)
 	ctx.OwnInEveryPackage(TestFileName)
+	writeGlue(ctx)
 	spokes := spokesOf(ctx.API)
 	if len(spokes) == 0 {
 		return nil
