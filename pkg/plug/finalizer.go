@@ -45,7 +45,10 @@ import (
 // # Caveats
 //
 // An object deleted before the operator first saw it has no finalizer and
-// gets no Delete. The finalizer write wakes the controller once more (a
+// gets no Delete. One the operator saw but that was deleted before its
+// finalizer was on it (it waited in a long queue) gets a late Delete with
+// its last state when the watch reports the deletion; that one is not
+// retried across a restart of the operator, since nothing holds it. The finalizer write wakes the controller once more (a
 // finalizer change passes the enqueue filter); that action is a Reconcile
 // and writes nothing. If Delete never succeeds the object stays
 // Terminating: remove the finalizer by hand to give up.
@@ -54,6 +57,9 @@ func Finalizer[T apis.Object](env Env[T]) Step[T] {
 		if a.Verb == Delete {
 			if err := next(ctx); err != nil {
 				return err
+			}
+			if !slices.Contains(a.Observed().GetFinalizers(), env.Finalizer) {
+				return nil // a late Delete: the object went before it had one
 			}
 			return removeFinalizer(ctx, env, a.Observed())
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -45,6 +46,13 @@ type Controller[T apis.Object] struct {
 
 	mu     sync.Mutex
 	states map[cache.ObjectName]*objectState
+	// gone holds the last state of objects deleted before their finalizer
+	// was on them, until their late Delete succeeded (see missedDelete).
+	gone map[cache.ObjectName]T
+	// deleting holds the UIDs whose Delete action started, so that the
+	// watch's deletion of an object whose Delete removed the finalizer is
+	// not taken for a missed one.
+	deleting map[types.UID]struct{}
 }
 
 var _ runner = (*Controller[*metav1.PartialObjectMetadata])(nil)
@@ -141,6 +149,10 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		}
 		defer release()
 	}
+	if last, ok := c.goneObject(key); ok {
+		c.lateDelete(ctx, key, last)
+		return
+	}
 	obj, ok := c.Get(key)
 	if !ok {
 		c.forget(key)
@@ -166,9 +178,14 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 }
 
 // act runs the pipeline for a, traced and reported, and schedules what
-// comes next.
-func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) {
+// comes next. It returns the pipeline's error.
+func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) error {
 	a.SetMemory(&st.memory)
+	if a.Verb == plug.Delete {
+		c.mu.Lock()
+		c.deleting[a.Object.GetUID()] = struct{}{}
+		c.mu.Unlock()
+	}
 	if st.finalized.Swap(false) && !slices.Contains(a.Object.GetFinalizers(), c.finalizer) {
 		// finalizeFirst added it; the cache does not show it yet.
 		a.Object.SetFinalizers(append(a.Object.GetFinalizers(), c.finalizer))
@@ -196,6 +213,58 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 		c.queue.AddRateLimited(key)
 	}
 	c.report(r, time.Since(start), next, err) // after the queue knows what comes next
+	return err
+}
+
+// missedDelete reports whether the watch's deletion of last, an object's
+// final state, took away an object that never got the finalizer: the
+// object was deleted while its key waited in the queue (under load, or in
+// a burst). It then gets one Delete with that state, a late one: a handler
+// must not miss the deletion of an object it was told about. Without a
+// Delete in the handler, with a custom pipeline (which decides about
+// finalizers itself), with controllers per version (which one would act is
+// the written version's call, and the object is gone) and for paused
+// objects, there is none.
+func (c *Controller[T]) missedDelete(last T) bool {
+	if !c.deletes || c.opts.Pipeline != nil || c.dispatch != nil || IsPaused(last) || slices.Contains(last.GetFinalizers(), c.finalizer) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ran := c.deleting[last.GetUID()]; ran {
+		return false // Delete ran and took the finalizer away
+	}
+	return true
+}
+
+// goneObject returns the last state of an object whose late Delete is due.
+func (c *Controller[T]) goneObject(key cache.ObjectName) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last, ok := c.gone[key]
+	return last, ok
+}
+
+// lateDelete runs the Delete of an object deleted before it had the
+// finalizer, retried like any action until it succeeds. A newer object of
+// the same name, if the cache holds one, is handled next.
+func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, last T) {
+	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(plug.Delete), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
+	log := c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", plug.Delete, "reconcileID", r.ID)
+	log.V(1).Info("deleted before the finalizer was on it: a late Delete with its last state")
+	err := c.act(ctx, key, plug.NewAction(plug.Delete, last, log), &objectState{uid: string(last.GetUID())}, r)
+	if err != nil && !plug.IsTerminal(err) {
+		return // act queued the retry
+	}
+	c.mu.Lock()
+	if g, ok := c.gone[key]; ok && g.GetUID() == last.GetUID() {
+		delete(c.gone, key)
+	}
+	delete(c.deleting, last.GetUID())
+	c.mu.Unlock()
+	if _, ok := c.Get(key); ok {
+		c.queue.Add(key)
+	}
 }
 
 // run runs the pipeline, turning a panic into an error that is retried.

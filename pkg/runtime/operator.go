@@ -63,6 +63,9 @@ type Operator struct {
 	// dispatch holds the kinds with controllers in several versions
 	// (versions.go).
 	dispatch dispatchGroups
+
+	// replicaServers run on every replica (AddServer, webhook.go).
+	replicaServers []Runnable
 }
 
 // runner is a controller as the operator sees it, without its type

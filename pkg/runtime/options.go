@@ -150,6 +150,11 @@ type Options struct {
 	// <name>" per pipeline step (nested as the steps are). Default: nil,
 	// no tracing and no cost.
 	TracerProvider trace.TracerProvider
+
+	// Webhook configures the webhook server of the kinds that register
+	// admission or conversion webhooks (package webhook); see
+	// WebhookOptions for the defaults.
+	Webhook WebhookOptions
 }
 
 // LeaderElectionOptions configure leader election with a
@@ -202,6 +207,9 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--workers
 //	--keep-managed-fields
 //	--kube-api-qps, --kube-api-burst
+//	--webhook-bind-address     "0" disables (default ":0")
+//	--webhook-cert-dir         mounted tls.crt, tls.key and ca.crt
+//	--webhook-mode             auto, cluster or local
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Func("watch-namespace", "namespaces to watch, comma-separated, or \"all\" (default $"+EnvWatchNamespace+", then all)", func(s string) error {
 		o.Namespaces = splitNamespaces(s)
@@ -243,6 +251,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, fmt.Sprintf("requests above --kube-api-qps allowed in a burst, per client (default %d)", DefaultKubeAPIBurst))
+	fs.StringVar(&o.Webhook.Addr, "webhook-bind-address", o.Webhook.Addr, "address of the webhook server (HTTPS); \"0\" disables (default \":0\", a free port)")
+	fs.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", o.Webhook.CertDir, "directory of tls.crt, tls.key and ca.crt for the webhook server (default: certificates the operator makes)")
+	fs.StringVar(&o.Webhook.Mode, "webhook-mode", o.Webhook.Mode, "auto, cluster (a Secret the operator manages) or local (127.0.0.1, self-registered) (default auto: local outside a Pod)")
 }
 
 func splitNamespaces(s string) []string {
@@ -281,6 +292,11 @@ func (o Options) complete() (Options, error) {
 	if err := o.checkMetricsAddr(); err != nil {
 		return o, err
 	}
+	webhook, err := o.Webhook.complete()
+	if err != nil {
+		return o, err
+	}
+	o.Webhook = webhook
 	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, 30*time.Second)
 	o.Workers = orDefault(o.Workers, 2)
 	if o.KubeAPIBurst < 0 {

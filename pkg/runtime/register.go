@@ -89,6 +89,8 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		log:       op.log.WithValues("controller", opts.Name),
 		caches:    map[string]cache.SharedIndexInformer{},
 		states:    map[cache.ObjectName]*objectState{},
+		gone:      map[cache.ObjectName]T{},
+		deleting:  map[types.UID]struct{}{},
 		dispatch:  group,
 	}
 	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{
@@ -276,9 +278,26 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if key, err := cache.DeletionHandlingObjectToName(obj); err == nil {
-				c.forget(key)
+			key, err := cache.DeletionHandlingObjectToName(obj)
+			if err != nil {
+				return
 			}
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if last, ok := obj.(T); ok {
+				if c.missedDelete(last) {
+					c.mu.Lock()
+					c.gone[key] = last
+					c.mu.Unlock()
+					c.queue.Add(key)
+				} else {
+					c.mu.Lock()
+					delete(c.deleting, last.GetUID())
+					c.mu.Unlock()
+				}
+			}
+			c.forget(key)
 		},
 	}
 }

@@ -43,10 +43,14 @@ import (
 // It returns nil after a graceful shutdown, ErrLostLeadership when the lease
 // could not be renewed (the workers were stopped at once), or the error
 // that kept it from starting. Run may be called once.
-func (o *Operator) Run(ctx context.Context) error {
+func (o *Operator) Run(ctx context.Context) (err error) {
 	if err := o.markStarted(); err != nil {
 		return err
 	}
+	// Servers of every replica (AddServer, the webhook server) run from
+	// here until the workers drained.
+	ctx, stopReplicaServers := o.startReplicaServers(ctx)
+	defer stopReplicaServers(&err)
 	srv, err := o.startServers(o.ready.Load)
 	o.mu.Lock()
 	o.servers = srv

@@ -1,0 +1,111 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	"github.com/opgen-sdk/opgen/pkg/webhook/certs"
+)
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// localRecheck is how often local mode checks whether the CA bundle
+// changed (a rotated certificate) and registers again.
+var localRecheck = 10 * time.Second
+
+// registerLocally points the API server at this process: once the
+// certificate is ready it applies the Validating and
+// MutatingWebhookConfigurations and the converted CRDs' conversion stanza
+// with the URL https://<bound>, and applies them again when the CA bundle
+// changes. Failures are retried with a backoff. On shutdown they are left
+// in place: with failurePolicy Fail the API server then rejects the
+// guarded writes with "failed calling webhook", which says the operator is
+// down, rather than admitting them unchecked.
+func (s *server) registerLocally(ctx context.Context, src certs.Source, bound string) {
+	var applied []byte
+	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
+	for ctx.Err() == nil {
+		next := localRecheck
+		if src.Ready() && (applied == nil || !bytes.Equal(applied, src.CABundle())) {
+			ca := bytes.Clone(src.CABundle())
+			if err := s.applyLocal(ctx, "https://"+bound, ca); err != nil {
+				next = backoff.Step()
+				s.log.Error(err, "registering the webhooks with the API server; retrying", "retryIn", next)
+			} else {
+				applied = ca
+				s.registered.Store(true)
+				s.log.Info("registered the webhooks with the API server", "url", "https://"+bound, "configurations", []string{ValidatingConfigurationName(s.operator), MutatingConfigurationName(s.operator)}, "conversions", s.convertedCRDs())
+			}
+		} else if !src.Ready() {
+			next = 100 * time.Millisecond // waiting for the certificate
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(next):
+		}
+	}
+}
+
+func (s *server) convertedCRDs() []string {
+	s.mu.Lock()
+	c := s.conversions
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.crds()
+}
+
+// applyLocal applies the configurations and conversion stanzas built by
+// Configurations and Conversion with the URL base, by server-side apply
+// with the operator's field manager.
+func (s *server) applyLocal(ctx context.Context, base string, ca []byte) error {
+	s.mu.Lock()
+	hooks := append([]Hook(nil), s.hooks...)
+	s.mu.Unlock()
+	cc := URLClientConfig(base, ca)
+	v, m := Configurations(s.operator, "", hooks, cc)
+	opts := metav1.PatchOptions{FieldManager: s.operator, Force: ptr.To(true)}
+	if v != nil {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := s.client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Patch(ctx, v.Name, types.ApplyPatchType, data, opts); err != nil {
+			return fmt.Errorf("apply ValidatingWebhookConfiguration %s: %w", v.Name, err)
+		}
+	}
+	if m != nil {
+		data, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if _, err := s.client.AdmissionregistrationV1().MutatingWebhookConfigurations().Patch(ctx, m.Name, types.ApplyPatchType, data, opts); err != nil {
+			return fmt.Errorf("apply MutatingWebhookConfiguration %s: %w", m.Name, err)
+		}
+	}
+	for _, crd := range s.convertedCRDs() {
+		data, err := json.Marshal(map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1",
+			"kind":       "CustomResourceDefinition",
+			"metadata":   map[string]any{"name": crd},
+			"spec":       map[string]any{"conversion": Conversion(cc)},
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := s.dynamic.Resource(crdResource).Patch(ctx, crd, types.ApplyPatchType, data, opts); err != nil {
+			return fmt.Errorf("apply the conversion stanza of CustomResourceDefinition %s: %w", crd, err)
+		}
+	}
+	return nil
+}
