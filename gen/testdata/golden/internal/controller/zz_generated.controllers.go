@@ -34,6 +34,7 @@ func Setup(op *runtime.Operator) error {
 		setupIndex(op, cs, NewIndexController(op)),
 		setupOrder(op, cs, NewOrderController(op)),
 		SetupPodPrinter(op, &PodPrinter{}),
+		setupConversions(op),
 	)
 }
 
