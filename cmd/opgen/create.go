@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -65,6 +66,14 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 			}
 			for _, n := range created.Notes {
 				fmt.Fprintf(out, "note: %s\n", n)
+			}
+			// The new test imports opgen's test kit, whose dependencies the
+			// project's go.mod may not list yet. -e: the generated packages
+			// the new files import do not exist before go generate.
+			tidy := exec.CommandContext(cmd.Context(), "go", "mod", "tidy", "-e")
+			tidy.Dir = root
+			if b, err := tidy.CombinedOutput(); err != nil {
+				return fmt.Errorf("go mod tidy -e in %s: %w\n%s", root, err, b)
 			}
 			return nil
 		},
