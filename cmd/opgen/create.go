@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -66,7 +67,7 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 			for _, n := range created.Notes {
 				fmt.Fprintf(out, "note: %s\n", n)
 			}
-			return nil
+			return requireImports(cmd, p.ModuleDir)
 		},
 	}
 	f := cmd.Flags()
@@ -82,4 +83,18 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
+}
+
+// requireImports adds to go.mod the modules the new files import through
+// opgen (the scaffolded test's pkg/optest needs more than main.go's
+// pkg/runtime does), so that go generate and go test run at once. The
+// generated packages the files import do not exist before go generate:
+// -e lets tidy add the rest all the same.
+func requireImports(cmd *cobra.Command, moduleDir string) error {
+	tidy := exec.CommandContext(cmd.Context(), "go", "mod", "tidy", "-e")
+	tidy.Dir = moduleDir
+	if out, err := tidy.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod tidy -e in %s: %w\n%s", moduleDir, err, out)
+	}
+	return nil
 }
