@@ -6,6 +6,7 @@ require (
 	github.com/dave/jennifer v1.7.1
 	github.com/go-logr/logr v1.4.4
 	github.com/gobuffalo/flect v1.0.3
+	github.com/google/go-cmp v0.7.0
 	github.com/moby/buildkit v0.34.2
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/prometheus/client_golang v1.25.0

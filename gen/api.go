@@ -34,6 +34,9 @@ type API struct {
 	// of the controller package marked +opgen:controller:for, sorted by
 	// name.
 	BuiltinControllers []*BuiltinController
+	// Conversions are the kinds whose served versions differ, which the
+	// operator converts between (see hub.go), by group and kind.
+	Conversions []*Conversion
 }
 
 // Group is an API group, declared with +groupName.
@@ -290,6 +293,7 @@ func buildAPI(ctx *Context) *API {
 	sortBuiltinControllers(b.builtins)
 	api.BuiltinControllers = b.builtins
 	b.checkKinds(api)
+	b.planConversions(api)
 	b.reportSkipped(api)
 	return api
 }
@@ -511,6 +515,8 @@ func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kin
 		}
 		name := markers.Name(l.Text)
 		switch {
+		case name == markers.ConversionDrop:
+			// A field marker, which gen/conversion reads.
 		case !markers.Known(name):
 			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
 		case !kindsKnown:

@@ -40,6 +40,17 @@ func (s *suite) benchRaw(ctx context.Context) error {
 			}
 			s.res.Raw["list."+size+".seconds"] = append(s.res.Raw["list."+size+".seconds"], d.Seconds())
 			s.res.Raw["list."+size+".objects"] = []float64{float64(n)}
+			if s.cfg.cbor {
+				cbor, err := s.cborClient(ctx, namespace(opgen, size))
+				if err != nil {
+					return err
+				}
+				d, _, err := listDecode(ctx, cbor, namespace(opgen, size))
+				if err != nil {
+					return fmt.Errorf("list over CBOR (-cbor): %w", err)
+				}
+				s.res.Raw["list."+size+".cbor.seconds"] = append(s.res.Raw["list."+size+".cbor.seconds"], d.Seconds())
+			}
 		}
 	}
 	for range s.cfg.rawRounds {
@@ -181,7 +192,7 @@ func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error 
 		return err
 	}
 	defer p.stop()
-	all, err := p.waitAll(3 * time.Minute)
+	all, err := p.waitAll(s.cfg.scaled(3 * time.Minute))
 	if err != nil {
 		return err
 	}
@@ -285,10 +296,10 @@ func (s *suite) benchOwned(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := p.waitAll(5 * time.Minute); err != nil {
+		if _, err := p.waitAll(s.cfg.scaled(5 * time.Minute)); err != nil {
 			return err
 		}
-		err = waitSettled(p, 0, 2*time.Second, 5*time.Minute)
+		err = waitSettled(p, 0, 2*time.Second, s.cfg.scaled(5*time.Minute))
 		st, _ := p.stats(false)
 		logf("   warm-up %s: %v", v, st.Writes)
 		p.stop()
@@ -304,9 +315,9 @@ func (s *suite) benchOwned(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			all, err := p.waitAll(3 * time.Minute)
+			all, err := p.waitAll(s.cfg.scaled(3 * time.Minute))
 			if err == nil {
-				err = waitSettled(p, 0, time.Second, time.Minute)
+				err = waitSettled(p, 0, time.Second, s.cfg.scaled(time.Minute))
 			}
 			if err != nil {
 				p.stop()

@@ -62,7 +62,11 @@ func (s *suite) startCluster(ctx context.Context) error {
 	s.clusterDir = dir
 	s.tmpfs = base != ""
 	s.res.Machine["etcdOnTmpfs"] = strconv.FormatBool(s.tmpfs)
-	s.env = testenv.New(testenv.Options{Dir: dir})
+	opts := testenv.Options{Dir: dir}
+	if s.cfg.cbor {
+		opts.APIServerFlags = []string{"--feature-gates=CBORServingAndStorage=true"}
+	}
+	s.env = testenv.New(opts)
 	if err := s.env.Start(ctx); err != nil {
 		return err
 	}

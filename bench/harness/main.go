@@ -50,6 +50,7 @@ type config struct {
 	steadyPeriod time.Duration
 	qps, burst   int
 	watchList    bool
+	cbor         bool // also the raw list + decode over CBOR
 	codegenRuns  int
 	only         map[string]bool
 	out          string
@@ -68,9 +69,14 @@ func parseFlags() config {
 	flag.BoolVar(&c.watchList, "watchlist", true, "KUBE_FEATURE_WatchListClient for both operators (client-go's default is on)")
 	flag.BoolVar(&c.keepLogs, "keep-logs", false, "keep the operators' logs (printed path)")
 	flag.StringVar(&c.replot, "replot", "", "write the Markdown and the chart again from this JSON of an earlier full run, without measuring")
-	large := flag.Int("large", 0, "N of the large benchmarks (default 10000, 1000 with -quick)")
+	flag.BoolVar(&c.cbor, "cbor", false, "also measure the raw paged list + decode over CBOR (KEP-4222, alpha in Kubernetes 1.37: turns on the API server's CBORServingAndStorage gate and this process's ClientsAllowCBOR)")
+	large := flag.Int("large", 0, "N of the large benchmarks (default 10000, 1000 with -quick); the waits on the operators grow with it (-large 100000: the 100,000-object scale run)")
 	flag.Parse()
 	c.quick = *quick
+	if c.cbor {
+		// read by client-go's feature gates on first use, after this
+		_ = os.Setenv("KUBE_FEATURE_ClientsAllowCBOR", "true")
+	}
 	c.rounds, c.small, c.large = 5, 1000, 10000
 	c.workers = 4
 	c.tpWorkers = []int{1, 4, 16}
@@ -356,4 +362,14 @@ func (s *suite) replot(path string) error {
 	}
 	s.tmpfs = s.res.Machine["etcdOnTmpfs"] != "false"
 	return s.writeResults()
+}
+
+// scaled stretches a wait sized for the default 10,000 objects to the
+// large N of this run (never below d): a -large 100000 run lists, decodes
+// and, in the owned benchmark, creates ten times as much.
+func (c config) scaled(d time.Duration) time.Duration {
+	if c.large <= 10000 {
+		return d
+	}
+	return d * time.Duration((c.large+9999)/10000)
 }

@@ -106,6 +106,9 @@ func (s *suite) mdRaw(b *strings.Builder) {
 		if v := raw["list."+size+".seconds"]; len(v) > 0 {
 			n := raw["list."+size+".objects"][0]
 			fmt.Fprintf(b, "Paged list (500 a page) + decode into typed objects, %.0f objects: %s s (%s µs per object).\n\n", n, rawCell(v, 1), num(median(v)/n*1e6))
+			if c := raw["list."+size+".cbor.seconds"]; len(c) > 0 {
+				fmt.Fprintf(b, "The same over CBOR (`-cbor`: KEP-4222, alpha and off by default in Kubernetes 1.37, both gates turned on for this row), %.0f objects: %s s (%s µs per object).\n\n", n, rawCell(c, 1), num(median(c)/n*1e6))
+			}
 		}
 	}
 }

@@ -35,6 +35,27 @@ func (s *suite) rawClient() (versioned.Interface, error) {
 	return versioned.NewForConfig(cfg)
 }
 
+// cborClient is rawClient asking for CBOR (-cbor). It checks that the API
+// server answers in CBOR: client-go falls back to JSON without a word when
+// its gate is off.
+func (s *suite) cborClient(ctx context.Context, ns string) (versioned.Interface, error) {
+	cfg := s.adminConfig()
+	cfg.ContentType = "application/cbor"
+	cfg.AcceptContentTypes = "application/cbor"
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var ct string
+	if err := cs.LoadV1().RESTClient().Get().Namespace(ns).Resource("loads").Param("limit", "1").Do(ctx).ContentType(&ct).Error(); err != nil {
+		return nil, err
+	}
+	if ct != "application/cbor" {
+		return nil, fmt.Errorf("the API server answered a CBOR list in %q: is KUBE_FEATURE_ClientsAllowCBOR read before -cbor set it?", ct)
+	}
+	return cs, nil
+}
+
 // statusPatch returns the body of one status write of the given type.
 func statusPatch(kind, ns, name string, gen, heartbeat int64) []byte {
 	if kind == mergePatch {

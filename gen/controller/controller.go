@@ -106,6 +106,10 @@ func (Generator) Generate(ctx *gen.Context) error {
 	for name := range webhookCtors {
 		ctors[name] = true
 	}
+	if ctx.API.HasConversionWebhook() {
+		// Declared by gen/conversion's glue in the same package.
+		ctors[conversionSetup] = true
+	}
 	switch {
 	case ctx.API.HasControllers() || len(webhooks) > 0:
 		ctx.Output.Jen(path, File(ctx.Project, kinds, ctx.API.BuiltinControllers, webhooks, ctors))
@@ -193,6 +197,11 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 	return f
 }
 
+// conversionSetup is the function gen/conversion's glue declares in the
+// controller package (conversion.SetupFunc): Setup calls it when a kind
+// converts between its versions.
+const conversionSetup = "setupConversions"
+
 func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, webhooks []*gen.Kind, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
@@ -208,6 +217,9 @@ func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.
 			handler = jen.Id("New" + h.Name).Call(jen.Id("op"))
 		}
 		calls = append(calls, jen.Id("Setup"+h.Name).Call(jen.Id("op"), handler))
+	}
+	if ctors[conversionSetup] {
+		calls = append(calls, jen.Id(conversionSetup).Call(jen.Id("op")))
 	}
 	f.Comment("Setup registers a controller for every kind marked +opgen:controller, with")
 	f.Comment("the handler its New<Kind>Controller(op) returns, and for every handler")

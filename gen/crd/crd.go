@@ -6,12 +6,20 @@
 package crd
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
 	"k8s.io/utils/ptr"
 	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
+	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
 
 // Generator writes one CRD manifest per kind.
@@ -38,5 +46,56 @@ func (g Generator) Generate(ctx *gen.Context) error {
 	ctx.Output.OwnMatching(ctx.Project.Abs(dir), "*.yaml")
 	ct := g.ct()
 	ct.AllowDangerousTypes = ptr.To(ctx.Project.AllowDangerousTypes)
-	return ct.Generate(ctx.GenerationContext(dir, ctx.API.Packages()))
+	if err := ct.Generate(ctx.GenerationContext(dir, ctx.API.Packages())); err != nil {
+		return err
+	}
+	return addConversions(ctx)
+}
+
+// ConversionNamespace is the namespace config/crd gives the webhook Service
+// of a conversion stanza: kustomize's namespace transformer and `opgen
+// manifests` replace it with the operator's.
+const ConversionNamespace = "system"
+
+// addConversions gives the CRD of each kind whose served versions differ
+// the conversion stanza of hooks.Conversion: strategy Webhook, through
+// the operator's webhook Service. The caBundle is left out: the runtime
+// (or cert-manager's CA injector) fills it in.
+func addConversions(ctx *gen.Context) error {
+	files := ctx.Output.Files()
+	for _, c := range ctx.API.Conversions {
+		path := ctx.Project.Abs(filepath.Join(ctx.Project.CRDDir, c.Hub.Version.Group.Name+"_"+c.Hub.Plural+".yaml"))
+		data, ok := files[path]
+		if !ok {
+			return fmt.Errorf("crd: no CRD staged at %s for the conversion of %s", path, c.Hub.Name)
+		}
+		stanza, err := yaml.Marshal(map[string]any{"conversion": hooks.Conversion(hooks.ServiceClientConfig(ctx.Project.Name, ConversionNamespace, nil))})
+		if err != nil {
+			return err
+		}
+		out, err := insertUnderSpec(data, stanza)
+		if err != nil {
+			return fmt.Errorf("crd: %s: %w", path, err)
+		}
+		ctx.Output.YAML(path, out)
+	}
+	return nil
+}
+
+// insertUnderSpec inserts the top-level YAML fields of stanza at the start
+// of data's spec, indented, keeping the rest of data as controller-tools
+// wrote it.
+func insertUnderSpec(data, stanza []byte) ([]byte, error) {
+	at := bytes.Index(data, []byte("\nspec:\n"))
+	if at < 0 {
+		return nil, errors.New("no spec: field to add the conversion stanza to")
+	}
+	at += len("\nspec:\n")
+	var indented bytes.Buffer
+	for _, line := range bytes.SplitAfter(bytes.TrimRight(stanza, "\n"), []byte("\n")) {
+		indented.WriteString("  ")
+		indented.Write(line)
+	}
+	indented.WriteString("\n")
+	return slices.Concat(data[:at], indented.Bytes(), data[at:]), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/apidocs"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/controller"
+	"github.com/opgen-sdk/opgen/gen/conversion"
 	"github.com/opgen-sdk/opgen/gen/crd"
 	"github.com/opgen-sdk/opgen/gen/deepcopy"
 	"github.com/opgen-sdk/opgen/gen/rbac"
@@ -29,10 +30,12 @@ import (
 // generator keeps its load).
 func All() map[string]gen.Generator {
 	return map[string]gen.Generator{
-		"deepcopy":   deepcopy.Generator{},
-		"register":   register.Generator{},
-		"accessors":  accessor.Generator{},
-		"crd":        crd.Generator{},
+		"deepcopy":  deepcopy.Generator{},
+		"register":  register.Generator{},
+		"accessors": accessor.Generator{},
+		"crd":       crd.Generator{},
+		// Typed conversions between a kind's versions (zz_generated.conversion.go).
+		"conversion": conversion.Generator{},
 		"client":     &client.Generator{},
 		"controller": controller.Generator{},
 		"stubs":      scaffold.Generator{},

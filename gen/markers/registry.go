@@ -57,9 +57,21 @@ func Help(def *markers.Definition) *markers.DefinitionHelp {
 	return nil
 }
 
+// ConversionDrop is the field marker
+//
+//	// +opgen:conversion:drop
+//
+// which says that converting the field's type to another version loses
+// the field on purpose: the generated conversion needs no hand-written
+// function for it, and the round-trip test leaves it out (gen/conversion).
+const ConversionDrop = "opgen:conversion:drop"
+
 // Known reports whether name (a marker without its + and arguments) is an
 // opgen marker.
 func Known(name string) bool {
+	if name == ConversionDrop {
+		return true
+	}
 	for _, def := range Definitions {
 		if def.Name == name {
 			return true

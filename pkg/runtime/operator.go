@@ -34,6 +34,10 @@ import (
 type Operator struct {
 	config     *rest.Config
 	httpClient *http.Client
+	// fieldsFilter drops from cache fills the managedFields entries the
+	// caches do not keep, before they are decoded (nil with
+	// Options.KeepManagedFields).
+	fieldsFilter *managedFieldsFilter
 
 	opts        Options
 	log         logr.Logger
@@ -116,6 +120,10 @@ func (o *Operator) buildClients() error {
 	var err error
 	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
+	}
+	if !o.opts.KeepManagedFields {
+		o.fieldsFilter = newManagedFieldsFilter(o.opts.Name)
+		o.httpClient = withFilter(o.httpClient, o.fieldsFilter)
 	}
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
@@ -239,10 +247,15 @@ func (o *Operator) transform() cache.TransformFunc {
 
 // keepOwnManagedFields drops every managedFields entry but the operator's
 // own apply to the main resource, which tells descendants whether anyone
-// changed a field the operator applied (see descendantStore.upToDate).
+// changed a field the operator applied (see descendantStore.upToDate), and
+// shares the metadata strings that repeat across objects (internMeta).
 func keepOwnManagedFields(obj any, manager string) (any, error) {
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetManagedFields() == nil {
+	if err != nil {
+		return obj, nil
+	}
+	defer internObject(obj)
+	if m.GetManagedFields() == nil {
 		return obj, nil
 	}
 	var own []metav1.ManagedFieldsEntry

@@ -67,7 +67,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
 	}
 	defer o.broadcaster.Shutdown()
-	informerCtx, stopInformers := context.WithCancel(context.WithoutCancel(ctx))
+	informerCtx, stopInformers := context.WithCancel(cacheFill(context.WithoutCancel(ctx)))
 	defer stopInformers()
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return err
@@ -113,10 +113,11 @@ func (o *Operator) markStarted() error {
 // startCaches starts the shared factories, sets the controllers up, starts
 // their informers and waits for all of them to sync.
 func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
+	defer paceSync()()
 	o.mu.Lock()
 	factories := make(map[string]syncer, len(o.factories))
 	for ns, f := range o.factories {
-		f.Start(informerCtx.Done())
+		f.StartWithContext(informerCtx)
 		factories[ns] = f
 	}
 	o.mu.Unlock()

@@ -132,7 +132,11 @@ func writtenVersion(obj metav1.Object, manager string) string {
 // (see keepOwnManagedFields).
 func trimManagedFields(obj any, manager string) (any, error) {
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetManagedFields() == nil {
+	if err != nil {
+		return obj, nil
+	}
+	defer internObject(obj)
+	if m.GetManagedFields() == nil {
 		return obj, nil
 	}
 	entries := m.GetManagedFields()
@@ -289,6 +293,9 @@ func (c *Controller[T]) dispatchTransform() cache.TransformFunc {
 		return c.op.transform()
 	}
 	manager := c.op.opts.Name
+	if c.op.fieldsFilter != nil {
+		c.op.fieldsFilter.heads.Store(true) // trimManagedFields reads every entry's head
+	}
 	return func(obj any) (any, error) { return trimManagedFields(obj, manager) }
 }
 

@@ -6,15 +6,16 @@ import (
 	"github.com/opgen-sdk/opgen/apis"
 )
 
-// Todo is a task with a state and an optional due date. The operator marks
-// overdue todos in their status and, when a todo is deleted, archives it in
-// the ConfigMap todo-archive of its namespace.
+// Todo is a task, done or not, with an optional due date. v1alpha1 says
+// whether a todo is done; v1 replaced the boolean with the state enum
+// (Pending, InProgress, Done), and the operator converts between the two
+// (conversion.go).
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:path=todos,shortName=td,categories=todo
 // +kubebuilder:printcolumn:name=Title,type=string,JSONPath=.spec.title
-// +kubebuilder:printcolumn:name=State,type=string,JSONPath=.spec.state
+// +kubebuilder:printcolumn:name=Done,type=boolean,JSONPath=.spec.done
 // +kubebuilder:printcolumn:name=Due,type=string,JSONPath=.spec.dueDate
 // +kubebuilder:printcolumn:name=Overdue,type=boolean,JSONPath=.status.overdue
 // +kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp
@@ -26,20 +27,7 @@ type Todo struct {
 	Status TodoStatus `json:"status,omitempty"`
 }
 
-// State is where a todo stands.
-// +kubebuilder:validation:Enum=Pending;InProgress;Done
-type State string
-
-// The states of a todo.
-const (
-	Pending    State = "Pending"
-	InProgress State = "InProgress"
-	Done       State = "Done"
-)
-
 // TodoSpec is the todo itself.
-//
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.state) || oldSelf.state != 'Done' || self.state != 'Pending'",message="a Done todo cannot go back to Pending"
 type TodoSpec struct {
 	// Title says what to do.
 	// +kubebuilder:validation:MinLength=1
@@ -50,10 +38,9 @@ type TodoSpec struct {
 	// +optional
 	Description string `json:"description,omitempty"`
 
-	// State is Pending, InProgress or Done.
-	// +kubebuilder:default=Pending
+	// Done says whether the todo is done.
 	// +optional
-	State State `json:"state,omitempty"`
+	Done bool `json:"done,omitempty"`
 
 	// DueDate is when the todo should be done.
 	// +optional

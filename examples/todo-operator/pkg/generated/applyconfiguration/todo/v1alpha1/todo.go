@@ -11,9 +11,10 @@ import (
 // TodoApplyConfiguration represents a declarative configuration of the Todo type for use
 // with apply.
 //
-// Todo is a task with a state and an optional due date. The operator marks
-// overdue todos in their status and, when a todo is deleted, archives it in
-// the ConfigMap todo-archive of its namespace.
+// Todo is a task, done or not, with an optional due date. v1alpha1 says
+// whether a todo is done; v1 replaced the boolean with the state enum
+// (Pending, InProgress, Done), and the operator converts between the two
+// (conversion.go).
 type TodoApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration    `json:""`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

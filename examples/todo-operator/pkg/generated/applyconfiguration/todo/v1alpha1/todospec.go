@@ -3,7 +3,6 @@
 package v1alpha1
 
 import (
-	todov1alpha1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -16,8 +15,8 @@ type TodoSpecApplyConfiguration struct {
 	Title *string `json:"title,omitempty"`
 	// Description gives the details.
 	Description *string `json:"description,omitempty"`
-	// State is Pending, InProgress or Done.
-	State *todov1alpha1.State `json:"state,omitempty"`
+	// Done says whether the todo is done.
+	Done *bool `json:"done,omitempty"`
 	// DueDate is when the todo should be done.
 	DueDate *v1.Time `json:"dueDate,omitempty"`
 }
@@ -44,11 +43,11 @@ func (b *TodoSpecApplyConfiguration) WithDescription(value string) *TodoSpecAppl
 	return b
 }
 
-// WithState sets the State field in the declarative configuration to the given value
+// WithDone sets the Done field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the State field is set to the value of the last call.
-func (b *TodoSpecApplyConfiguration) WithState(value todov1alpha1.State) *TodoSpecApplyConfiguration {
-	b.State = &value
+// If called multiple times, the Done field is set to the value of the last call.
+func (b *TodoSpecApplyConfiguration) WithDone(value bool) *TodoSpecApplyConfiguration {
+	b.Done = &value
 	return b
 }
 

@@ -1,0 +1,268 @@
+package gen
+
+import (
+	"go/token"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
+)
+
+// Hubs and spokes
+//
+// A kind served in several versions of its group is stored in one, the
+// hub: the version marked +kubebuilder:storageversion. The API server
+// converts every other served version, a spoke, to and from the hub. When
+// the served versions' schemas are identical (descriptions aside), the
+// conversion is the API server's own (strategy None: it only rewrites
+// apiVersion). When they differ, the CRD's conversion is Webhook and the
+// generator writes the typed conversion of each spoke to and from the hub
+// (package gen/conversion). Several served versions without a hub, or
+// with two, are errors: controller-tools' message ("CRD for ... has no
+// storage version") has no position, so the model reports them first.
+
+// Conversion is a kind whose served versions differ: the operator converts
+// between them.
+type Conversion struct {
+	// Hub is the kind in its storage version.
+	Hub *Kind
+	// Spokes are the kind in its other served versions, oldest first.
+	Spokes []*Kind
+}
+
+// Resource is the conversion's resource (widgets).
+func (c *Conversion) Resource() string { return c.Hub.Plural }
+
+// HubGVK is the group, version and kind of the hub.
+func (c *Conversion) HubGVK() schema.GroupVersionKind { return c.Hub.GVK() }
+
+// ConversionOf returns the conversion of k's kind when k is its hub or one
+// of its spokes, or nil.
+func (a *API) ConversionOf(k *Kind) *Conversion {
+	for _, c := range a.Conversions {
+		if c.Hub == k || slices.Contains(c.Spokes, k) {
+			return c
+		}
+	}
+	return nil
+}
+
+// HasConversionWebhook reports whether any CRD of the project converts
+// through the operator's webhook server, which then needs its Service,
+// certificate and RBAC even when no admission webhook is declared.
+func (a *API) HasConversionWebhook() bool { return len(a.Conversions) > 0 }
+
+// family is one kind of a group in every version that declares it.
+type family struct {
+	group *Group
+	name  string
+	kinds []*Kind // oldest version first
+}
+
+// families returns the kinds declared in several versions of a group.
+func families(api *API) []*family {
+	var out []*family
+	for _, g := range api.Groups {
+		byName := map[string]*family{}
+		var names []string
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				f := byName[k.Name]
+				if f == nil {
+					f = &family{group: g, name: k.Name}
+					byName[k.Name] = f
+					names = append(names, k.Name)
+				}
+				f.kinds = append(f.kinds, k)
+			}
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			f := byName[n]
+			if len(f.kinds) < 2 {
+				continue
+			}
+			slices.SortFunc(f.kinds, func(a, b *Kind) int {
+				return version.CompareKubeAwareVersionStrings(b.Version.Name, a.Version.Name)
+			})
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// planConversions finds each kind's hub and the kinds whose served
+// versions differ, reporting two hubs, and several served versions
+// without a hub.
+func (b *apiBuilder) planConversions(api *API) {
+	fams := families(api)
+	if len(fams) == 0 {
+		return
+	}
+	schemas := b.versionSchemas(api, fams)
+	for _, f := range fams {
+		if c := b.planFamily(f, schemas[schema.GroupKind{Group: f.group.Name, Kind: f.name}]); c != nil {
+			api.Conversions = append(api.Conversions, c)
+		}
+	}
+}
+
+func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.JSONSchemaProps) *Conversion {
+	var hubs, served []*Kind
+	var hubPos []token.Position
+	for _, k := range f.kinds {
+		if at, ok := TypeMarker(k.Pos, "+kubebuilder:storageversion"); ok {
+			hubs = append(hubs, k)
+			hubPos = append(hubPos, at)
+		}
+		if _, ok := TypeMarker(k.Pos, "+kubebuilder:unservedversion"); !ok {
+			served = append(served, k)
+		}
+	}
+	if len(hubs) > 1 {
+		for i := 1; i < len(hubs); i++ {
+			b.ctx.Errors.Add(hubPos[i], "%s has two hubs: +kubebuilder:storageversion in %s here and in %s (%s); the hub is the one version stored in etcd, which every other version converts to and from: keep the marker on one version", f.name, hubs[i].Version.Name, hubs[0].Version.Name, hubPos[0])
+		}
+		return nil
+	}
+	if len(served) < 2 {
+		return nil
+	}
+	differ := differing(served, schemas)
+	if len(hubs) == 0 {
+		why := "their schemas are identical, so the API server converts by itself, but it must know which version to store"
+		if len(differ) > 0 {
+			why = "their schemas differ (" + strings.Join(differ, ", ") + "), so the operator converts between them through the hub, the version every other converts to and from"
+		}
+		b.ctx.Errors.Add(served[0].Pos, "%s is served in %s and none is its hub: %s; mark the hub (usually the newest stable version) +kubebuilder:storageversion", f.name, versionNames(served), why)
+		return nil
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	c := &Conversion{Hub: hubs[0]}
+	for _, k := range slices.Backward(served) {
+		if k != c.Hub {
+			c.Spokes = append(c.Spokes, k)
+		}
+	}
+	return c
+}
+
+// differing names the served versions whose schema is not the first's.
+func differing(served []*Kind, schemas map[string]*apiextensionsv1.JSONSchemaProps) []string {
+	var out []string
+	first := schemas[served[0].Version.Name]
+	for _, k := range served[1:] {
+		if !equality.Semantic.DeepEqual(first, schemas[k.Version.Name]) {
+			out = append(out, served[0].Version.Name+" and "+k.Version.Name)
+		}
+	}
+	return out
+}
+
+func versionNames(kinds []*Kind) string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Version.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// versionSchemas builds, with controller-tools' CRD parser as the crd
+// generator does, the schema of every version of each family's kind,
+// without descriptions: two versions whose fields only read differently
+// need no conversion.
+func (b *apiBuilder) versionSchemas(api *API, fams []*family) map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps {
+	parser := &ctcrd.Parser{Collector: b.ctx.Collector, Checker: b.ctx.Checker, AllowDangerousTypes: b.ctx.Project.AllowDangerousTypes}
+	ctcrd.AddKnownTypes(parser)
+	for _, pkg := range api.Packages() {
+		parser.NeedPackage(pkg)
+	}
+	out := map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps{}
+	for _, f := range fams {
+		gk := schema.GroupKind{Group: f.group.Name, Kind: f.name}
+		parser.NeedCRDFor(gk, nil)
+		dropStorageVersionErrors(f.kinds)
+		crd, ok := parser.CustomResourceDefinitions[gk]
+		if !ok {
+			continue
+		}
+		byVersion := map[string]*apiextensionsv1.JSONSchemaProps{}
+		for _, v := range crd.Spec.Versions {
+			if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+				s := v.Schema.OpenAPIV3Schema.DeepCopy()
+				dropDescriptions(s)
+				byVersion[v.Name] = s
+			}
+		}
+		out[gk] = byVersion
+	}
+	return out
+}
+
+// dropStorageVersionErrors removes controller-tools' "CRD for ... has no
+// storage version" from the kinds' packages: it has no position, and
+// planFamily reports the same mistake at the kind.
+func dropStorageVersionErrors(kinds []*Kind) {
+	for _, k := range kinds {
+		pkg := k.Version.Package
+		pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e packages.Error) bool {
+			return strings.HasPrefix(e.Msg, "CRD for ") && strings.HasSuffix(e.Msg, " has no storage version")
+		})
+	}
+}
+
+// dropDescriptions clears every description of s, recursively.
+func dropDescriptions(s *apiextensionsv1.JSONSchemaProps) {
+	if s == nil {
+		return
+	}
+	s.Description = ""
+	for k, p := range s.Properties {
+		dropDescriptions(&p)
+		s.Properties[k] = p
+	}
+	if s.Items != nil {
+		dropDescriptions(s.Items.Schema)
+		for i := range s.Items.JSONSchemas {
+			dropDescriptions(&s.Items.JSONSchemas[i])
+		}
+	}
+	if s.AdditionalProperties != nil {
+		dropDescriptions(s.AdditionalProperties.Schema)
+	}
+	for _, list := range [][]apiextensionsv1.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range list {
+			dropDescriptions(&list[i])
+		}
+	}
+}
+
+// TypeMarker returns the position of the line of the doc comment above the
+// type declared at decl that starts with marker (for kubebuilder's markers,
+// which controller-tools parses without keeping their positions).
+func TypeMarker(decl token.Position, marker string) (token.Position, bool) {
+	data, err := os.ReadFile(decl.Filename)
+	if err != nil {
+		return decl, false
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := min(decl.Line-2, len(lines)-1); i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(l, "//") {
+			break
+		}
+		text := strings.TrimSpace(strings.TrimPrefix(l, "//"))
+		if text == marker || strings.HasPrefix(text, marker+"=") || strings.HasPrefix(text, marker+":") {
+			return token.Position{Filename: decl.Filename, Line: i + 1, Column: strings.Index(lines[i], "//") + 1}, true
+		}
+	}
+	return decl, false
+}
