@@ -31,6 +31,7 @@ func Setup(op *runtime.Operator) error {
 	return errors.Join(
 		setupTodo(op, cs, NewTodoController(op)),
 		setupTodoWebhook(op, cs, NewTodoWebhook(op)),
+		setupConversions(op),
 	)
 }
 
