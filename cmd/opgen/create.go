@@ -67,15 +67,7 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 			for _, n := range created.Notes {
 				fmt.Fprintf(out, "note: %s\n", n)
 			}
-			// The new test imports opgen's test kit, whose dependencies the
-			// project's go.mod may not list yet. -e: the generated packages
-			// the new files import do not exist before go generate.
-			tidy := exec.CommandContext(cmd.Context(), "go", "mod", "tidy", "-e")
-			tidy.Dir = root
-			if b, err := tidy.CombinedOutput(); err != nil {
-				return fmt.Errorf("go mod tidy -e in %s: %w\n%s", root, err, b)
-			}
-			return nil
+			return requireImports(cmd, p.ModuleDir)
 		},
 	}
 	f := cmd.Flags()
@@ -91,4 +83,18 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
+}
+
+// requireImports adds to go.mod the modules the new files import through
+// opgen (the scaffolded test's pkg/optest needs more than main.go's
+// pkg/runtime does), so that go generate and go test run at once. The
+// generated packages the files import do not exist before go generate:
+// -e lets tidy add the rest all the same.
+func requireImports(cmd *cobra.Command, moduleDir string) error {
+	tidy := exec.CommandContext(cmd.Context(), "go", "mod", "tidy", "-e")
+	tidy.Dir = moduleDir
+	if out, err := tidy.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod tidy -e in %s: %w\n%s", moduleDir, err, out)
+	}
+	return nil
 }

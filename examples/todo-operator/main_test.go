@@ -178,22 +178,23 @@ func TestPrinterColumns(t *testing.T) {
 }
 
 // TestManifestIsAcceptedByTheServer dry-runs the cluster manifest, less its
-// webhook configurations: the operator of this package, run locally, has
-// registered configurations of the same names with its 127.0.0.1 URL, and
-// a dry-run apply would merge the Service into them (gen/manifest's tests
-// dry-run the configurations on their own).
+// webhook configurations and its CRD: the operator of this package, run
+// locally, has registered configurations of the same names and the CRD's
+// conversion stanza with its 127.0.0.1 URL, and a dry-run apply would
+// merge the Service into them (gen/manifest's tests dry-run those on their
+// own).
 func TestManifestIsAcceptedByTheServer(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("deploy/todo-operator.yaml")
 	require.NoError(t, err)
 	var docs []string
 	for _, doc := range strings.Split(string(data), "\n---\n") {
-		if strings.Contains(doc, "kind: ValidatingWebhookConfiguration") || strings.Contains(doc, "kind: MutatingWebhookConfiguration") {
+		if strings.Contains(doc, "\nkind: ValidatingWebhookConfiguration\n") || strings.Contains(doc, "\nkind: MutatingWebhookConfiguration\n") || strings.Contains(doc, "\nkind: CustomResourceDefinition\n") {
 			continue
 		}
 		docs = append(docs, doc)
 	}
-	assert.Len(t, docs, strings.Count(string(data), "\n---\n")-1, "the manifest has both webhook configurations")
+	assert.Len(t, docs, strings.Count(string(data), "\n---\n")-2, "the manifest has the CRD and both webhook configurations")
 	path := filepath.Join(t.TempDir(), "todo-operator.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(docs, "\n---\n")), 0o600))
 	out, err := optest.DryRun(context.Background(), kit.Config, path)

@@ -259,8 +259,15 @@ func (o Options) webhookCRD(crd map[string]any) {
 // nothing.
 func (o Options) crdPatch(crd map[string]any) map[string]any {
 	name, _ := crd["metadata"].(map[string]any)["name"].(string)
-	if o.Image == "" || !slices.Contains(o.wh.converted, name) {
+	if !slices.Contains(o.wh.converted, name) {
 		return nil
+	}
+	if o.Image == "" {
+		// No Service to reach: the operator, run locally, applies the
+		// stanza with its own URL when it starts (a URL beside a Service
+		// would be refused).
+		return map[string]any{"apiVersion": crd["apiVersion"], "kind": crd["kind"], "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"conversion": map[string]any{"strategy": "None", "webhook": nil}}}
 	}
 	meta := map[string]any{"name": name}
 	if o.CertManager {
@@ -279,9 +286,14 @@ func (o Options) crdPatch(crd map[string]any) map[string]any {
 	return patch
 }
 
-// mergeMaps merges patch into m, map by map.
+// mergeMaps merges patch into m, map by map, as a JSON merge patch: a nil
+// value removes the key.
 func mergeMaps(m, patch map[string]any) {
 	for k, v := range patch {
+		if v == nil {
+			delete(m, k)
+			continue
+		}
 		if pm, ok := v.(map[string]any); ok {
 			if mm, ok := m[k].(map[string]any); ok {
 				mergeMaps(mm, pm)
