@@ -57,10 +57,13 @@ func (s *server) certificateSource() (certs.Source, error) {
 
 // modeSource is the certificate Source of s's mode and options.
 func modeSource(s *server) (certs.Source, error) {
-	if s.mode == runtime.WebhookModeLocal && s.opts.CertDir == "" {
+	if s.opts.CertDir != "" {
+		return certs.FromDir(s.opts.CertDir)
+	}
+	if s.mode == runtime.WebhookModeLocal {
 		return &selfSigned{}, nil
 	}
-	return nil, fmt.Errorf("webhook: no certificate source for mode %q (cert dir %q) in this build; give one with webhook.UseCertificates", s.mode, s.opts.CertDir)
+	return nil, fmt.Errorf("webhook: in %s mode the webhook server needs a certificate: deploy with opgen manifests --cert-manager, which mounts cert-manager's certificate and passes --webhook-cert-dir, or mount a kubernetes.io/tls Secret and pass its directory with --webhook-cert-dir, or give a certs.Source with webhook.UseCertificates (a certificate the runtime makes and rotates in a Secret itself is not built yet)", s.mode)
 }
 
 // addCleanup deletes op's server from the servers map once op is
