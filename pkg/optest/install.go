@@ -145,6 +145,11 @@ func apply(ctx context.Context, admin *rest.Config, manifestYAML []byte, dryRun 
 		if m.Scope.Name() == meta.RESTScopeNameNamespace {
 			ri = dyn.Resource(m.Resource).Namespace(u.GetNamespace())
 		}
+		if gvk.Kind == "CustomResourceDefinition" && dryRun == nil {
+			if err := clearConversionWebhook(ctx, ri, &u); err != nil {
+				return nil, err
+			}
+		}
 		force := true
 		po := metav1.PatchOptions{FieldManager: "optest", Force: &force}
 		if dryRun != nil {
@@ -165,6 +170,26 @@ func apply(ctx context.Context, admin *rest.Config, manifestYAML []byte, dryRun 
 		}
 	}
 	return crds, nil
+}
+
+// clearConversionWebhook removes the webhook of an installed CRD's
+// conversion stanza when the manifest converts without one: a test
+// process's operator points it at its own 127.0.0.1 URL (local mode) under
+// its own field manager, which an apply of strategy None would merge with
+// and the API server would refuse.
+func clearConversionWebhook(ctx context.Context, ri dynamic.ResourceInterface, crd *unstructured.Unstructured) error {
+	if _, found, _ := unstructured.NestedMap(crd.Object, "spec", "conversion", "webhook"); found {
+		return nil
+	}
+	strategy, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy")
+	if strategy == "" {
+		strategy = "None"
+	}
+	patch := fmt.Sprintf(`{"spec":{"conversion":{"strategy":%q,"webhook":null}}}`, strategy)
+	if _, err := ri.Patch(ctx, crd.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "optest"}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reset the conversion of CustomResourceDefinition %s: %w", crd.GetName(), err)
+	}
+	return nil
 }
 
 func waitEstablished(ctx context.Context, admin *rest.Config, names []string) error {
