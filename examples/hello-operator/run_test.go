@@ -93,6 +93,9 @@ func startLikeMakeRun(t *testing.T, dir, ns string) *runningOperator {
 	t.Cleanup(func() {
 		_ = op.cmd.Process.Kill()
 		<-op.done
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", op.name, op.log.String())
+		}
 	})
 	return op
 }

@@ -93,17 +93,29 @@ func (s *server) applyLocal(ctx context.Context, base string, ca []byte) error {
 			return fmt.Errorf("apply MutatingWebhookConfiguration %s: %w", m.Name, err)
 		}
 	}
+	// The CRDs' stanza goes in by a merge patch that also removes a
+	// service: the CRD as installed from config/crd (or by another
+	// manager) may name the in-cluster Service, and a URL beside it is
+	// refused, where an apply would merge the two.
+	conv, err := json.Marshal(Conversion(cc))
+	if err != nil {
+		return err
+	}
+	var stanza map[string]any
+	if err := json.Unmarshal(conv, &stanza); err != nil {
+		return err
+	}
+	if wh, ok := stanza["webhook"].(map[string]any); ok {
+		if c, ok := wh["clientConfig"].(map[string]any); ok {
+			c["service"] = nil
+		}
+	}
 	for _, crd := range s.convertedCRDs() {
-		data, err := json.Marshal(map[string]any{
-			"apiVersion": "apiextensions.k8s.io/v1",
-			"kind":       "CustomResourceDefinition",
-			"metadata":   map[string]any{"name": crd},
-			"spec":       map[string]any{"conversion": Conversion(cc)},
-		})
+		data, err := json.Marshal(map[string]any{"spec": map[string]any{"conversion": stanza}})
 		if err != nil {
 			return err
 		}
-		if _, err := s.dynamic.Resource(crdResource).Patch(ctx, crd, types.ApplyPatchType, data, opts); err != nil {
+		if _, err := s.dynamic.Resource(crdResource).Patch(ctx, crd, types.MergePatchType, data, metav1.PatchOptions{FieldManager: s.operator}); err != nil {
 			return fmt.Errorf("apply the conversion stanza of CustomResourceDefinition %s: %w", crd, err)
 		}
 	}
