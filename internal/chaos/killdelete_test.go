@@ -54,7 +54,11 @@ func startOperator(t *testing.T, bin, ns, logPath string, extra ...string) *exec
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	require.NoError(t, err)
 	args := append([]string{"--kubeconfig", env.Kubeconfig, "--watch-namespace", ns, "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, extra...)
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		// No admission webhooks: they fail closed, so a killed operator's
+		// registration would refuse the writes these tests make while it
+		// is down; the faults under test are the controller's.
+		"--webhook-bind-address", "0"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
