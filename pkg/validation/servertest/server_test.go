@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -29,7 +32,10 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/validation/testcases"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: crdDirs()})
+// Private: an operator that another package ran on the shared control
+// plane leaves its admission webhooks registered (they fail closed once it
+// stopped), which would refuse these tests' objects.
+var env = testenv.New(testenv.Options{CRDDirs: crdDirs(), Private: true})
 
 func crdDirs() []string {
 	var dirs []string
@@ -85,9 +91,41 @@ type server struct {
 func newServer(t *testing.T) *server {
 	dyn, err := dynamic.NewForConfig(env.Config)
 	require.NoError(t, err)
+	noConversionWebhooks(t, dyn)
 	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
 	require.NoError(t, err)
 	return &server{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
+}
+
+var (
+	resetOnce sync.Once
+	resetErr  error
+)
+
+// noConversionWebhooks sets the installed CRDs' conversion to None: these
+// tests check each version's schema, and no operator runs here to serve
+// the conversion webhook that config/crd names. A spoke-version object is
+// still validated against its own version's schema.
+func noConversionWebhooks(t *testing.T, dyn dynamic.Interface) {
+	resetOnce.Do(func() {
+		crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+		list, err := crds.List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			resetErr = err
+			return
+		}
+		for _, crd := range list.Items {
+			if s, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); s != "Webhook" {
+				continue
+			}
+			patch := []byte(`{"spec":{"conversion":{"strategy":"None","webhook":null}}}`)
+			if _, err := crds.Patch(context.Background(), crd.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				resetErr = err
+				return
+			}
+		}
+	})
+	require.NoError(t, resetErr, "set the CRDs' conversion to None")
 }
 
 func (s *server) unstructured(t *testing.T, set *validation.Set, obj runtime.Object) *unstructured.Unstructured {
