@@ -45,7 +45,6 @@ type server struct {
 	hooks       []Hook
 	conversions *converter
 	source      certs.Source
-	newSource   func(*server) (certs.Source, error) // picks the Source at Run unless set
 	mode        string                              // resolved Mode
 	addr        atomic.Pointer[string]
 	registered  atomic.Bool // local mode: the configurations are applied
