@@ -45,7 +45,7 @@ type server struct {
 	hooks       []Hook
 	conversions *converter
 	source      certs.Source
-	mode        string                              // resolved Mode
+	mode        string // resolved Mode
 	addr        atomic.Pointer[string]
 	registered  atomic.Bool // local mode: the configurations are applied
 }
