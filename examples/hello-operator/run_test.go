@@ -84,7 +84,11 @@ func startLikeMakeRun(t *testing.T, dir, ns string) *runningOperator {
 	out, err := exec.Command("go", "build", "-o", bin, dir).CombinedOutput()
 	require.NoError(t, err, "go build %s:\n%s", dir, out)
 	op := &runningOperator{name: name, log: &syncBuffer{}, done: make(chan error, 1)}
-	op.cmd = exec.Command(bin, "--log-format=json", "-v=1")
+	// No admission webhooks: todo-operator's fail closed and are
+	// cluster-wide, so registering them here would take them from the
+	// todo-operator package's tests that may run at the same time on the
+	// shared control plane, and leave them pointing at a stopped process.
+	op.cmd = exec.Command(bin, "--log-format=json", "-v=1", "--webhook-bind-address=0")
 	op.cmd.Env = append(os.Environ(), "KUBECONFIG="+kit.Env.Kubeconfig, "OPGEN_POD_NAMESPACE="+ns, "OPGEN_WATCH_NAMESPACE="+ns)
 	op.cmd.Stdout, op.cmd.Stderr = op.log, op.log
 	op.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
