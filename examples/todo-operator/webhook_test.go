@@ -15,6 +15,7 @@ import (
 	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
 	"github.com/opgen-sdk/opgen/examples/todo-operator/internal/controller"
 	"github.com/opgen-sdk/opgen/pkg/optest"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
 var webhooksReady sync.Once
@@ -104,4 +105,33 @@ func TestDueDateIsDefaulted(t *testing.T) {
 	given := metav1.NewTime(time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC))
 	createTodo(t, ns, "given", todov1.TodoSpec{Title: "Vote", DueDate: &given})
 	assert.True(t, getTodo(t, ns, "given").Spec.DueDate.Equal(&given), "a due date given is kept")
+}
+
+// TestFinalizerFromCreation: the defaulting webhook adds the controller's
+// finalizer on create (its handler has Delete), so a Todo deleted at once,
+// before the operator's first action, still waits for its Delete and is
+// archived. A paused Todo gets none.
+func TestFinalizerFromCreation(t *testing.T) {
+	t.Parallel()
+	waitForWebhooks(t)
+	ctx := context.Background()
+	ns := kit.Namespace(t)
+
+	td, err := todos.TodoV1().Todos(ns).Create(ctx, &todov1.Todo{
+		ObjectMeta: metav1.ObjectMeta{Name: "at-once"},
+		Spec:       todov1.TodoSpec{Title: "Deleted at once"},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"todo.example.com/finalizer"}, td.Finalizers, "the create's own answer carries the finalizer")
+	require.NoError(t, todos.TodoV1().Todos(ns).Delete(ctx, "at-once", metav1.DeleteOptions{}))
+	optest.WaitForDeletion(t, "the Todo deleted at once", todoGetter(ns, "at-once"))
+	_, ok := archived(t, ns, "at-once")
+	assert.True(t, ok, "Delete ran before the finalizer went")
+
+	paused, err := todos.TodoV1().Todos(ns).Create(ctx, &todov1.Todo{
+		ObjectMeta: metav1.ObjectMeta{Name: "paused", Annotations: map[string]string{runtime.PauseAnnotation: "true"}},
+		Spec:       todov1.TodoSpec{Title: "Paused from the start"},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, paused.Finalizers, "a paused object gets no finalizer")
 }

@@ -11,13 +11,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
 	"github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
+	"github.com/opgen-sdk/opgen/pkg/webhook"
 )
 
 // churn is a create/delete churn against a throttled todo-operator.
@@ -146,4 +151,68 @@ func eventuallyWithin(t *testing.T, what string, d time.Duration, cond func() bo
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, d, true,
 		func(context.Context) (bool, error) { return cond(), nil })
 	require.NoError(t, err, "waited %s in vain for %s", d, what)
+}
+
+// TestChurnWithAdmissionFinalizer: the todo-operator serves its webhooks
+// (local mode: it registers itself with the API server), so its defaulting
+// webhook puts the finalizer on each Todo in the create itself. Todos
+// deleted right after their create, far faster than the throttled
+// operator acts, are all archived: the finalizer is there before any
+// delete can be.
+func TestChurnWithAdmissionFinalizer(t *testing.T) {
+	c := churn{rate: 10, lifetime: 0, duration: 10 * time.Second, qps: 10}
+	if full() {
+		c.duration = 30 * time.Second
+	}
+	ns := env.Namespace(t)
+	bin := buildTodoOperator(t)
+	logPath := filepath.Join(t.TempDir(), "operator.log")
+	// Registered first, so it runs after the operator was killed: the
+	// registration it leaves fails closed.
+	t.Cleanup(func() { removeWebhookRegistration(t, "todo-operator", "todos.todo.example.com") })
+	qps := fmt.Sprint(c.qps)
+	startOperator(t, bin, ns, logPath, "--kube-api-qps", qps, "--kube-api-burst", qps,
+		"--webhook-bind-address", "127.0.0.1:0", "--webhook-mode", "local")
+	defer func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(logPath); err == nil {
+				t.Logf("operator log:\n%s", b)
+			}
+		}
+	}()
+	todos := versioned.NewForConfigOrDie(unthrottled()).TodoV1().Todos(ns)
+	eventuallyWithin(t, "the operator to register its webhooks (a probe Todo created with the finalizer)", 2*time.Minute, func() bool {
+		ctx := context.Background()
+		td, err := todos.Create(ctx, &todov1.Todo{ObjectMeta: metav1.ObjectMeta{GenerateName: "probe-"}, Spec: todov1.TodoSpec{Title: "probe " + time.Now().String()}}, metav1.CreateOptions{})
+		if err != nil {
+			return false
+		}
+		_ = todos.Delete(ctx, td.Name, metav1.DeleteOptions{})
+		return len(td.Finalizers) > 0
+	})
+	res := c.run(t, ns)
+	t.Logf("figures: %d Todos created in %s (%.1f/s; each create waits on the webhooks, which read through the operator's client), each deleted at once, against --kube-api-qps=%d, finalizer added at admission: %d unarchived (%.1f%%), backlog drained in %s",
+		res.created, c.duration, float64(res.created)/c.duration.Seconds(), c.qps, len(res.unarchived), 100*float64(len(res.unarchived))/float64(res.created), res.drain.Round(100*time.Millisecond))
+	require.Empty(t, res.unarchived, "Todos whose Delete never ran")
+}
+
+// removeWebhookRegistration deletes what an operator named name
+// registered in local mode (its webhook configurations, the conversion
+// webhook of crd), which would fail closed once it stopped.
+func removeWebhookRegistration(t *testing.T, name, crd string) {
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(env.Config)
+	for _, err := range []error{
+		cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, webhook.ValidatingConfigurationName(name), metav1.DeleteOptions{}),
+		cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, webhook.MutatingConfigurationName(name), metav1.DeleteOptions{}),
+	} {
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("remove the webhook registration of %s: %v", name, err)
+		}
+	}
+	crds := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	patch := []byte(`{"spec":{"conversion":{"strategy":"None","webhook":null}}}`)
+	if _, err := crds.Patch(ctx, crd, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Errorf("reset the conversion of %s: %v", crd, err)
+	}
 }

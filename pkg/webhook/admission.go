@@ -33,6 +33,9 @@ type admitter[T apis.Object] struct {
 	hook     Hook
 	validate Validator[T]
 	mutate   Defaulter[T]
+	// finalizer is the finalizer a new object must carry from its
+	// creation (Operator.FinalizerAtCreate), asked at each create.
+	finalizer func(metav1.Object) string
 }
 
 func (a *admitter[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -134,6 +137,14 @@ func (a *admitter[T]) doDefault(ctx context.Context, req *admissionv1.AdmissionR
 	}
 	if err := a.mutate.Default(ctx, obj); err != nil {
 		return rejection(err), err
+	}
+	if req.Operation == admissionv1.Create && a.finalizer != nil {
+		// Protected from birth: deleted before the operator's first
+		// action, it still waits for Delete. Never on update, where it
+		// would put back the finalizer Delete just removed.
+		if f := a.finalizer(obj); f != "" {
+			obj.SetFinalizers(append(obj.GetFinalizers(), f))
+		}
 	}
 	defaulted, err := json.Marshal(obj)
 	if err != nil {

@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"fmt"
+	"weak"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -23,14 +25,30 @@ func Validate[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], v Valid
 
 // Default serves d as the defaulting (mutating) webhook of kind on op's
 // webhook server, called on create and update; the API server applies the
-// JSON patch from the object it sent to the object d left. The generated
+// JSON patch from the object it sent to the object d left. On create the
+// patch also adds the finalizer of the kind's controller when its handler
+// implements Delete (Operator.FinalizerAtCreate), so that the object is
+// protected from its creation. The generated
 // Setup calls it for a kind marked +opgen:webhook:default. Call it before
 // Operator.Run.
 func Default[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], d Defaulter[T]) error {
 	if d == nil {
 		return fmt.Errorf("webhook.Default: %s: the Defaulter is nil", kind.GVK)
 	}
-	return register(op, kind, &admitter[T]{mutate: d}, Mutating)
+	return register(op, kind, &admitter[T]{mutate: d, finalizer: createFinalizer(op, kind.GVK.GroupKind())}, Mutating)
+}
+
+// createFinalizer asks op, while it lives, for the finalizer a new object
+// of gk carries from its creation. It holds op weakly: the server must not
+// keep its operator alive (see server).
+func createFinalizer(op *runtime.Operator, gk schema.GroupKind) func(metav1.Object) string {
+	wp := weak.Make(op)
+	return func(obj metav1.Object) string {
+		if op := wp.Value(); op != nil {
+			return op.FinalizerAtCreate(gk, obj)
+		}
+		return ""
+	}
 }
 
 func register[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], a *admitter[T], t HookType) error {
