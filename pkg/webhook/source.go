@@ -63,7 +63,43 @@ func modeSource(s *server) (certs.Source, error) {
 	if s.mode == runtime.WebhookModeLocal {
 		return &selfSigned{}, nil
 	}
-	return nil, fmt.Errorf("webhook: in %s mode the webhook server needs a certificate: deploy with opgen manifests --cert-manager, which mounts cert-manager's certificate and passes --webhook-cert-dir, or mount a kubernetes.io/tls Secret and pass its directory with --webhook-cert-dir, or give a certs.Source with webhook.UseCertificates (a certificate the runtime makes and rotates in a Secret itself is not built yet)", s.mode)
+	return s.managedSource()
+}
+
+// managedSource is the cluster mode's certificate without --webhook-cert-dir:
+// a CA and serving certificate the runtime keeps in the Secret
+// <operator>-webhook-cert of its namespace, for the webhook Service, whose
+// bundle it keeps in the configurations and converted CRDs (the RBAC
+// opgen manifests writes allows exactly that).
+func (s *server) managedSource() (certs.Source, error) {
+	if s.namespace == "" {
+		return nil, fmt.Errorf("webhook: in %s mode the runtime keeps the webhook certificate in a Secret of the operator's namespace, which is not known: set %s (the manifest opgen writes sets it from the Pod's namespace), or pass --webhook-cert-dir", s.mode, runtime.EnvPodNamespace)
+	}
+	var validating, mutating []string
+	for _, h := range s.hooks {
+		switch h.Type {
+		case Validating:
+			validating = []string{ValidatingConfigurationName(s.operator)}
+		case Mutating:
+			mutating = []string{MutatingConfigurationName(s.operator)}
+		}
+	}
+	var crds []string
+	if s.conversions != nil {
+		crds = s.conversions.crds()
+	}
+	return certs.Managed(certs.ManagedOptions{
+		Client:                   s.client,
+		Dynamic:                  s.dynamic,
+		Namespace:                s.namespace,
+		SecretName:               SecretName(s.operator),
+		Service:                  ServiceName(s.operator),
+		ValidatingConfigurations: validating,
+		MutatingConfigurations:   mutating,
+		CRDs:                     crds,
+		FieldManager:             s.operator,
+		Log:                      s.log.WithName("certs"),
+	})
 }
 
 // addCleanup deletes op's server from the servers map once op is
