@@ -33,7 +33,7 @@ import (
 )
 
 // benchmarks in the order they run.
-var benchmarks = []string{"raw", "coldstart", "owned", "throughput", "overhead", "latency", "steady", "failover", "codegen"}
+var benchmarks = []string{"raw", "coldstart", "owned", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen"}
 
 type config struct {
 	quick        bool
@@ -186,6 +186,7 @@ func (s *suite) run(ctx context.Context) error {
 			{"latency", s.benchLatency},
 			{"steady", s.benchSteady},
 			{"failover", s.benchFailover},
+			{"webhook", s.benchWebhook},
 		} {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -47,6 +47,7 @@ func (s *suite) markdown(evs []evaluated, base string) string {
 	s.mdLatency(&b)
 	s.mdSteady(&b)
 	s.mdFailover(&b)
+	s.mdWebhook(&b)
 	s.mdCodegen(&b)
 
 	if len(r.Errors) > 0 {
@@ -253,6 +254,32 @@ func (s *suite) mdCodegen(b *strings.Builder) {
 	}
 	t.row("no-op, binary", "–", rawCell(s.res.Raw["codegen.opgen no-op (binary)"], 1), "")
 	t.row("no-op, go run (as go:generate)", "–", rawCell(s.res.Raw["codegen.opgen no-op (go run)"], 1), "")
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}
+
+func (s *suite) mdWebhook(b *strings.Builder) {
+	if len(s.res.Metrics["webhook.validate.p50"]) == 0 {
+		return
+	}
+	b.WriteString("## 7b. Webhooks\n\n")
+	b.WriteString("In process, over HTTPS with keep-alive (HTTP/2), one client sending one request at a time, the servers taking turns round by round: **opgen**'s webhook server (a running Operator's, typed hooks), **cr** controller-runtime's `webhook.Server` (`admission.WithValidator`/`WithDefaulter`, the hub-and-spoke conversion handler), and **bare**, a net/http TLS handler that decodes the review and the object, checks or converts, and answers (the floor). Validate: an AdmissionReview of a benchmark Load (~2 KiB) that is allowed; mutate: the same with `replicas` to default (one JSON patch operation); convert: a ConversionReview of 1,000 todo-operator Todos from v1alpha1 to v1 with the example's generated conversions. Milliseconds; medians over rounds [min–max]; the overhead is the server's percentile minus bare's, round by round.\n\n")
+	t := &table{}
+	t.head("measurement", "opgen", "cr", "bare", "opgen / cr")
+	for _, r := range [][2]string{
+		{"validate p50 (ms)", "webhook.validate.p50"},
+		{"validate p99 (ms)", "webhook.validate.p99"},
+		{"validate mean (ms)", "webhook.validate.mean"},
+		{"validate overhead over bare, p50 (ms)", "webhook.validate.overhead.p50"},
+		{"validate overhead over bare, p99 (ms)", "webhook.validate.overhead.p99"},
+		{"mutate p50 (ms)", "webhook.mutate.p50"},
+		{"mutate p99 (ms)", "webhook.mutate.p99"},
+		{"convert 1,000 objects p50 (ms)", "webhook.convert1000.p50"},
+		{"convert 1,000 objects p99 (ms)", "webhook.convert1000.p99"},
+		{"conversion throughput (objects/s)", "webhook.convert.objectsPerSecond"},
+	} {
+		t.row(r[0], rawCell(s.res.get(r[1], opgen), 1), rawCell(s.res.get(r[1], cr), 1), rawCell(s.res.get(r[1], bare), 1), s.ratioCell(r[1], opgen, cr))
+	}
 	b.WriteString(t.b.String())
 	b.WriteString("\n")
 }

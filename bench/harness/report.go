@@ -48,6 +48,8 @@ func (s *suite) checks() []check {
 		check{name: "steady-state object writes", metric: "steady.objectWritesPerMin", limit: 0, atMost: true, unit: "/min", scale: 1},
 		check{name: "graceful failover (leaderless window)", metric: "failover.graceful.leaderless", limit: 0.25, atMost: true, unit: "ms", scale: 1000},
 		check{name: fmt.Sprintf("crash failover (leaderless window; lease %gs)", lease), metric: "failover.crash.leaderless", limit: lease + 0.5, atMost: true, unit: "ms", scale: 1000},
+		check{name: "admission latency p50 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p50", limit: 1, atMost: true, unit: "ms", scale: 1},
+		check{name: "admission latency p99 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p99", limit: 1, atMost: true, unit: "ms", scale: 1},
 		check{name: "code generation, cold", metric: "codegen.cold", limit: 3, chart: "codegen cold"},
 		check{name: "code generation, warm", metric: "codegen.warm", limit: 3, chart: "codegen warm"},
 	)
