@@ -5,6 +5,7 @@ go 1.26.8
 tool github.com/opgen-sdk/opgen/cmd/opgen
 
 require (
+	github.com/go-logr/logr v1.4.4
 	github.com/opgen-sdk/opgen v0.0.0
 	gonum.org/v1/plot v0.17.0
 	k8s.io/api v0.37.2
@@ -35,7 +36,6 @@ require (
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
