@@ -55,6 +55,7 @@ const (
 var (
 	runs    = flag.Int("n", 3, "runs of each measurement; the median is reported")
 	jsonOut = flag.String("json", "", "also write every run's seconds, by measurement, as JSON to this file")
+	kinds   = flag.String("kinds", "", "instead of the fixture, synthetic APIs of these numbers of kinds, e.g. 10,50,200: cold, warm and no-op times and the tools' peak RSS (-json writes <file>.scale.json)")
 )
 
 func main() {
@@ -70,6 +71,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	repoDir = repo
 	work, err := os.MkdirTemp("", "opgen-bench-")
 	if err != nil {
 		return err
@@ -79,6 +81,13 @@ func run() error {
 	fmt.Fprintln(os.Stderr, "building the tools (not measured)...")
 	if err := buildTools(repo, bin); err != nil {
 		return err
+	}
+	if *kinds != "" {
+		sizes, err := parseKinds(*kinds)
+		if err != nil {
+			return err
+		}
+		return runScale(bin, work, sizes)
 	}
 	conventional := filepath.Join(work, "conventional")
 	opgen := filepath.Join(work, "opgen")
@@ -181,6 +190,15 @@ func (r results) print() {
 	fmt.Printf("| no-op, go run (as go:generate) | - | %s | |\n", round(r["opgen no-op (go run)"]))
 }
 
+// writeFloatJSON writes values by name.
+func writeFloatJSON(path string, all map[string][]float64) error {
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
 // writeJSON writes the seconds of every run, by measurement name.
 func writeJSON(path string, all map[string][]time.Duration) error {
 	out := map[string][]float64{}
@@ -247,6 +265,16 @@ func newProject(repo, dir string) error {
 	if err != nil {
 		return err
 	}
+	return newModule(dir)
+}
+
+// repoDir is the repository, for newModule.
+var repoDir string
+
+// newModule writes the go.mod and go.sum of a project in dir that uses the
+// repository's opgen, and tidies it.
+func newModule(dir string) error {
+	repo := repoDir
 	// The tool directive is how a project pins opgen for its go:generate line.
 	gomod := fmt.Sprintf("module %s\n\ngo 1.26.0\n\ntool github.com/opgen-sdk/opgen/cmd/opgen\n\nrequire github.com/opgen-sdk/opgen v0.0.0\n\nreplace github.com/opgen-sdk/opgen => %s\n", module, repo)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
@@ -310,47 +338,77 @@ func env(gocache string, extra ...string) []string {
 }
 
 func runIn(dir, gocache string, extraEnv []string, name string, args ...string) error {
+	_, err := runInRSS(dir, gocache, extraEnv, name, args...)
+	return err
+}
+
+// runInRSS runs a command and returns its peak RSS.
+func runInRSS(dir, gocache string, extraEnv []string, name string, args ...string) (int64, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = env(gocache, extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String())
+		return 0, fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String())
 	}
-	return nil
+	return maxRSS(cmd.ProcessState), nil
 }
 
 // runConventional runs the tools the way kube_codegen.sh and a kubebuilder
 // Makefile do: one process per generator.
 func runConventional(bin, dir, gocache string, extraEnv []string) error {
-	inputs := []string{"./apis/" + group + "/v1", "./apis/" + group + "/v1beta1"}
+	_, err := runConventionalEnv(bin, dir, gocache, extraEnv, []string{group + "/v1", group + "/v1beta1"})
+	return err
+}
+
+// runConventionalOn runs the conventional tools over the group versions
+// inputs (group/version under apis/) and returns the largest peak RSS of
+// their processes.
+func runConventionalOn(bin, dir, gocache string, inputs []string) (int64, error) {
+	return runConventionalEnv(bin, dir, gocache, nil, inputs)
+}
+
+func runConventionalEnv(bin, dir, gocache string, extraEnv, gvs []string) (int64, error) {
+	var inputs, clientInputs []string
+	for _, gv := range gvs {
+		inputs = append(inputs, "./apis/"+gv)
+		clientInputs = append(clientInputs, "--input", gv)
+	}
 	out := module + "/pkg/generated"
 	steps := [][]string{
 		{"controller-gen", "object", "crd", "rbac:roleName=manager-role", "paths=./...",
 			"output:crd:artifacts:config=config/crd", "output:rbac:artifacts:config=config/rbac"},
 		append([]string{"applyconfiguration-gen", "--output-dir", "pkg/generated/applyconfiguration", "--output-pkg", out + "/applyconfiguration"}, inputs...),
-		{"client-gen", "--output-dir", "pkg/generated/clientset", "--output-pkg", out + "/clientset", "--clientset-name", "versioned",
-			"--apply-configuration-package", out + "/applyconfiguration", "--input-base", filepath.Join(dir, "apis"),
-			"--input", group + "/v1", "--input", group + "/v1beta1"},
+		append([]string{"client-gen", "--output-dir", "pkg/generated/clientset", "--output-pkg", out + "/clientset", "--clientset-name", "versioned",
+			"--apply-configuration-package", out + "/applyconfiguration", "--input-base", filepath.Join(dir, "apis")}, clientInputs...),
 		append([]string{"lister-gen", "--output-dir", "pkg/generated/listers", "--output-pkg", out + "/listers"}, inputs...),
 		append([]string{"informer-gen", "--output-dir", "pkg/generated/informers", "--output-pkg", out + "/informers",
 			"--versioned-clientset-package", out + "/clientset/versioned", "--listers-package", out + "/listers"}, inputs...),
 	}
+	var peak int64
 	for _, s := range steps {
-		if err := runIn(dir, gocache, extraEnv, filepath.Join(bin, s[0]), s[1:]...); err != nil {
-			return err
+		rss, err := runInRSS(dir, gocache, extraEnv, filepath.Join(bin, s[0]), s[1:]...)
+		if err != nil {
+			return 0, err
 		}
+		peak = max(peak, rss)
 	}
-	return nil
+	return peak, nil
 }
 
 func runOpgen(bin, dir, gocache string, force bool) error {
+	_, err := runOpgenRSS(bin, dir, gocache, force)
+	return err
+}
+
+// runOpgenRSS runs opgen generate and returns its peak RSS.
+func runOpgenRSS(bin, dir, gocache string, force bool) (int64, error) {
 	args := []string{"generate", "./..."}
 	if force {
 		args = append(args, "--force")
 	}
-	return runIn(dir, gocache, nil, filepath.Join(bin, "opgen"), args...)
+	return runInRSS(dir, gocache, nil, filepath.Join(bin, "opgen"), args...)
 }
 
 // goRunOpgen runs opgen as a //go:generate line in the project does.
