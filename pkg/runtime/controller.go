@@ -348,7 +348,10 @@ func (c *Controller[T]) finalizeFirst(ctx context.Context, key cache.ObjectName,
 	if !c.needsFinalizer(obj) || st.finalized.Load() {
 		return false
 	}
-	wasGone, err := plug.AddFinalizer(ctx, c.env, obj)
+	// A copy: obj is the informer's, which AddFinalizer would change
+	// under the event handlers that read it (a torn slice once crashed the
+	// process in DefaultUpdateFilter).
+	wasGone, err := plug.AddFinalizer(ctx, c.env, obj.DeepCopyObject().(T))
 	switch {
 	case err != nil:
 		c.log.Error(err, "could not add the finalizer; retrying", "namespace", key.Namespace, "name", key.Name)

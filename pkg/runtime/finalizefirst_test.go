@@ -76,3 +76,47 @@ func TestFinalizerFirst(t *testing.T) {
 	require.Equal(t, "g0", <-entered, "the first queued action runs after the finalizers")
 	require.Empty(t, entered, "the handler ran more than the one action its worker is stuck in")
 }
+
+// TestFinalizerFirstLeavesTheCacheAlone: the finalizer goes on through a
+// copy, never into the informer's object, which the event handlers read
+// at the same time (a torn finalizers slice crashed an operator in
+// DefaultUpdateFilter under churn). While the only worker is busy, the
+// test holds the cached object of a new Gadget; once the finalizer is on
+// (a newer object in the cache), the held one must still lack it. Before,
+// finalizeFirst wrote it into the cached object.
+func TestFinalizerFirstLeavesTheCacheAlone(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	h := newOperator(t, ns, nil, runtime.Options{Workers: 1, ShutdownTimeout: time.Second})
+	release := make(chan struct{})
+	entered := make(chan string, 10)
+	ctrl, err := runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		if a.Verb == plug.Add && a.Object.Name == "blocker" {
+			entered <- a.Object.Name
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return nil
+	}}}), runtime.ControllerOptions[*testapi.Gadget]{})
+	require.NoError(t, err)
+	h.start()
+	createGadget(t, ns, "blocker", testapi.GadgetSpec{})
+	require.Equal(t, "blocker", <-entered)
+	createGadget(t, ns, "fresh", testapi.GadgetSpec{})
+	key := cache.ObjectName{Namespace: ns, Name: "fresh"}
+	var held *testapi.Gadget
+	eventually(t, "the cache to hold the new Gadget", func() bool {
+		var ok bool
+		held, ok = ctrl.Get(key)
+		return ok
+	})
+	require.Empty(t, held.Finalizers, "the worker is busy: no finalizer yet")
+	close(release)
+	eventually(t, "the finalizer in the cache", func() bool {
+		g, ok := ctrl.Get(key)
+		return ok && len(g.Finalizers) > 0
+	})
+	require.Empty(t, held.Finalizers, "the cached object the finalizer write started from was changed in place")
+}

@@ -41,6 +41,12 @@ var (
 	restMetrics     *restClientMetrics // nil when another package registered first
 )
 
+// client-go's hooks are plain variables its requests read: they are set
+// while the package initializes, before any request can be in flight (as
+// client-go asks), not in the first New, which may race with requests of
+// clients made earlier.
+func init() { clientMetrics() }
+
 // clientMetrics registers opgen's collectors with client-go once per
 // process and returns them, or nil when client-go reports elsewhere.
 func clientMetrics() *restClientMetrics {
