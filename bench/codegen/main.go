@@ -55,6 +55,7 @@ const (
 var (
 	runs    = flag.Int("n", 3, "runs of each measurement; the median is reported")
 	jsonOut = flag.String("json", "", "also write every run's seconds, by measurement, as JSON to this file")
+	keep    = flag.Bool("keep", false, "keep the temporary projects and tools (the path is printed), to profile a tool by hand")
 	kinds   = flag.String("kinds", "", "instead of the fixture, synthetic APIs of these numbers of kinds, e.g. 10,50,200: cold, warm and no-op times and the tools' peak RSS (-json writes <file>.scale.json)")
 )
 
@@ -76,7 +77,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	if *keep {
+		fmt.Fprintln(os.Stderr, "keeping", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
 	bin := filepath.Join(work, "bin")
 	fmt.Fprintln(os.Stderr, "building the tools (not measured)...")
 	if err := buildTools(repo, bin); err != nil {
