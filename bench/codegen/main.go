@@ -265,6 +265,9 @@ func newProject(repo, dir string) error {
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
+		// A spoke's conversion.go imports its hub by the repository's
+		// (internal) path: point it at the copy.
+		data = bytes.ReplaceAll(data, []byte("github.com/opgen-sdk/opgen/gen/internal/fixture/apis"), []byte(module+"/apis"))
 		return os.WriteFile(out, withGenclientTags(data), 0o644)
 	})
 	if err != nil {
