@@ -34,10 +34,10 @@ import (
 //   - the Validating and MutatingWebhookConfigurations, built by
 //     hooks.Configurations for the operator's name and namespace, reaching
 //     the Service;
-//   - the RBAC of the runtime's certificate management: a Role on Secrets
-//     in the operator's namespace (it keeps its CA and serving certificate
-//     in <name>-webhook-cert), and a ClusterRole to keep caBundle current
-//     (patch on the two configurations, and on the CRDs it converts).
+//   - the RBAC of the runtime's certificate management (certs.Managed): a
+//     Role on its Secret <name>-webhook-cert (create; get and update by
+//     name), and a ClusterRole to keep caBundle current (get and patch on
+//     its two configurations and on the CRDs it converts, by name).
 //
 // With CertManager, cert-manager issues the certificate instead: a
 // self-signed Issuer and a Certificate whose Secret is mounted into the
@@ -338,18 +338,20 @@ func (o Options) webhookService() *corev1.Service {
 }
 
 // webhookRBAC lets the runtime keep its CA and serving certificate in
-// the Secret <name>-webhook-cert of its namespace and the caBundle of
-// the configurations and converted CRDs current. Reads are not narrowed
-// by name (an informer lists); writes to cluster objects are.
+// the Secret <name>-webhook-cert of its namespace and the caBundle of the
+// configurations and converted CRDs current (certs.Managed): it reads and
+// writes that one Secret (create cannot be narrowed by name), and reads
+// and patches its own configurations and CRDs by name.
 func (o Options) webhookRBAC() []any {
 	name := o.Name + "-webhook-cert"
+	secret := []string{hooks.SecretName(o.Name)}
 	role := &rbacv1.Role{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
 		ObjectMeta: o.meta(name, true),
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""}, Resources: []string{"secrets"},
-			Verbs: []string{"create", "get", "list", "update", "watch"},
-		}},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secret, Verbs: []string{"get", "update"}},
+		},
 	}
 	cluster := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
@@ -366,14 +368,12 @@ func (o Options) webhookRBAC() []any {
 	}
 	if len(configs) > 0 {
 		cluster.Rules = append(cluster.Rules,
-			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"get", "list", "watch"}},
-			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: configs, Verbs: []string{"patch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: configs, Verbs: []string{"get", "patch"}},
 		)
 	}
 	if len(o.wh.converted) > 0 {
 		cluster.Rules = append(cluster.Rules,
-			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get", "list", "watch"}},
-			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: o.wh.converted, Verbs: []string{"patch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: o.wh.converted, Verbs: []string{"get", "patch"}},
 		)
 	}
 	return []any{role, o.roleBinding(name), cluster, o.clusterRoleBinding(name)}
