@@ -246,11 +246,20 @@ func TestManagedCertificateRotates(t *testing.T) {
 	assert.Empty(t, failures, "no request fails during rotation")
 	assert.True(t, bundleSizes[2], "the bundle held both CAs during the overlap")
 	assert.Positive(t, requests.Load())
-	held, err := bundles(ctx, name)
-	require.NoError(t, err)
-	for _, b := range held {
-		assert.Equal(t, src.CABundle(), b, "every caBundle is current")
-	}
+	// The rotation goes on (a step every few seconds): the bundles catch
+	// up with the Secret within a sync or two.
+	assert.Eventually(t, func() bool {
+		held, err := bundles(ctx, name)
+		if err != nil {
+			return false
+		}
+		for _, b := range held {
+			if !bytes.Equal(src.CABundle(), b) {
+				return false
+			}
+		}
+		return true
+	}, 20*time.Second, 20*time.Millisecond, "every caBundle catches up with the current bundle")
 }
 
 var errNoBundle = &noBundleError{}
