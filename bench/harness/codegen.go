@@ -8,18 +8,39 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
+// codegenScaleRuns is the number of runs of each measurement at scale: a
+// run over 10, 50 and 200 kinds takes about two and a half minutes.
+const codegenScaleRuns = 3
+
 // benchCodegen runs bench/codegen (opgen generate against controller-gen
-// and code-generator on the generator's fixture types) and keeps its
-// medians.
+// and code-generator) on the generator's fixture types and then on
+// synthetic APIs of s.cfg.codegenKinds kinds, and keeps every run's
+// seconds and peak RSS.
 func (s *suite) benchCodegen(ctx context.Context) error {
+	s.res.Codegen = map[string]float64{}
 	out := filepath.Join(s.work, "codegen.json")
-	cmd := exec.CommandContext(ctx, "go", "run", "./codegen", "-n", strconv.Itoa(s.cfg.codegenRuns), "-json", out)
+	if err := s.codegenRun(ctx, out, "-n", strconv.Itoa(s.cfg.codegenRuns), "-json", out); err != nil {
+		return err
+	}
+	if s.cfg.codegenKinds == "" {
+		return nil
+	}
+	logf("code generation at %s kinds (%d runs each; the conventional chain takes up to 35 s a run at 200 kinds)", s.cfg.codegenKinds, codegenScaleRuns)
+	scale := filepath.Join(s.work, "codegen-scale.json")
+	return s.codegenRun(ctx, scale+".scale.json", "-n", strconv.Itoa(codegenScaleRuns), "-kinds", s.cfg.codegenKinds, "-json", scale)
+}
+
+// codegenRun runs bench/codegen with args and keeps the runs it wrote to
+// out.
+func (s *suite) codegenRun(ctx context.Context, out string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"run", "./codegen"}, args...)...)
 	cmd.Dir = s.moduleDir
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go run ./codegen: %w", err)
+		return fmt.Errorf("go run ./codegen %s: %w", strings.Join(args, " "), err)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -29,7 +50,6 @@ func (s *suite) benchCodegen(ctx context.Context) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	s.res.Codegen = map[string]float64{}
 	for k, v := range raw {
 		s.res.Codegen[k] = median(v)
 		s.res.Raw["codegen."+k] = v

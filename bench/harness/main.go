@@ -52,6 +52,9 @@ type config struct {
 	watchList    bool
 	cbor         bool // also the raw list + decode over CBOR
 	codegenRuns  int
+	// codegenKinds are the sizes of the synthetic APIs of the code
+	// generation benchmark at scale; none skips it.
+	codegenKinds string
 	only         map[string]bool
 	out          string
 	keepLogs     bool
@@ -85,6 +88,7 @@ func parseFlags() config {
 	c.steadyWindow, c.steadyPeriod = 12*time.Second, 3*time.Second
 	c.qps, c.burst = 5000, 10000
 	c.codegenRuns = 5
+	c.codegenKinds = "10,50,200"
 	c.failover = leaseTimings{duration: 5 * time.Second, renew: 3 * time.Second, retry: time.Second}
 	c.stockLease = leaseTimings{duration: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second}
 	if c.quick {
@@ -92,6 +96,7 @@ func parseFlags() config {
 		c.window, c.rawWindow, c.rawRounds = 2*time.Second, time.Second, 1
 		c.latencyFor, c.steadyWindow = 4*time.Second, 6*time.Second
 		c.codegenRuns = 1
+		c.codegenKinds = "10"
 	}
 	if *rounds > 0 {
 		c.rounds = *rounds

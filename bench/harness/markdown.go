@@ -256,6 +256,30 @@ func (s *suite) mdCodegen(b *strings.Builder) {
 	t.row("no-op, go run (as go:generate)", "–", rawCell(s.res.Raw["codegen.opgen no-op (go run)"], 1), "")
 	b.WriteString(t.b.String())
 	b.WriteString("\n")
+	s.mdCodegenScale(b)
+}
+
+// mdCodegenScale writes the code generation benchmark on synthetic APIs.
+func (s *suite) mdCodegenScale(b *strings.Builder) {
+	sizes := s.codegenSizes()
+	if len(sizes) == 0 || len(s.res.Raw[fmt.Sprintf("codegen.scale.%d.opgen cold.seconds", sizes[0])]) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "At scale: synthetic APIs of 5 kinds per group version (`go run ./codegen -kinds %s -n %d`), every kind with a spec and status of a dozen fields, no conversions; %d runs, the median [min–max]. Peak RSS is VmHWM of the generator processes (for the conventional chain, the largest of its five); opgen's no-op is its binary finding nothing changed. opgen sets a 400 MiB soft memory limit during a run (`GOMEMLIMIT` overrides).\n\n", s.cfg.codegenKinds, codegenScaleRuns, codegenScaleRuns)
+	t := &table{}
+	t.head("kinds", "measurement", "conventional (s)", "opgen (s)", "speed-up (run by run)", "conventional peak RSS (MiB)", "opgen peak RSS (MiB)")
+	const mib = 1.0 / (1 << 20)
+	for _, n := range sizes {
+		raw := func(k string) []float64 { return s.res.Raw[fmt.Sprintf("codegen.scale.%d.%s", n, k)] }
+		for _, m := range []string{"cold", "warm"} {
+			sm, _ := summarize(s.codegenValues(fmt.Sprintf("scale.%d.%s", n, m)))
+			t.row(fmt.Sprint(n), m, rawCell(raw("conventional "+m+".seconds"), 1), rawCell(raw("opgen "+m+".seconds"), 1),
+				fmt.Sprintf("%.1fx [%.1f–%.1f]", sm.med, sm.min, sm.max), rawCell(raw("conventional "+m+".rssBytes"), mib), rawCell(raw("opgen "+m+".rssBytes"), mib))
+		}
+		t.row(fmt.Sprint(n), "no-op (binary)", "–", rawCell(raw("opgen no-op.seconds"), 1), "", "", rawCell(raw("opgen no-op.rssBytes"), mib))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
 }
 
 func (s *suite) mdWebhook(b *strings.Builder) {

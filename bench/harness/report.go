@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -33,8 +34,10 @@ func (s *suite) checks() []check {
 		{name: fmt.Sprintf("cold start, N=%d", s.cfg.large), metric: "coldstart.large.seconds", base: cr, limit: 0.7, atMost: true, chart: "cold start N=" + short(s.cfg.large)},
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.small), metric: "peakrss.small.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.small)},
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.large)},
+		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.small), metric: "peakrss.small.bytes", base: crTuned, limit: 0.75, atMost: true},
+		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: crTuned, limit: 0.75, atMost: true},
 		{name: "heap per cached object vs stock", metric: "heap.perobject.bytes", base: cr, limit: 0.5, atMost: true, chart: "heap/object vs stock"},
-		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 1.0, atMost: true, chart: "heap/object vs tuned"},
+		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 0.8, atMost: true, chart: "heap/object vs tuned"},
 	}
 	for _, w := range s.cfg.tpWorkers {
 		c = append(c,
@@ -42,7 +45,7 @@ func (s *suite) checks() []check {
 			check{name: fmt.Sprintf("throughput, %d workers, of the raw apply bound", w), metric: fmt.Sprintf("throughput.w%d.writes", w), raw: rawWrites(applyPatch, w), limit: 0.9},
 		)
 	}
-	return append(c,
+	c = append(c,
 		check{name: "CPU per no-op reconcile", metric: "noop.cpuMicros", base: cr, limit: 0.5, atMost: true, chart: "CPU/no-op reconcile"},
 		check{name: "latency p99 over the bare watch", metric: "latency.overhead.p99", limit: 2, atMost: true, unit: "ms", scale: 1},
 		check{name: "steady-state object writes", metric: "steady.objectWritesPerMin", limit: 0, atMost: true, unit: "/min", scale: 1},
@@ -50,9 +53,34 @@ func (s *suite) checks() []check {
 		check{name: fmt.Sprintf("crash failover (leaderless window; lease %gs)", lease), metric: "failover.crash.leaderless", limit: lease + 0.5, atMost: true, unit: "ms", scale: 1000},
 		check{name: "admission latency p50 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p50", limit: 1, atMost: true, unit: "ms", scale: 1},
 		check{name: "admission latency p99 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p99", limit: 1, atMost: true, unit: "ms", scale: 1},
-		check{name: "code generation, cold", metric: "codegen.cold", limit: 3, chart: "codegen cold"},
-		check{name: "code generation, warm", metric: "codegen.warm", limit: 3, chart: "codegen warm"},
+		check{name: "code generation, fixture, cold", metric: "codegen.cold", limit: 8, chart: "codegen cold"},
+		check{name: "code generation, fixture, warm", metric: "codegen.warm", limit: 8, chart: "codegen warm"},
 	)
+	for _, n := range s.codegenSizes() {
+		for _, m := range []string{"cold", "warm"} {
+			c = append(c,
+				check{name: fmt.Sprintf("code generation, %d kinds, %s", n, m), metric: fmt.Sprintf("codegen.scale.%d.%s", n, m), limit: 8},
+				check{name: fmt.Sprintf("code generation peak RSS, %d kinds, %s", n, m), metric: fmt.Sprintf("codegen.rss.%d.%s", n, m), limit: 1, atMost: true})
+		}
+	}
+	if sizes := s.codegenSizes(); len(sizes) > 0 {
+		n := sizes[len(sizes)-1]
+		c = append(c, check{name: fmt.Sprintf("code generation no-op, %d kinds", n), metric: fmt.Sprintf("codegen.noop.%d", n), limit: 0.1, atMost: true, unit: "ms", scale: 1000})
+	}
+	return c
+}
+
+// codegenSizes returns the numbers of kinds of the code generation
+// benchmark at scale, ascending.
+func (s *suite) codegenSizes() []int {
+	var out []int
+	for _, f := range strings.Split(s.cfg.codegenKinds, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 func short(n int) string {
@@ -74,8 +102,7 @@ func (s *suite) evaluate(c check) evaluated {
 	e := evaluated{check: c}
 	switch {
 	case strings.HasPrefix(c.metric, "codegen."):
-		conv, og := s.codegenPair(strings.TrimPrefix(c.metric, "codegen."))
-		e.values = ratios(conv, og) // speed-up, run by run
+		e.values = s.codegenValues(strings.TrimPrefix(c.metric, "codegen."))
 	case c.raw != "":
 		bound := median(s.res.Raw[c.raw])
 		for _, v := range s.res.get(c.metric, opgen) {
@@ -91,7 +118,9 @@ func (s *suite) evaluate(c check) evaluated {
 	}
 	e.ok = true
 	m := median(e.values)
-	if c.atMost {
+	if strings.HasPrefix(c.metric, "codegen.rss.") {
+		e.met = m < c.limit // below theirs
+	} else if c.atMost {
 		e.met = m <= c.limit+1e-9
 	} else {
 		e.met = m >= c.limit-1e-9
@@ -99,13 +128,32 @@ func (s *suite) evaluate(c check) evaluated {
 	return e
 }
 
-// codegenPair returns the conventional and opgen seconds of the cold or warm
-// measurement, run by run.
-func (s *suite) codegenPair(which string) (conv, og []float64) {
-	if which == "cold" {
-		return s.res.Raw["codegen.conventional cold"], s.res.Raw["codegen.opgen cold"]
+// codegenValues returns the run-by-run values of a code generation check:
+// "cold" and "warm" on the fixture and "scale.<kinds>.<cold|warm>" are
+// speed-ups (conventional / opgen seconds), "rss.<kinds>.<cold|warm>" is
+// opgen's peak RSS over the conventional tools' and "noop.<kinds>" opgen's
+// no-op seconds.
+func (s *suite) codegenValues(which string) []float64 {
+	raw := func(k string) []float64 { return s.res.Raw["codegen."+k] }
+	f := strings.Split(which, ".")
+	switch {
+	case which == "cold":
+		return ratios(raw("conventional cold"), raw("opgen cold"))
+	case which == "warm":
+		return ratios(raw("conventional warm"), raw("opgen warm (--force)"))
+	case f[0] == "scale" && len(f) == 3:
+		return ratios(raw(fmt.Sprintf("scale.%s.conventional %s.seconds", f[1], f[2])), raw(fmt.Sprintf("scale.%s.opgen %s.seconds", f[1], f[2])))
+	case f[0] == "rss" && len(f) == 3:
+		return ratios(raw(fmt.Sprintf("scale.%s.opgen %s.rssBytes", f[1], f[2])), raw(fmt.Sprintf("scale.%s.conventional %s.rssBytes", f[1], f[2])))
+	case f[0] == "noop" && len(f) == 2:
+		return raw(fmt.Sprintf("scale.%s.opgen no-op.seconds", f[1]))
 	}
-	return s.res.Raw["codegen.conventional warm"], s.res.Raw["codegen.opgen warm (--force)"]
+	return nil
+}
+
+// speedUp reports whether a check is a code generation speed-up.
+func (e evaluated) speedUp() bool {
+	return strings.HasPrefix(e.metric, "codegen.") && !e.atMost
 }
 
 func (e evaluated) valueText() string {
@@ -116,7 +164,7 @@ func (e evaluated) valueText() string {
 	if e.unit != "" {
 		return fmt.Sprintf("%s %s [%s–%s]", num(sm.med*e.scale), e.unit, num(sm.min*e.scale), num(sm.max*e.scale))
 	}
-	if strings.HasPrefix(e.metric, "codegen.") {
+	if e.speedUp() {
 		return fmt.Sprintf("%.1fx faster [%.1f–%.1f]", sm.med, sm.min, sm.max)
 	}
 	return fmt.Sprintf("%.2f [%.2f–%.2f]", sm.med, sm.min, sm.max)
@@ -128,8 +176,10 @@ func (e evaluated) targetText() string {
 		op = "≤"
 	}
 	switch {
-	case strings.HasPrefix(e.metric, "codegen."):
+	case e.speedUp():
 		return fmt.Sprintf("≥ %gx faster", e.limit)
+	case strings.HasPrefix(e.metric, "codegen.rss."):
+		return "< 1 (below the conventional tools')"
 	case e.unit != "":
 		return fmt.Sprintf("%s %s %s", op, num(e.limit*e.scale), e.unit)
 	case e.raw != "":
