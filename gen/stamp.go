@@ -21,20 +21,34 @@ import (
 // When both are unchanged, the run is skipped. Stamps live in the user
 // cache directory, never in the project, so they cannot make a checkout
 // dirty; deleting them only costs one full run.
+//
+// A file whose size and modification time are those the stamp recorded is
+// not read again: its recorded sum stands, as make trusts a time stamp. A
+// no-op over 200 kinds then stats 2,700 files instead of hashing 21 MB.
 type stamp struct {
 	file    string
 	project *Project
 	gens    []string
 	prev    stampData
+	// stats are the files hashed or trusted by this run, for Save.
+	stats map[string]fileStat
 }
 
 type stampData struct {
-	Inputs  string            `json:"inputs"`
-	Outputs map[string]string `json:"outputs"`
+	Inputs  string              `json:"inputs"`
+	Outputs map[string]string   `json:"outputs"`
+	Stats   map[string]fileStat `json:"stats,omitempty"`
+}
+
+// fileStat is what identifies a file's content without reading it.
+type fileStat struct {
+	Size int64  `json:"size"`
+	Mod  int64  `json:"mod"` // modification time, Unix nanoseconds
+	Sum  string `json:"sum"`
 }
 
 func newStamp(p *Project, generators []string) *stamp {
-	s := &stamp{project: p, gens: generators}
+	s := &stamp{project: p, gens: generators, stats: map[string]fileStat{}}
 	dir := p.StampDir
 	if dir == "-" {
 		return s
@@ -60,7 +74,7 @@ func (s *stamp) UpToDate() bool {
 		return false
 	}
 	for path, sum := range s.prev.Outputs {
-		if got, err := fileSum(path); err != nil || got != sum {
+		if got, err := s.sum(path); err != nil || got != sum {
 			return false
 		}
 	}
@@ -77,12 +91,16 @@ func (s *stamp) Save(outputs map[string][]byte) {
 	for path, content := range outputs {
 		sum := sha256.Sum256(content)
 		data.Outputs[path] = hex.EncodeToString(sum[:])
+		if info, err := os.Stat(path); err == nil && info.Size() == int64(len(content)) {
+			s.stats[path] = fileStat{Size: info.Size(), Mod: info.ModTime().UnixNano(), Sum: data.Outputs[path]}
+		}
 	}
 	inputs, err := s.inputs(data.Outputs)
 	if err != nil {
 		return
 	}
 	data.Inputs = inputs
+	data.Stats = s.stats
 	out, err := json.Marshal(data)
 	if err != nil {
 		return
@@ -105,7 +123,7 @@ func (s *stamp) inputs(generated map[string]string) (string, error) {
 		}
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
-		if err := hashFile(h, filepath.Join(p.ModuleDir, f)); err != nil && !os.IsNotExist(err) {
+		if err := s.hashFile(h, filepath.Join(p.ModuleDir, f)); err != nil && !os.IsNotExist(err) {
 			return "", err
 		}
 	}
@@ -127,7 +145,7 @@ func (s *stamp) inputs(generated map[string]string) (string, error) {
 		}
 		sort.Strings(names)
 		for _, path := range names {
-			if err := hashFile(h, path); err != nil {
+			if err := s.hashFile(h, path); err != nil {
 				return "", err
 			}
 		}
@@ -135,15 +153,33 @@ func (s *stamp) inputs(generated map[string]string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func hashFile(h hash.Hash, path string) error {
-	f, err := os.Open(path)
+// hashFile adds path and the sum of its content to h.
+func (s *stamp) hashFile(h hash.Hash, path string) error {
+	sum, err := s.sum(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	fmt.Fprintf(h, "%s\n", path)
-	_, err = io.Copy(h, f)
-	return err
+	fmt.Fprintf(h, "%s %s\n", path, sum)
+	return nil
+}
+
+// sum returns the SHA-256 of path's content: the recorded one when the
+// file's size and modification time are those recorded, else read.
+func (s *stamp) sum(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	st := fileStat{Size: info.Size(), Mod: info.ModTime().UnixNano()}
+	if prev, ok := s.prev.Stats[path]; ok && prev.Size == st.Size && prev.Mod == st.Mod {
+		s.stats[path] = prev
+		return prev.Sum, nil
+	}
+	if st.Sum, err = fileSum(path); err != nil {
+		return "", err
+	}
+	s.stats[path] = st
+	return st.Sum, nil
 }
 
 func fileSum(path string) (string, error) {

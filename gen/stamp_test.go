@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,4 +63,28 @@ func mustRead(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return data
+}
+
+// A file whose size and modification time are unchanged is not read
+// again; one with a new time is, even at the same size.
+func TestStampTrustsUnchangedStats(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/p\n"), 0o644))
+	types := filepath.Join(root, "apis/v1/types.go")
+	require.NoError(t, os.MkdirAll(filepath.Dir(types), 0o755))
+	require.NoError(t, os.WriteFile(types, []byte("package v1\n\ntype A struct{}\n"), 0o644))
+	p, err := NewProject(Options{Root: root, StampDir: t.TempDir()})
+	require.NoError(t, err)
+	newStamp(p, nil).Save(nil)
+	require.True(t, newStamp(p, nil).UpToDate())
+	info, err := os.Stat(types)
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(types, []byte("package v1\n\ntype B struct{}\n"), 0o644))
+	require.NoError(t, os.Chtimes(types, info.ModTime(), info.ModTime()))
+	assert.True(t, newStamp(p, nil).UpToDate(), "same size and time: the recorded sum stands")
+
+	later := info.ModTime().Add(time.Second)
+	require.NoError(t, os.Chtimes(types, later, later))
+	assert.False(t, newStamp(p, nil).UpToDate(), "a new time: the file is read, and its content changed")
 }
