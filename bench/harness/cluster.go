@@ -131,7 +131,11 @@ func (s *suite) populate(ctx context.Context, group, ns string, n int) error {
 			}
 		})
 	}
+	start := time.Now()
 	for i := range n {
+		if n >= 10000 && i > 0 && i%(n/10) == 0 {
+			logf("   %s/%s: %d of %d objects created (%v)", group, ns, i, n, time.Since(start).Round(time.Second))
+		}
 		select {
 		case work <- i:
 		case err := <-errc:
