@@ -36,9 +36,16 @@ func controllerUID(obj any) ([]string, error) {
 type sharedCaches struct {
 	op      *Operator
 	full    map[string]map[schema.GroupVersionKind]bool // by namespace: kinds with a full informer
-	kinds   map[schema.GroupVersionKind]*kindCache
+	kinds   map[kindKey]*kindCache
 	created []cache.SharedIndexInformer // to run
 	all     []cache.SharedIndexInformer // to sync
+}
+
+// kindKey names a kind's cache: a sharded member caches the owned kinds'
+// objects of its share apart from the kinds it watches whole.
+type kindKey struct {
+	gvk     schema.GroupVersionKind
+	sharded bool
 }
 
 // kindCache is the cache of one owned or watched kind.
@@ -46,16 +53,18 @@ type kindCache struct {
 	gvk        schema.GroupVersionKind
 	gvr        schema.GroupVersionResource
 	namespaced bool
+	sharded    bool                                 // only this member's share (shard.go)
 	informers  map[string]cache.SharedIndexInformer // by namespace; "" = all
 }
 
 func newSharedCaches(op *Operator) *sharedCaches {
-	return &sharedCaches{op: op, full: map[string]map[schema.GroupVersionKind]bool{}, kinds: map[schema.GroupVersionKind]*kindCache{}}
+	return &sharedCaches{op: op, full: map[string]map[schema.GroupVersionKind]bool{}, kinds: map[kindKey]*kindCache{}}
 }
 
-// kind returns the cache for gvk, creating its informers on first use.
-func (s *sharedCaches) kind(gvk schema.GroupVersionKind) (*kindCache, error) {
-	if kc, ok := s.kinds[gvk]; ok {
+// kind returns the cache for gvk, creating its informers on first use;
+// sharded, of the objects of this member's share only.
+func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCache, error) {
+	if kc, ok := s.kinds[kindKey{gvk, sharded}]; ok {
 		return kc, nil
 	}
 	mapping, err := s.op.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -66,6 +75,7 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind) (*kindCache, error) {
 		gvk:        gvk,
 		gvr:        mapping.Resource,
 		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+		sharded:    sharded,
 		informers:  map[string]cache.SharedIndexInformer{},
 	}
 	for _, ns := range s.op.namespaces(kc.namespaced) {
@@ -76,14 +86,14 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind) (*kindCache, error) {
 		kc.informers[ns] = inf
 		s.all = append(s.all, inf)
 	}
-	s.kinds[gvk] = kc
+	s.kinds[kindKey{gvk, sharded}] = kc
 	return kc, nil
 }
 
 // informer reuses the factory's full informer for the kind in ns, or makes
 // a metadata-only one; either gets the controller-UID index.
 func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInformer, error) {
-	if s.full[ns][kc.gvk] {
+	if s.full[ns][kc.gvk] && !kc.sharded {
 		f := s.op.Informers(ns)
 		gi, err := f.ForResource(kc.gvr)
 		if err == nil {
@@ -91,8 +101,13 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 			return inf, inf.AddIndexers(cache.Indexers{controllerUIDIndex: controllerUID})
 		}
 	}
+	var tweak metadatainformer.TweakListOptionsFunc
+	if kc.sharded {
+		selector := s.op.shard.selector()
+		tweak = func(o *metav1.ListOptions) { o.LabelSelector = selector }
+	}
 	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0,
-		cache.Indexers{controllerUIDIndex: controllerUID}, nil).Informer()
+		cache.Indexers{controllerUIDIndex: controllerUID}, tweak).Informer()
 	if err := inf.SetTransform(s.op.transform()); err != nil {
 		return nil, err
 	}

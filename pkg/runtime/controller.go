@@ -159,6 +159,10 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		c.queue.Forget(key)
 		return
 	}
+	if c.op.shard != nil && c.op.shard.draining(obj) {
+		c.release(ctx, key, obj)
+		return
+	}
 	st := c.state(key, string(obj.GetUID()))
 	if c.finalizeFirst(ctx, key, obj, st) {
 		return

@@ -87,6 +87,15 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 	if cached, found := kc.get(k.Namespace, k.Name); found {
 		before = cached.GetResourceVersion()
 	}
+	if kc.sharded {
+		// The member's share: its owned cache selects this label.
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[s.op.shard.label] = s.op.shard.member
+		obj.SetLabels(labels)
+	}
 	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,
 		metav1.ApplyOptions{FieldManager: s.fieldManager, Force: true})
 	if err != nil {

@@ -23,3 +23,6 @@ func Handle[T apis.Object](ctx context.Context, c *Controller[T], key cache.Obje
 func Campaign(ctx context.Context, leases coordinationclient.LeasesGetter, opts LeaderElectionOptions, log logr.Logger, lead func(context.Context) bool) error {
 	return newElector(leases, opts, clock.RealClock{}, log).run(ctx, lead)
 }
+
+// MemberName is the member name (shard label value) of a replica identity.
+func MemberName(identity string) string { return memberName(identity) }

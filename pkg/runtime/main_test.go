@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,12 @@ import (
 // Private: the chaos tests stop and restart the servers.
 var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}, Private: true})
 
-func TestMain(m *testing.M) { env.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(shardReplicaEnv) != "" {
+		os.Exit(runShardReplica()) // a replica of a sharding test
+	}
+	env.Main(m)
+}
 
 // writes counts the API writes a client makes, by method and path.
 type writes struct {

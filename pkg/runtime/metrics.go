@@ -24,6 +24,11 @@ type metrics struct {
 	writes          *prometheus.CounterVec
 	leader          prometheus.Gauge
 	queue           queueMetrics
+	// Sharding (shard.go): members live as the sharder sees them, moves
+	// by controller and verb, handover durations.
+	shardMembers  prometheus.Gauge
+	shardMoves    *prometheus.CounterVec
+	shardHandover *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -46,7 +51,18 @@ func newMetrics() *metrics {
 			Name: "opgen_leader", Help: "1 while this replica holds the leader election lease (or election is off and it works), else 0.",
 		}),
 	}
+	m.shardMembers = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "opgen_shard_members", Help: "Live members of sharding, as the sharder on the leader sees them (0 elsewhere).",
+	})
+	m.shardMoves = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "opgen_shard_moves_total", Help: "Objects placed by the sharder (assign, drain, reassign) or let go by this member (release), by controller and verb.",
+	}, []string{"controller", "verb"})
+	m.shardHandover = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "opgen_shard_handover_seconds", Help: "From the sharder's drain label to the object's assignment to its new member, by controller.",
+		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"controller"})
 	m.queue = newQueueMetrics()
+	m.registry.MustRegister(m.shardMembers, m.shardMoves, m.shardHandover)
 	m.registry.MustRegister(m.reconciles, m.reconcileErrors, m.duration, m.writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue.register(m.registry)
@@ -67,6 +83,11 @@ func (m *metrics) handle(e telemetry.Event) {
 			// Counted here, not by the queue: client-go's queue counts every
 			// delayed add, periodic requeues included.
 			m.queue.retries.WithLabelValues(e.Controller).Inc()
+		}
+	case telemetry.ShardMoved:
+		m.shardMoves.WithLabelValues(e.Controller, e.Verb).Inc()
+		if e.Handover > 0 {
+			m.shardHandover.WithLabelValues(e.Controller).Observe(e.Handover.Seconds())
 		}
 	case telemetry.LeaderAcquired:
 		m.leader.Set(1)

@@ -50,8 +50,10 @@ type Operator struct {
 	recorder    events.EventRecorder
 	metrics     *metrics
 	caches      *sharedCaches
-	bus         *telemetry.Bus
-	tracer      trace.Tracer
+	// shard is set with Options.Sharding (shard.go).
+	shard  *shardKeys
+	bus    *telemetry.Bus
+	tracer trace.Tracer
 
 	mu          sync.Mutex
 	controllers []runner
@@ -110,6 +112,9 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		return nil, err
 	}
 	o.factories = map[string]informers.SharedInformerFactory{}
+	if opts.Sharding {
+		o.shard = newShardKeys(opts)
+	}
 	o.caches = newSharedCaches(o)
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
 	o.recorder = noteLimit{o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}

@@ -57,6 +57,15 @@ type Options struct {
 	// LeaderElection configures leader election; it is on by default.
 	LeaderElection LeaderElectionOptions
 
+	// Sharding spreads every controller's objects over the replicas
+	// instead of one leader handling all (see Sharding in the package
+	// documentation): each replica holds a membership Lease, the leader
+	// assigns each object to a live member by consistent hashing and
+	// records it in the object's shard label, and each member caches and
+	// handles only its share. Runnables (the scheduler, periodic tasks)
+	// stay on the leader. Needs leader election. Default off.
+	Sharding bool
+
 	// MetricsAddr is where /metrics is served. Default ":0", a free port,
 	// so that a port another process holds never stops the operator; Run
 	// logs the address it chose (see also Operator.MetricsAddr). The
@@ -196,6 +205,7 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--leader-elect             leader election on or off
 //	--leader-elect-namespace   namespace of the Lease
 //	--leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period
+//	--sharding                 spread the objects over the replicas
 //	--metrics-bind-address     "0" disables
 //	--metrics-secure           HTTPS with authentication and authorization (default true)
 //	--metrics-cert-dir         tls.crt and tls.key for HTTPS (default self-signed)
@@ -231,6 +241,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long a lease holds without renewal (default 15s)")
 	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "how long the leader tries to renew before giving up (default 10s)")
 	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "pause between tries to acquire or renew (default 2s)")
+	fs.BoolVar(&o.Sharding, "sharding", o.Sharding, "spread the objects over the replicas, each caching and handling its share (needs leader election; default false)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics; \"0\" disables (default \":0\", a free port)")
 	fs.BoolFunc("metrics-secure", "serve /metrics over HTTPS to bearer tokens the API server authenticates and authorizes; false serves plain HTTP to anyone (default true)", func(s string) error {
 		secure, err := strconv.ParseBool(s)
@@ -314,6 +325,9 @@ func (o Options) complete() (Options, error) {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
+	}
+	if o.Sharding && o.LeaderElection.Disabled {
+		return o, errors.New("runtime.New: Options.Sharding (--sharding) needs leader election: the leader assigns the objects to the replicas; turn election on (--leader-elect=true), or sharding off")
 	}
 	le, err := o.LeaderElection.complete(o.Name)
 	o.LeaderElection = le

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -114,6 +115,14 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
 	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
+	if op.shard != nil {
+		if err := op.metrics.registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "opgen_shard_objects", Help: "Objects of the controller's kind in this member's share (its cache).",
+			ConstLabels: prometheus.Labels{"controller": c.name},
+		}, c.shardObjects)); err != nil {
+			return nil, fmt.Errorf("runtime.Register: controller %s: %w", c.name, err)
+		}
+	}
 	return c, nil
 }
 
@@ -210,7 +219,7 @@ func (c *Controller[T]) pipelineSteps() plug.Pipeline[T] {
 // behind: startCaches calls setup again once the kind's CRD is installed.
 func (c *Controller[T]) setup(ctx context.Context) error {
 	for _, gvk := range c.opts.Owns {
-		if _, err := c.op.caches.kind(gvk); err != nil {
+		if _, err := c.op.caches.kind(gvk, c.op.shard != nil); err != nil {
 			return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
 		}
 	}
@@ -218,7 +227,7 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 		if w.Map == nil {
 			continue // watch reports it
 		}
-		if _, err := c.op.caches.kind(w.Kind); err != nil {
+		if _, err := c.op.caches.kind(w.Kind, false); err != nil {
 			return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
 		}
 	}
@@ -250,7 +259,11 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 // telemetry (every relist is reported as telemetry.WatchRelisted).
 func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
 	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
-	inf := cache.NewSharedIndexInformer(observeLists(c.kind.ListWatch(ns), c.op, w), newObject[T](), 0, cache.Indexers{})
+	lw := observeLists(c.kind.ListWatch(ns), c.op, w)
+	if c.op.shard != nil {
+		lw.selector = c.op.shard.selector()
+	}
+	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
 	if err := inf.SetTransform(c.dispatchTransform()); err != nil {
 		return nil, err
 	}
@@ -285,6 +298,12 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
+			if last, ok := obj.(T); ok && c.op.shard != nil && !c.op.shard.mine(last) {
+				// It left this member's share (released, or moved): not
+				// a deletion.
+				c.forget(key)
+				return
+			}
 			if last, ok := obj.(T); ok {
 				if c.missedDelete(last) {
 					c.mu.Lock()
@@ -310,7 +329,7 @@ func (c *Controller[T]) enqueue(obj any) {
 
 // own watches gvk and wakes the controller owner of each changed object.
 func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
-	kc, err := c.op.caches.kind(gvk)
+	kc, err := c.op.caches.kind(gvk, c.op.shard != nil)
 	if err != nil {
 		return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
 	}
@@ -341,7 +360,7 @@ func (c *Controller[T]) watch(w Watch) error {
 	if w.Map == nil {
 		return fmt.Errorf("runtime.Register: controller %s: Watch of %s has no Map function", c.name, w.Kind)
 	}
-	kc, err := c.op.caches.kind(w.Kind)
+	kc, err := c.op.caches.kind(w.Kind, false)
 	if err != nil {
 		return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
 	}

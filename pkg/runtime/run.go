@@ -81,8 +81,43 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		o.work(ctx)
 		return nil
 	}
+	if o.shard != nil {
+		return o.runSharded(ctx)
+	}
 	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
 	return el.run(ctx, o.work)
+}
+
+// runSharded runs a sharded replica: the controllers' workers on its own
+// share while it holds its member Lease, and the sharder and the
+// Runnables while it leads. Either Lease lost stops both: Run returns
+// ErrLostMembership or ErrLostLeadership.
+func (o *Operator) runSharded(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var memberErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		memberErr = o.runMember(ctx, func(memberCtx context.Context) bool {
+			return o.workOn(memberCtx, o.controllers, nil, false)
+		})
+		if memberErr != nil {
+			cancel(memberErr)
+		}
+	}()
+	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
+	leadErr := el.run(ctx, func(leadCtx context.Context) bool {
+		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), o.newSharder()), true)
+	})
+	if leadErr != nil {
+		cancel(leadErr)
+	}
+	<-done
+	if memberErr != nil {
+		return memberErr
+	}
+	return leadErr
 }
 
 // addrOrOff spells a bound address as a URL of path, or "off". An
@@ -224,15 +259,24 @@ const cancelGrace = 2 * time.Second
 // were cancelled are logged by key and left behind: work returns false
 // then (not drained), true when everything returned.
 func (o *Operator) work(leadCtx context.Context) (drained bool) {
+	return o.workOn(leadCtx, o.controllers, o.runnables, true)
+}
+
+// workOn is work for some controllers and Runnables; leading tells
+// whether the context is the leader's (reported as leadership) or a
+// sharded member's.
+func (o *Operator) workOn(leadCtx context.Context, controllers []runner, runnables []Runnable, leading bool) (drained bool) {
 	handlerCtx, cancelHandlers := context.WithCancel(context.WithoutCancel(leadCtx))
 	defer cancelHandlers()
-	o.leading.Store(true)
-	o.emit(telemetry.LeaderAcquired{Leadership: o.leadership()})
+	if leading {
+		o.leading.Store(true)
+		o.emit(telemetry.LeaderAcquired{Leadership: o.leadership()})
+	}
 	var wg sync.WaitGroup
-	for _, c := range o.controllers {
+	for _, c := range controllers {
 		wg.Go(func() { c.work(leadCtx, handlerCtx) })
 	}
-	for _, r := range o.runnables {
+	for _, r := range runnables {
 		wg.Go(func() {
 			done := o.inflight.begin("runnable", fmt.Sprintf("%T", r))
 			defer done()
@@ -240,9 +284,11 @@ func (o *Operator) work(leadCtx context.Context) (drained bool) {
 		})
 	}
 	<-leadCtx.Done()
-	o.leading.Store(false)
-	lost := errors.Is(context.Cause(leadCtx), ErrLostLeadership)
-	o.emit(telemetry.LeaderLost{Leadership: o.leadership(), Graceful: !lost})
+	lost := errors.Is(context.Cause(leadCtx), ErrLostLeadership) || errors.Is(context.Cause(leadCtx), ErrLostMembership)
+	if leading {
+		o.leading.Store(false)
+		o.emit(telemetry.LeaderLost{Leadership: o.leadership(), Graceful: !lost})
+	}
 	wait := cancelGrace
 	if lost {
 		cancelHandlers()

@@ -69,6 +69,8 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 				return
 			}
 			log.Info("task stopped", "task", e.Task, "reason", e.Reason)
+		case telemetry.ShardMoved:
+			log.V(2).Info("shard move", "controller", e.Controller, "namespace", e.Key.Namespace, "name", e.Key.Name, "verb", e.Verb, "from", e.From, "to", e.To)
 		}
 	}
 }

@@ -46,6 +46,9 @@ type listObserver struct {
 	op    *Operator
 	w     telemetry.Watch
 	lists atomic.Int64
+	// selector, when set, is added to every list and watch: a sharded
+	// member's share (shard.go).
+	selector string
 }
 
 var _ cache.ListerWatcherWithContext = (*listObserver)(nil)
@@ -60,7 +63,20 @@ func (l *listObserver) listed() {
 	}
 }
 
+// selected adds the observer's label selector to opts.
+func (l *listObserver) selected(opts metav1.ListOptions) metav1.ListOptions {
+	if l.selector != "" {
+		if opts.LabelSelector == "" {
+			opts.LabelSelector = l.selector
+		} else {
+			opts.LabelSelector += "," + l.selector
+		}
+	}
+	return opts
+}
+
 func (l *listObserver) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	opts = l.selected(opts)
 	obj, err := l.lw.ListWithContext(ctx, opts)
 	if err == nil {
 		l.chunk(obj)
@@ -72,6 +88,7 @@ func (l *listObserver) ListWithContext(ctx context.Context, opts metav1.ListOpti
 }
 
 func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts = l.selected(opts)
 	w, err := l.lw.WatchWithContext(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -241,6 +241,23 @@ type LeaderLost struct {
 	Graceful bool
 }
 
+// ShardMoved: with sharding, an object changed hands. The sharder
+// (on the leader) reports Verb "assign" (an unassigned object to To),
+// "drain" (asks From to let go), "reassign" (From's Lease expired: to To at
+// once); a member reports "release" (it let go of an object it was asked
+// to drain). Handover is, for an assign that ends a drain, the time since
+// the drain label was set.
+type ShardMoved struct {
+	Controller string
+	Key        cache.ObjectName
+	Verb       string
+	From, To   string
+	Handover   time.Duration
+}
+
+func (ShardMoved) Name() string { return "shard.moved" }
+func (ShardMoved) event()       {}
+
 func (WatchStarted) Name() string            { return "watch.started" }
 func (WatchFailed) Name() string             { return "watch.failed" }
 func (WatchRelisted) Name() string           { return "watch.relisted" }

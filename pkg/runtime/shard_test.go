@@ -1,0 +1,323 @@
+package runtime_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+)
+
+// A sharded replica of the tests runs as a process of the test binary
+// (TestMain), so that a test can kill it for real.
+const (
+	shardReplicaEnv = "OPGEN_TEST_SHARD_REPLICA" // identity; set in a replica
+	shardConfigEnv  = "OPGEN_TEST_SHARD_KUBECONFIG"
+	shardNSEnv      = "OPGEN_TEST_SHARD_NAMESPACE"
+	shardLogEnv     = "OPGEN_TEST_SHARD_LOG"
+)
+
+// Lease timings of the sharding tests: short, so that a crash is
+// recovered from in seconds.
+var shardElection = runtime.LeaderElectionOptions{LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
+
+// runShardReplica runs one sharded replica until SIGTERM: a controller of
+// Gadgets whose handler writes a line to the shared log when it starts and
+// when it ends handling an object, takes 30ms, declares one ConfigMap, and
+// asks to be reconciled again in 50ms.
+func runShardReplica() int {
+	id := os.Getenv(shardReplicaEnv)
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "replica", id+":", err)
+		return 1
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv(shardConfigEnv))
+	if err != nil {
+		return fail(err)
+	}
+	logFile, err := os.OpenFile(os.Getenv(shardLogEnv), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fail(err)
+	}
+	ns := os.Getenv(shardNSEnv)
+	le := shardElection
+	le.Namespace, le.Identity = ns, id
+	op, err := runtime.New(cfg, runtime.Options{
+		Name: "shard-test", Namespaces: []string{ns}, Sharding: true, LeaderElection: le,
+		MetricsAddr: "0", HealthAddr: "0", Logger: logr.Discard(), Workers: 8,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	kind, err := testapi.KindFor(op)
+	if err != nil {
+		return fail(err)
+	}
+	record := func(what, key string) {
+		// One write of a short line to a file opened O_APPEND: whole.
+		_, _ = fmt.Fprintf(logFile, "%s %s %s %d\n", what, key, id, time.Now().UnixNano())
+	}
+	h := plug.HandlerFuncs[*testapi.Gadget]{OnReconcile: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		record("start", a.Object.Name)
+		defer record("end", a.Object.Name)
+		// Long enough, and often enough, that a handover without the
+		// drain would meet a handling in flight.
+		time.Sleep(30 * time.Millisecond)
+		a.RequeueAfter(50 * time.Millisecond)
+		return configMaps(ctx, a)
+	}}
+	if _, err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](h), runtime.ControllerOptions[*testapi.Gadget]{
+		Owns: []schema.GroupVersionKind{configMapGVK},
+	}); err != nil {
+		return fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	if err := op.Run(ctx); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// shardReplica is a sharded replica process.
+type shardReplica struct {
+	id     string
+	cmd    *exec.Cmd
+	killed time.Time // when SIGKILL returned; zero otherwise
+	done   chan error
+}
+
+type replicaSet struct {
+	t       *testing.T
+	ns, log string
+	next    int
+	mu      sync.Mutex
+	all     []*shardReplica
+}
+
+func (s *replicaSet) start() *shardReplica {
+	s.t.Helper()
+	s.next++
+	r := &shardReplica{id: fmt.Sprintf("replica-%d", s.next), done: make(chan error, 1)}
+	r.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	r.cmd.Env = append(os.Environ(), shardReplicaEnv+"="+r.id, shardConfigEnv+"="+env.Kubeconfig, shardNSEnv+"="+s.ns, shardLogEnv+"="+s.log)
+	r.cmd.Stderr = os.Stderr
+	require.NoError(s.t, r.cmd.Start())
+	go func() { r.done <- r.cmd.Wait() }()
+	s.mu.Lock()
+	s.all = append(s.all, r)
+	s.mu.Unlock()
+	s.t.Cleanup(func() {
+		_ = r.cmd.Process.Kill()
+		<-r.done
+	})
+	return r
+}
+
+func (s *replicaSet) kill(r *shardReplica) {
+	s.t.Helper()
+	require.NoError(s.t, r.cmd.Process.Signal(syscall.SIGKILL))
+	<-r.done
+	r.done <- nil // for the cleanup
+	r.killed = time.Now()
+}
+
+func (s *replicaSet) stop(r *shardReplica) {
+	s.t.Helper()
+	require.NoError(s.t, r.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-r.done:
+		assert.NoError(s.t, err, "%s exits cleanly on SIGTERM", r.id)
+		r.done <- nil
+	case <-time.After(60 * time.Second):
+		s.t.Fatalf("%s did not exit within 60s of SIGTERM", r.id)
+	}
+}
+
+// interval is one handling of an object by one replica; a replica killed
+// while handling ends its interval when it was killed.
+type interval struct {
+	member     string
+	start, end int64
+}
+
+// handlings reads the shared log: the intervals of every object.
+func (s *replicaSet) handlings() map[string][]interval {
+	s.t.Helper()
+	f, err := os.Open(s.log)
+	require.NoError(s.t, err)
+	defer f.Close()
+	killed := map[string]int64{}
+	s.mu.Lock()
+	for _, r := range s.all {
+		if !r.killed.IsZero() {
+			killed[r.id] = r.killed.UnixNano()
+		}
+	}
+	s.mu.Unlock()
+	open := map[[2]string]int64{}
+	out := map[string][]interval{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 4 {
+			continue // a line cut by a kill
+		}
+		at, err := strconv.ParseInt(fields[3], 10, 64)
+		require.NoError(s.t, err)
+		k := [2]string{fields[1], fields[2]}
+		switch fields[0] {
+		case "start":
+			open[k] = at
+		case "end":
+			out[k[0]] = append(out[k[0]], interval{member: k[1], start: open[k], end: at})
+			delete(open, k)
+		}
+	}
+	for k, start := range open {
+		end, ok := killed[k[1]]
+		if !ok {
+			end = time.Now().UnixNano() // still running
+		}
+		out[k[0]] = append(out[k[0]], interval{member: k[1], start: start, end: end})
+	}
+	return out
+}
+
+// TestShardingHandsOverWithoutOverlap runs three sharded replicas as
+// processes over 60 objects, kills one (SIGKILL) and adds one, twice, then
+// stops one gracefully, and checks from the replicas' log that every
+// object was handled after each change and that no two replicas ever
+// handled one object at the same time.
+func TestShardingHandsOverWithoutOverlap(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	const n = 60
+	for i := range n {
+		createGadget(t, ns, fmt.Sprintf("g%02d", i), testapi.GadgetSpec{Size: 1, Message: "hi"})
+	}
+	gadgets := gadgetClient(t, ns)
+	s := &replicaSet{t: t, ns: ns, log: filepath.Join(t.TempDir(), "handled.log")}
+	require.NoError(t, os.WriteFile(s.log, nil, 0o644))
+	live := map[*shardReplica]bool{}
+	for range 3 {
+		live[s.start()] = true
+	}
+
+	// settled waits until every object is labelled with a live member,
+	// its ConfigMap carries the same label, and each was handled by that
+	// member after since.
+	settled := func(what string, since time.Time) {
+		t.Helper()
+		eventually(t, what, func() bool {
+			members := map[string]bool{}
+			for r := range live {
+				members[runtime.MemberName(r.id)] = true
+			}
+			list, err := gadgets.List(ctx, metav1.ListOptions{})
+			if err != nil || len(list.Items) != n {
+				return false
+			}
+			handled := s.handlings()
+			for _, g := range list.Items {
+				owner := g.Labels["shard.opgen.dev/shard-test"]
+				if !members[owner] {
+					return false
+				}
+				cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(ctx, g.Name+"-0", metav1.GetOptions{})
+				if err != nil || cm.Labels["shard.opgen.dev/shard-test"] != owner {
+					return false
+				}
+				if !handledBy(handled[g.Name], owner, since) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	settled("every object handled by one of 3 members", time.Time{})
+	for round := range 2 {
+		var victim *shardReplica
+		for r := range live {
+			victim = r
+			break
+		}
+		s.kill(victim)
+		delete(live, victim)
+		settled(fmt.Sprintf("round %d: the objects of killed %s handled by the others", round+1, victim.id), victim.killed)
+		live[s.start()] = true
+		settled(fmt.Sprintf("round %d: the objects moved to the added replica handled", round+1), time.Now())
+	}
+	var leaving *shardReplica
+	for r := range live {
+		leaving = r
+		break
+	}
+	s.stop(leaving)
+	delete(live, leaving)
+	stopped := time.Now()
+	settled("the objects of the stopped replica handled by the others", stopped)
+	for r := range live {
+		s.stop(r)
+	}
+
+	overlaps := 0
+	handled := s.handlings()
+	for name, ivs := range handled {
+		sort.Slice(ivs, func(i, j int) bool { return ivs[i].start < ivs[j].start })
+		for i := 1; i < len(ivs); i++ {
+			for j := i - 1; j >= 0; j-- {
+				if ivs[j].member != ivs[i].member && ivs[j].end > ivs[i].start {
+					overlaps++
+					t.Errorf("%s: handled by %s from %d to %d and by %s from %d", name, ivs[j].member, ivs[j].start, ivs[j].end, ivs[i].member, ivs[i].start)
+				}
+			}
+		}
+	}
+	total := 0
+	for _, ivs := range handled {
+		total += len(ivs)
+	}
+	t.Logf("%d handlings of %d objects by %d replicas in all, %d overlaps", total, n, len(s.all), overlaps)
+	assert.Len(t, handled, n, "every object was handled")
+}
+
+// handledBy reports whether ivs has a whole handling by owner that began
+// after since.
+func handledBy(ivs []interval, owner string, since time.Time) bool {
+	for _, iv := range ivs {
+		if iv.member == ownerID(owner) && iv.start > since.UnixNano() && iv.end > iv.start {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerID maps a member name back to the replica identity of the log.
+func ownerID(member string) string {
+	i := strings.LastIndex(member, "-")
+	if i < 0 {
+		return member
+	}
+	return member[:i]
+}
