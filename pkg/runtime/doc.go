@@ -169,6 +169,28 @@
 // RenewDeadline cancels its handlers at once and Run returns
 // ErrLostLeadership, before the lease can expire for the others.
 //
+// # Sharding
+//
+// With Options.Sharding (--sharding) every replica works, each on its
+// share of every controller's objects, and caches only that share. Each
+// replica holds a member Lease (<lease>-member-<member>); the leader's
+// sharder labels each object shard.opgen.dev/<operator>=<member> with the
+// live member a consistent-hash ring picks, so a replica joining or leaving
+// moves about 1/N of the objects. Informers of the controlled and owned
+// kinds select the replica's label (watched kinds are cached whole), and
+// ApplyDescendants labels descendants with it. A move between live members
+// is a handover: the sharder sets drain.shard.opgen.dev/<operator>, the
+// owner lets go from the worker that holds the key (no action of it runs
+// then) by removing both labels, and only then is the object assigned
+// again; no two replicas handle an object at once. A replica that cannot
+// renew its member Lease stops working and Run returns ErrLostMembership;
+// its objects move once the Lease expired. A replica that shuts down
+// releases its Lease after its workers drained, and its objects move at
+// once. Runnables (periodic tasks, the scheduler) stay on the leader. The
+// metrics opgen_shard_objects, opgen_shard_members, opgen_shard_moves_total
+// and opgen_shard_handover_seconds, and telemetry.ShardMoved, report it.
+// docs/sharding.md has the sizing.
+//
 // # Built-in kinds
 //
 // Package builtin has the Kind of every common built-in kind, built on

@@ -43,6 +43,10 @@ type elector struct {
 	clock  clock.WithTicker
 	log    logr.Logger
 
+	// acquired is the log line of a won lease: "became leader", or for a
+	// sharded member's own Lease "joined as a member".
+	acquired string
+
 	mu           sync.Mutex
 	observed     resourcelock.LeaderElectionRecord
 	observedRaw  []byte
@@ -57,11 +61,12 @@ func newElector(leases coordinationclient.LeasesGetter, opts LeaderElectionOptio
 			Client:     leases,
 			LockConfig: resourcelock.ResourceLockConfig{Identity: opts.Identity},
 		},
-		leases: leases,
-		opts:   opts,
-		clock:  c,
-		log:    log.WithValues("lease", opts.Namespace+"/"+opts.LeaseName, "identity", opts.Identity),
-		wake:   make(chan struct{}, 1),
+		leases:   leases,
+		opts:     opts,
+		clock:    c,
+		log:      log.WithValues("lease", opts.Namespace+"/"+opts.LeaseName, "identity", opts.Identity),
+		wake:     make(chan struct{}, 1),
+		acquired: "became leader",
 	}
 }
 
@@ -79,7 +84,7 @@ func (e *elector) run(ctx context.Context, lead func(ctx context.Context) (drain
 	if !e.acquire(ctx) {
 		return nil
 	}
-	e.log.Info("became leader")
+	e.log.Info(e.acquired)
 	leadCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan struct{})

@@ -135,6 +135,7 @@ func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context)
 	le := o.opts.LeaderElection
 	le.LeaseName = o.shard.leasePrefix + o.shard.member
 	e := newElector(o.clientset.CoordinationV1(), le, o.opts.Clock, o.log.WithName("member"))
+	e.acquired = "joined as a member of sharding"
 	err := e.run(ctx, work)
 	if err == ErrLostLeadership {
 		return ErrLostMembership
