@@ -33,7 +33,7 @@ import (
 )
 
 // benchmarks in the order they run.
-var benchmarks = []string{"raw", "coldstart", "owned", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen"}
+var benchmarks = []string{"raw", "coldstart", "owned", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "shard"}
 
 type config struct {
 	quick        bool
@@ -59,8 +59,10 @@ type config struct {
 	out          string
 	keepLogs     bool
 	failover     leaseTimings
-	stockLease   leaseTimings
-	replot       string
+	// shardN is the object count of the sharding benchmark.
+	shardN     int
+	stockLease leaseTimings
+	replot     string
 }
 
 func parseFlags() config {
@@ -89,6 +91,7 @@ func parseFlags() config {
 	c.qps, c.burst = 5000, 10000
 	c.codegenRuns = 5
 	c.codegenKinds = "10,50,200"
+	c.shardN = 30000
 	c.failover = leaseTimings{duration: 5 * time.Second, renew: 3 * time.Second, retry: time.Second}
 	c.stockLease = leaseTimings{duration: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second}
 	if c.quick {
@@ -97,6 +100,7 @@ func parseFlags() config {
 		c.latencyFor, c.steadyWindow = 4*time.Second, 6*time.Second
 		c.codegenRuns = 1
 		c.codegenKinds = "10"
+		c.shardN = 2000
 	}
 	if *rounds > 0 {
 		c.rounds = *rounds
@@ -191,6 +195,7 @@ func (s *suite) run(ctx context.Context) error {
 			{"latency", s.benchLatency},
 			{"steady", s.benchSteady},
 			{"failover", s.benchFailover},
+			{"shard", s.benchShard},
 			{"webhook", s.benchWebhook},
 		} {
 			if ctx.Err() != nil {
@@ -368,6 +373,12 @@ func (s *suite) replot(path string) error {
 	}
 	s.tmpfs = s.res.Machine["etcdOnTmpfs"] != "false"
 	return s.writeResults()
+}
+
+// scaledTo stretches a wait sized for 10,000 objects to n objects (never
+// below d).
+func (c config) scaledTo(n int, d time.Duration) time.Duration {
+	return d * time.Duration(max(1, (n+9999)/10000))
 }
 
 // scaled stretches a wait sized for the default 10,000 objects to the

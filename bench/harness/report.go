@@ -16,6 +16,7 @@ import (
 type check struct {
 	name   string
 	metric string
+	of     string // variant of the value or the ratio's numerator; "" is opgen
 	base   string // variant of the ratio's denominator; "" for absolute
 	raw    string // ratio against a raw bound (metric in Raw) instead
 	limit  float64
@@ -63,6 +64,11 @@ func (s *suite) checks() []check {
 				check{name: fmt.Sprintf("code generation peak RSS, %d kinds, %s", n, m), metric: fmt.Sprintf("codegen.rss.%d.%s", n, m), limit: 1, atMost: true})
 		}
 	}
+	for _, k := range shardSizes[1:] {
+		c = append(c,
+			check{name: fmt.Sprintf("sharding: heap per replica, %d replicas, of the single leader's", k), metric: "shard.heap.bytes", of: shardedVariant(k), base: shardSingle, limit: 1/float64(k) + 0.1, atMost: true},
+			check{name: fmt.Sprintf("sharding: crash reassigned, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, unit: "s", scale: 1})
+	}
 	if sizes := s.codegenSizes(); len(sizes) > 0 {
 		n := sizes[len(sizes)-1]
 		c = append(c, check{name: fmt.Sprintf("code generation no-op, %d kinds", n), metric: fmt.Sprintf("codegen.noop.%d", n), limit: 0.1, atMost: true, unit: "ms", scale: 1000})
@@ -100,18 +106,22 @@ type evaluated struct {
 
 func (s *suite) evaluate(c check) evaluated {
 	e := evaluated{check: c}
+	of := c.of
+	if of == "" {
+		of = opgen
+	}
 	switch {
 	case strings.HasPrefix(c.metric, "codegen."):
 		e.values = s.codegenValues(strings.TrimPrefix(c.metric, "codegen."))
 	case c.raw != "":
 		bound := median(s.res.Raw[c.raw])
-		for _, v := range s.res.get(c.metric, opgen) {
+		for _, v := range s.res.get(c.metric, of) {
 			e.values = append(e.values, v/bound)
 		}
 	case c.base != "":
-		e.values = ratios(s.res.get(c.metric, opgen), s.res.get(c.metric, c.base))
+		e.values = ratios(s.res.get(c.metric, of), s.res.get(c.metric, c.base))
 	default:
-		e.values = s.res.get(c.metric, opgen)
+		e.values = s.res.get(c.metric, of)
 	}
 	if len(e.values) == 0 {
 		return e

@@ -149,6 +149,10 @@ func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context)
 // restart.
 var ErrLostMembership = fmt.Errorf("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
 
+// sharderWorkers label objects concurrently: a start over unlabelled
+// objects, or a member joining, writes one label per object moved.
+const sharderWorkers = 4
+
 // sharder assigns the objects of every controller to the live members.
 // It runs on the leader.
 type sharder struct {
@@ -256,7 +260,7 @@ func (s *sharder) Run(ctx context.Context) error {
 	s.log.Info("sharding", "controllers", len(s.kinds), "members", s.liveMembers())
 	s.membersChanged()
 	var wg sync.WaitGroup
-	for range 2 {
+	for range sharderWorkers {
 		wg.Go(func() {
 			for s.processNext(ctx) {
 			}

@@ -64,6 +64,7 @@ type Flags struct {
 	StatusWrite string
 
 	LeaderElect    bool
+	Sharding       bool
 	LeaseNamespace string
 	LeaseName      string
 	Identity       string
@@ -87,6 +88,7 @@ func (f *Flags) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.Variant, "variant", "stock", "controller-runtime only: stock, or tuned (managedFields stripped, lease released on cancel)")
 	fs.StringVar(&f.StatusWrite, "status-write", "changed", "controller-runtime only, owned mode: patch the status when it changed, or always")
 	fs.BoolVar(&f.LeaderElect, "leader-elect", false, "leader election")
+	fs.BoolVar(&f.Sharding, "sharding", false, "opgen only: spread the objects over the replicas (runtime.Options.Sharding)")
 	fs.StringVar(&f.LeaseNamespace, "lease-namespace", "", "namespace of the Lease (default: -namespace)")
 	fs.StringVar(&f.LeaseName, "lease-name", "bench-lease", "name of the Lease")
 	fs.StringVar(&f.Identity, "identity", "", "leader election identity (default: hostname_pid)")

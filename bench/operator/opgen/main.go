@@ -44,6 +44,7 @@ func run() error {
 		MetricsAddr: "0",
 		HealthAddr:  "0",
 		Workers:     f.Workers,
+		Sharding:    f.Sharding,
 		LeaderElection: runtime.LeaderElectionOptions{
 			Disabled:      !f.LeaderElect,
 			Namespace:     f.LeaseNamespace,

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Variants of the sharding benchmark: opgen with one leader, controller-
+// runtime, and opgen sharded over 1, 2 and 4 replicas.
+const (
+	shardSingle = "opgen single leader"
+	shardCR     = "cr"
+)
+
+func shardedVariant(k int) string { return fmt.Sprintf("opgen sharded x%d", k) }
+
+// shardSizes are the replica counts of the sharded runs.
+var shardSizes = []int{1, 2, 4}
+
+// shardLabel is the bench operator's shard label (its Options.Name).
+const shardLabel = "shard.opgen.dev/opgen-load"
+
+// benchShard measures sharding over s.cfg.shardN objects: for opgen with
+// one leader, controller-runtime, and opgen sharded over 1, 2 and 4
+// replicas, the time from the first process's start to every object
+// reconciled once (no-op handler), and each replica's peak RSS and Go heap
+// after GC once there. Sharded replicas keep stable identities
+// (replica-0…), so the first round after a change of the replica count
+// includes moving the objects to their new members (label writes), and the
+// later rounds find them in place. In the last round of 2 and 4 replicas,
+// one replica is killed (SIGKILL) and one is then added: the crash window
+// is from the kill to the last of its objects reconciled by another
+// replica, the scale-up window from the new replica's start to the last of
+// the objects moved to it reconciled by it.
+func (s *suite) benchShard(ctx context.Context) error {
+	n := s.cfg.shardN
+	nss := map[string]string{opgen: "opgen-shard", cr: "cr-shard"}
+	if err := s.createNamespaces(ctx, nss[opgen], nss[cr]); err != nil {
+		return err
+	}
+	t := time.Now()
+	if err := s.populate(ctx, opgenGroup, nss[opgen], n); err != nil {
+		return err
+	}
+	if err := s.populate(ctx, crGroup, nss[cr], n); err != nil {
+		return err
+	}
+	logf("   created %d objects for each framework in %v", n, time.Since(t).Round(100*time.Millisecond))
+	for r := range s.cfg.rounds {
+		for _, v := range order(r, opgen, cr) {
+			if err := s.shardSingleOnce(v, nss[framework(v)], n); err != nil {
+				return err
+			}
+		}
+	}
+	lease := s.leaseName("shard")
+	for _, k := range shardSizes {
+		for r := range s.cfg.rounds {
+			last := r == s.cfg.rounds-1 && k >= 2
+			if err := s.shardOnce(ctx, k, nss[opgen], lease, n, last); err != nil {
+				return fmt.Errorf("%d replicas: %w", k, err)
+			}
+		}
+	}
+	for _, v := range append([]string{shardSingle, shardCR}, shardedVariant(1), shardedVariant(2), shardedVariant(4)) {
+		logf("   %s: first full reconcile %s s, heap per replica %s MiB", v,
+			fmtSeries(s.res.get("shard.first.seconds", v)), fmtSeries(scaled(s.res.get("shard.heap.bytes", v), 1.0/(1<<20))))
+	}
+	return nil
+}
+
+func scaled(v []float64, f float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x * f
+	}
+	return out
+}
+
+// shardSingleOnce is a cold start of one leader over the n objects.
+func (s *suite) shardSingleOnce(v, ns string, n int) error {
+	name := shardSingle
+	if v == cr {
+		name = shardCR
+	}
+	p, err := s.startOperator(v, opts{namespace: ns, mode: "noop", workers: s.cfg.workers, expect: n,
+		leader: true, leaseName: s.leaseName("shard-single"), lease: s.cfg.failover})
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	all, err := p.waitAll(s.cfg.scaledTo(n, 3*time.Minute))
+	if err != nil {
+		return err
+	}
+	s.res.add("shard.first.seconds", name, all.Sub(p.start).Seconds())
+	return s.shardMemory(name, []*proc{p})
+}
+
+// shardMemory records the largest peak RSS and heap of the replicas.
+func (s *suite) shardMemory(v string, ps []*proc) error {
+	time.Sleep(time.Second)
+	var peak, heap float64
+	for _, p := range ps {
+		pk, _ := p.memory()
+		st, err := p.stats(true)
+		if err != nil {
+			return err
+		}
+		peak, heap = max(peak, pk), max(heap, float64(st.HeapBytes))
+	}
+	s.res.add("shard.peakrss.bytes", v, peak)
+	s.res.add("shard.heap.bytes", v, heap)
+	return nil
+}
+
+// shardOnce runs k sharded replicas until every object was reconciled once,
+// measures them, and with windows, kills one and adds one.
+func (s *suite) shardOnce(ctx context.Context, k int, ns, lease string, n int, windows bool) error {
+	v := shardedVariant(k)
+	start := func(i int) (*proc, error) {
+		return s.startOperator(opgen, opts{namespace: ns, mode: "noop", workers: s.cfg.workers, trace: true,
+			leader: true, leaseName: lease, identity: "replica-" + strconv.Itoa(i), lease: s.cfg.failover,
+			extraFlags: []string{"-sharding"}})
+	}
+	var ps []*proc
+	defer func() {
+		for _, p := range ps {
+			p.stop()
+		}
+	}()
+	for i := range k {
+		p, err := start(i)
+		if err != nil {
+			return err
+		}
+		ps = append(ps, p)
+	}
+	first := ps[0].start
+	done, err := waitUnion(ps, n, s.cfg.scaledTo(n, 10*time.Minute))
+	if err != nil {
+		return err
+	}
+	s.res.add("shard.first.seconds", v, done.Sub(first).Seconds())
+	if err := s.shardMemory(v, ps); err != nil {
+		return err
+	}
+	if !windows {
+		return nil
+	}
+	// A crash: the victim's share is what it reconciled.
+	victim := ps[0]
+	share := map[string]bool{}
+	for _, r := range victim.traces() {
+		share[r.name] = true
+	}
+	victim.kill()
+	killed := time.Now()
+	ps = ps[1:]
+	at, err := waitTaken(ps, share, killed, s.cfg.failover.duration+time.Minute)
+	if err != nil {
+		return fmt.Errorf("after the crash: %w", err)
+	}
+	s.res.add("shard.crash.seconds", v, at.Sub(killed).Seconds())
+	// A replica added: its share is what ends up labelled with it once no
+	// object is draining any more.
+	added, err := start(k + 10)
+	if err != nil {
+		return err
+	}
+	ps = append(ps, added)
+	member, err := s.settledShare(ctx, ns, "replica-"+strconv.Itoa(k+10), 2*time.Minute)
+	if err != nil {
+		return fmt.Errorf("after the scale-up: %w", err)
+	}
+	at, err = waitTaken([]*proc{added}, member, added.start, time.Minute)
+	if err != nil {
+		return fmt.Errorf("after the scale-up: %w", err)
+	}
+	s.res.add("shard.scaleup.seconds", v, at.Sub(added.start).Seconds())
+	s.res.add("shard.scaleup.objects", v, float64(len(member)))
+	return nil
+}
+
+// waitUnion waits until the replicas together reconciled n distinct
+// objects and returns when the last of them was reconciled first.
+func waitUnion(ps []*proc, n int, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		first := map[string]time.Time{}
+		for _, p := range ps {
+			if p.exited() {
+				return time.Time{}, fmt.Errorf("%s exited: %s", p.variant, p.tail())
+			}
+			for _, r := range p.traces() {
+				if t, ok := first[r.name]; !ok || r.t.Before(t) {
+					first[r.name] = r.t
+				}
+			}
+		}
+		if len(first) >= n {
+			var last time.Time
+			for _, t := range first {
+				if t.After(last) {
+					last = t
+				}
+			}
+			return last, nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return time.Time{}, fmt.Errorf("the replicas did not reconcile all %d objects within %v", n, timeout)
+}
+
+// waitTaken waits until every object of share was reconciled by one of ps
+// after since, and returns the last of those first reconciles.
+func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		first := map[string]time.Time{}
+		for _, p := range ps {
+			for _, r := range p.traces() {
+				if share[r.name] && r.t.After(since) {
+					if t, ok := first[r.name]; !ok || r.t.Before(t) {
+						first[r.name] = r.t
+					}
+				}
+			}
+		}
+		if len(first) == len(share) {
+			var last time.Time
+			for _, t := range first {
+				if t.After(last) {
+					last = t
+				}
+			}
+			return last, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Time{}, fmt.Errorf("%d objects were not reconciled again within %v", len(share), timeout)
+}
+
+// settledShare waits until no object of ns is unassigned or draining and
+// returns the objects labelled with the member of identity.
+func (s *suite) settledShare(ctx context.Context, ns, identity string, timeout time.Duration) (map[string]bool, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		list, err := s.dyn.Resource(gvr(opgenGroup)).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		share := map[string]bool{}
+		settled := true
+		for _, o := range list.Items {
+			l := o.GetLabels()
+			if l[shardLabel] == "" || l["drain."+shardLabel] != "" {
+				settled = false
+				break
+			}
+			if memberOf(l[shardLabel]) == identity {
+				share[o.GetName()] = true
+			}
+		}
+		if settled && len(share) > 0 {
+			return share, nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("the objects did not settle on the members within %v", timeout)
+}
+
+// memberOf strips the hash the runtime appends to an identity to make the
+// member name.
+func memberOf(member string) string {
+	for i := len(member) - 1; i >= 0; i-- {
+		if member[i] == '-' {
+			return member[:i]
+		}
+	}
+	return member
+}
