@@ -191,12 +191,7 @@ func waitQuiet(p *proc, quiet, timeout time.Duration) (time.Time, int, error) {
 				first[r.name] = r.t
 			}
 		}
-		var last time.Time
-		for _, t := range first {
-			if t.After(last) {
-				last = t
-			}
-		}
+		last := latest(first)
 		if len(first) > 0 && time.Since(last) >= quiet {
 			return last, len(first), nil
 		}
@@ -225,13 +220,7 @@ func waitUnion(ps []*proc, n int, timeout time.Duration) (time.Time, error) {
 			}
 		}
 		if len(first) >= n {
-			var last time.Time
-			for _, t := range first {
-				if t.After(last) {
-					last = t
-				}
-			}
-			return last, nil
+			return latest(first), nil
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -254,15 +243,20 @@ func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.
 			}
 		}
 		if len(first) == len(share) {
-			var last time.Time
-			for _, t := range first {
-				if t.After(last) {
-					last = t
-				}
-			}
-			return last, nil
+			return latest(first), nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	return time.Time{}, fmt.Errorf("%d objects were not reconciled again within %v", len(share), timeout)
+}
+
+// latest returns the latest of the times.
+func latest(times map[string]time.Time) time.Time {
+	var last time.Time
+	for _, t := range times {
+		if t.After(last) {
+			last = t
+		}
+	}
+	return last
 }

@@ -257,22 +257,14 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 	}
 	settled("every object handled by one of 3 members", time.Time{})
 	for round := range 2 {
-		var victim *shardReplica
-		for r := range live {
-			victim = r
-			break
-		}
+		victim := anyOf(live)
 		s.kill(victim)
 		delete(live, victim)
 		settled(fmt.Sprintf("round %d: the objects of killed %s handled by the others", round+1, victim.id), victim.killed)
 		live[s.start()] = true
 		settled(fmt.Sprintf("round %d: the objects moved to the added replica handled", round+1), time.Now())
 	}
-	var leaving *shardReplica
-	for r := range live {
-		leaving = r
-		break
-	}
+	leaving := anyOf(live)
 	s.stop(leaving)
 	delete(live, leaving)
 	stopped := time.Now()
@@ -320,4 +312,12 @@ func ownerID(member string) string {
 		return member
 	}
 	return member[:i]
+}
+
+// anyOf returns one of the replicas.
+func anyOf(live map[*shardReplica]bool) *shardReplica {
+	for r := range live {
+		return r
+	}
+	return nil
 }
