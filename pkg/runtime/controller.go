@@ -36,7 +36,10 @@ type Controller[T apis.Object] struct {
 	pipeline  plug.Pipeline[T]
 	log       logr.Logger
 
-	caches  map[string]cache.SharedIndexInformer // by namespace; "" = all
+	caches map[string]cache.SharedIndexInformer // by namespace; "" = all
+	// started holds the informers once synced, for readers beside the
+	// workers (the metrics).
+	started atomic.Pointer[[]cache.SharedIndexInformer]
 	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
 	store   *descendantStore
 	reconID atomic.Uint64

@@ -484,10 +484,15 @@ func (c *Controller[T]) release(ctx context.Context, key cache.ObjectName, obj T
 }
 
 // shardObjects reports the objects of a controller's kind this member
-// caches: its share.
+// caches: its share. The metrics are served before the caches are set up,
+// so it reads the informers watchesStarted published, not c.caches.
 func (c *Controller[T]) shardObjects() float64 {
+	infs := c.started.Load()
+	if infs == nil {
+		return 0
+	}
 	n := 0
-	for _, inf := range c.caches {
+	for _, inf := range *infs {
 		n += len(inf.GetStore().ListKeys())
 	}
 	return float64(n)

@@ -33,6 +33,8 @@ func observeWatch(inf cache.SharedIndexInformer, op *Operator, w telemetry.Watch
 // watchesStarted emits WatchStarted for each of the controller's
 // informers, in namespace order.
 func (c *Controller[T]) watchesStarted() {
+	infs := c.informers()
+	c.started.Store(&infs)
 	for _, ns := range slices.Sorted(maps.Keys(c.caches)) {
 		c.op.emit(telemetry.WatchStarted{Watch: telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}})
 	}
