@@ -321,3 +321,53 @@ func anyOf(live map[*shardReplica]bool) *shardReplica {
 	}
 	return nil
 }
+
+// One sharded replica in process: it joins, labels every object with
+// itself, handles them, and its metrics say so.
+func TestShardingAloneHandlesEverything(t *testing.T) {
+	ns := env.Namespace(t)
+	for i := range 5 {
+		createGadget(t, ns, fmt.Sprintf("g%d", i), testapi.GadgetSpec{Size: 1})
+	}
+	h := newOperator(t, ns, nil, runtime.Options{Sharding: true, LeaderElection: shardElection})
+	var handled sync.Map
+	_, err := runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
+		OnReconcile: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+			handled.Store(a.Object.Name, true)
+			return configMaps(ctx, a)
+		}}), runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}})
+	require.NoError(t, err)
+	h.start()
+	member := runtime.MemberName(h.op.Options().LeaderElection.Identity)
+	eventually(t, "every object labelled with the one member and handled", func() bool {
+		list, err := gadgetClient(t, ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil || len(list.Items) != 5 {
+			return false
+		}
+		for _, g := range list.Items {
+			if _, ok := handled.Load(g.Name); !ok || g.Labels["shard.opgen.dev/test-operator"] != member {
+				return false
+			}
+		}
+		return true
+	})
+	families, err := h.op.Registry().Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			switch {
+			case m.GetGauge() != nil:
+				got[f.GetName()] += m.GetGauge().GetValue()
+			case m.GetCounter() != nil:
+				got[f.GetName()] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	assert.Equal(t, 5.0, got["opgen_shard_objects"], "the member's share")
+	assert.Equal(t, 1.0, got["opgen_shard_members"])
+	assert.Equal(t, 5.0, got["opgen_shard_moves_total"], "five assignments")
+	cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(context.Background(), "g0-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, member, cm.Labels["shard.opgen.dev/test-operator"], "descendants carry the member's label")
+}
