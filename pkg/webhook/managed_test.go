@@ -48,11 +48,14 @@ func managedFor(t *testing.T, name, ns string) certs.Source {
 		MutatingConfigurations:   []string{webhook.MutatingConfigurationName(name)},
 		CRDs:                     []string{gizmoCRD},
 		FieldManager:             name,
-		CALifetime:               12 * time.Second,
-		Lifetime:                 3 * time.Second,
-		Overlap:                  1500 * time.Millisecond,
-		Resync:                   250 * time.Millisecond,
-		Log:                      logr.FromSlogHandler(slog.DiscardHandler),
+		// Seconds, not the defaults' years, with margins that hold on a
+		// loaded machine: a serving certificate is renewed 3s before it
+		// expires, the old CA leaves the bundle 6s before it does.
+		CALifetime: 36 * time.Second,
+		Lifetime:   9 * time.Second,
+		Overlap:    3 * time.Second,
+		Resync:     250 * time.Millisecond,
+		Log:        logr.FromSlogHandler(slog.DiscardHandler),
 	})
 	require.NoError(t, err)
 	return src
