@@ -67,6 +67,14 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
 	}
 	defer o.broadcaster.Shutdown()
+	if o.shard != nil {
+		// A member joins before its caches fill: a replica restarting
+		// over a large share keeps it while it lists, instead of the
+		// sharder moving its objects to whoever synced first.
+		m := o.join(ctx)
+		defer m.stop()
+		ctx = context.WithValue(ctx, memberKey{}, m)
+	}
 	informerCtx, stopInformers := context.WithCancel(cacheFill(context.WithoutCancel(ctx)))
 	defer stopInformers()
 	if err := o.startCaches(ctx, informerCtx); err != nil {
@@ -82,28 +90,25 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		return nil
 	}
 	if o.shard != nil {
-		return o.runSharded(ctx)
+		return o.runSharded(ctx, ctx.Value(memberKey{}).(*memberRun))
 	}
 	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
 	return el.run(ctx, o.work)
 }
 
-// runSharded runs a sharded replica: the controllers' workers on its own
-// share while it holds its member Lease, and the sharder and the
-// Runnables while it leads. Either Lease lost stops both: Run returns
-// ErrLostMembership or ErrLostLeadership.
-func (o *Operator) runSharded(ctx context.Context) error {
+// runSharded runs a sharded replica whose member m joined at start: the
+// controllers' workers on its own share while it holds its member Lease
+// (from now: the caches synced), and the sharder and the Runnables while
+// it leads. Either Lease lost stops both: Run returns ErrLostMembership or
+// ErrLostLeadership.
+func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var memberErr error
-	done := make(chan struct{})
+	close(m.synced)
 	go func() {
-		defer close(done)
-		memberErr = o.runMember(ctx, func(memberCtx context.Context) bool {
-			return o.workOn(memberCtx, o.controllers, nil, false)
-		})
-		if memberErr != nil {
-			cancel(memberErr)
+		<-m.done
+		if m.err != nil {
+			cancel(m.err)
 		}
 	}()
 	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
@@ -111,13 +116,50 @@ func (o *Operator) runSharded(ctx context.Context) error {
 		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), o.newSharder()), true)
 	})
 	if leadErr != nil {
-		cancel(leadErr)
+		m.cancel(leadErr)
 	}
-	<-done
-	if memberErr != nil {
-		return memberErr
+	<-m.done
+	if m.err != nil {
+		return m.err
 	}
 	return leadErr
+}
+
+// memberKey carries the member of a sharded Run from its start to
+// runSharded.
+type memberKey struct{}
+
+// memberRun is this replica's membership: it holds the member Lease from
+// Run's start, and its workers start once synced is closed.
+type memberRun struct {
+	cancel context.CancelCauseFunc
+	synced chan struct{}
+	done   chan struct{}
+	err    error
+}
+
+// join starts holding the member Lease until ctx ends or stop.
+func (o *Operator) join(ctx context.Context) *memberRun {
+	ctx, cancel := context.WithCancelCause(ctx)
+	m := &memberRun{cancel: cancel, synced: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		m.err = o.runMember(ctx, func(memberCtx context.Context) bool {
+			select {
+			case <-m.synced:
+			case <-memberCtx.Done():
+				return true // never worked: nothing left behind
+			}
+			return o.workOn(memberCtx, o.controllers, nil, false)
+		})
+	}()
+	return m
+}
+
+// stop leaves: the Lease is released once the workers drained.
+func (m *memberRun) stop() {
+	m.cancel(nil)
+	<-m.done
 }
 
 // addrOrOff spells a bound address as a URL of path, or "off". An
