@@ -387,6 +387,9 @@ func (s *sharder) processNext(ctx context.Context) bool {
 	}
 	defer s.queue.Done(it)
 	if err := s.place(ctx, it); err != nil {
+		if ctx.Err() != nil {
+			return false // stopping: the next leader places it
+		}
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			s.log.Error(err, "could not label an object; retrying", "controller", s.kinds[it.kind].controller, "namespace", it.namespace, "name", it.name)
 		}
