@@ -158,11 +158,15 @@ func (s *suite) shardOnce(_ context.Context, k int, ns, lease string, n int, win
 	victim.kill()
 	killed := time.Now()
 	ps = ps[1:]
-	at, err := waitTaken(ps, share, killed, s.cfg.failover.duration+time.Minute)
+	// Each object moved is one label write: the whole share takes its
+	// size over the API server's write rate (about 150/s on this machine).
+	first, at, err := waitTaken(ps, share, killed, s.cfg.failover.duration+time.Minute+time.Duration(len(share))*20*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("after the crash: %w", err)
 	}
+	s.res.add("shard.crash.first.seconds", v, first.Sub(killed).Seconds())
 	s.res.add("shard.crash.seconds", v, at.Sub(killed).Seconds())
+	s.res.add("shard.crash.objects", v, float64(len(share)))
 	// A replica added: its share is what it reconciled once no new
 	// object came to it for quiet.
 	added, err := start(k + 10)
@@ -170,7 +174,9 @@ func (s *suite) shardOnce(_ context.Context, k int, ns, lease string, n int, win
 		return err
 	}
 	ps = append(ps, added)
-	last, moved, err := waitQuiet(added, 3*time.Second, 3*time.Minute)
+	// A move between live members is three label writes (drain, release,
+	// assign): about 1/(k+1) of the objects, at the API server's write rate.
+	last, moved, err := waitQuiet(added, 3*time.Second, 2*time.Minute+time.Duration(n)*30*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("after the scale-up: %w", err)
 	}
@@ -228,8 +234,9 @@ func waitUnion(ps []*proc, n int, timeout time.Duration) (time.Time, error) {
 }
 
 // waitTaken waits until every object of share was reconciled by one of ps
-// after since, and returns the last of those first reconciles.
-func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.Duration) (time.Time, error) {
+// after since, and returns the earliest and the last of those first
+// reconciles.
+func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.Duration) (earliest, last time.Time, err error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		first := map[string]time.Time{}
@@ -243,11 +250,11 @@ func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.
 			}
 		}
 		if len(first) == len(share) {
-			return latest(first), nil
+			return earliestOf(first), latest(first), nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return time.Time{}, fmt.Errorf("%d objects were not reconciled again within %v", len(share), timeout)
+	return time.Time{}, time.Time{}, fmt.Errorf("%d of %d objects were not reconciled again within %v", len(share)-countSince(ps, share, since), len(share), timeout)
 }
 
 // latest returns the latest of the times.
@@ -259,4 +266,29 @@ func latest(times map[string]time.Time) time.Time {
 		}
 	}
 	return last
+}
+
+// earliestOf returns the earliest of the times.
+func earliestOf(times map[string]time.Time) time.Time {
+	var first time.Time
+	for _, t := range times {
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	return first
+}
+
+// countSince counts the objects of share reconciled by one of ps after
+// since.
+func countSince(ps []*proc, share map[string]bool, since time.Time) int {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		for _, r := range p.traces() {
+			if share[r.name] && r.t.After(since) {
+				seen[r.name] = true
+			}
+		}
+	}
+	return len(seen)
 }

@@ -67,7 +67,8 @@ func (s *suite) checks() []check {
 	for _, k := range shardSizes[1:] {
 		c = append(c,
 			check{name: fmt.Sprintf("sharding: heap per replica, %d replicas, of the single leader's", k), metric: "shard.heap.bytes", of: shardedVariant(k), base: shardSingle, limit: 1/float64(k) + 0.1, atMost: true},
-			check{name: fmt.Sprintf("sharding: crash reassigned, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, unit: "s", scale: 1})
+			check{name: fmt.Sprintf("sharding: crash, first object reassigned, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.first.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, unit: "s", scale: 1},
+			check{name: fmt.Sprintf("sharding: crash, whole share reassigned, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, unit: "s", scale: 1})
 	}
 	if sizes := s.codegenSizes(); len(sizes) > 0 {
 		n := sizes[len(sizes)-1]
