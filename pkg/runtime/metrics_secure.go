@@ -215,7 +215,7 @@ func (a *metricsAuth) retry(ctx context.Context, review func(context.Context) er
 		if last == nil {
 			return true, nil
 		}
-		if code := apierrors.ReasonForError(last); code != metav1.StatusReasonUnknown && !transient(last) {
+		if reason := apierrors.ReasonForError(last); reason != metav1.StatusReasonUnknown && !transient(last) {
 			return false, last // a refusal: retrying gives the same answer
 		}
 		return false, nil

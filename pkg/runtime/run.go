@@ -67,13 +67,13 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
 	}
 	defer o.broadcaster.Shutdown()
+	var member *memberRun
 	if o.shard != nil {
 		// A member joins before its caches fill: a replica restarting
 		// over a large share keeps it while it lists, instead of the
 		// sharder moving its objects to whoever synced first.
-		m := o.join(ctx)
-		defer m.stop()
-		ctx = context.WithValue(ctx, memberKey{}, m)
+		member = o.join(ctx)
+		defer member.stop()
 	}
 	informerCtx, stopInformers := context.WithCancel(cacheFill(context.WithoutCancel(ctx)))
 	defer stopInformers()
@@ -89,8 +89,8 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		o.work(ctx)
 		return nil
 	}
-	if o.shard != nil {
-		return o.runSharded(ctx, ctx.Value(memberKey{}).(*memberRun))
+	if member != nil {
+		return o.runSharded(ctx, member)
 	}
 	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
 	return el.run(ctx, o.work)
@@ -124,10 +124,6 @@ func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 	}
 	return leadErr
 }
-
-// memberKey carries the member of a sharded Run from its start to
-// runSharded.
-type memberKey struct{}
 
 // memberRun is this replica's membership: it holds the member Lease from
 // Run's start, and its workers start once synced is closed.

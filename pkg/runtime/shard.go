@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
@@ -137,7 +137,7 @@ func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context)
 	e := newElector(o.clientset.CoordinationV1(), le, o.opts.Clock, o.log.WithName("member"))
 	e.acquired = "joined as a member of sharding"
 	err := e.run(ctx, work)
-	if err == ErrLostLeadership {
+	if errors.Is(err, ErrLostLeadership) {
 		return ErrLostMembership
 	}
 	return err
@@ -147,7 +147,7 @@ func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context)
 // renew its member Lease in time and stopped working, so that the
 // sharder can give its objects to the others. Exit and let the Pod
 // restart.
-var ErrLostMembership = fmt.Errorf("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
+var ErrLostMembership = errors.New("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
 
 // sharderWorkers label objects concurrently: a start over unlabelled
 // objects, or a member joining, writes one label per object moved.
