@@ -101,18 +101,35 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 			return inf, inf.AddIndexers(cache.Indexers{controllerUIDIndex: controllerUID})
 		}
 	}
-	var tweak metadatainformer.TweakListOptionsFunc
+	var inf cache.SharedIndexInformer
 	if kc.sharded {
-		selector := s.op.shard.selector()
+		// An informer per bucket held; an owned object is in its
+		// owner's bucket (shard.go).
+		set := newBucketInformers(func(b int) (cache.SharedIndexInformer, error) {
+			return s.metadataInformer(kc, ns, s.op.shard.selector(b))
+		}, nil)
+		s.op.member.register(set)
+		inf = set
+	} else {
+		var err error
+		if inf, err = s.metadataInformer(kc, ns, ""); err != nil {
+			return nil, err
+		}
+	}
+	s.created = append(s.created, inf)
+	return inf, nil
+}
+
+// metadataInformer makes a metadata-only informer of kc's objects in ns
+// that match selector ("" for all), with the controller-UID index.
+func (s *sharedCaches) metadataInformer(kc *kindCache, ns, selector string) (cache.SharedIndexInformer, error) {
+	var tweak metadatainformer.TweakListOptionsFunc
+	if selector != "" {
 		tweak = func(o *metav1.ListOptions) { o.LabelSelector = selector }
 	}
 	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0,
 		cache.Indexers{controllerUIDIndex: controllerUID}, tweak).Informer()
-	if err := inf.SetTransform(s.op.transform()); err != nil {
-		return nil, err
-	}
-	s.created = append(s.created, inf)
-	return inf, nil
+	return inf, inf.SetTransform(s.op.transform())
 }
 
 // get returns the cached object namespace/name, as metadata.

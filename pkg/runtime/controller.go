@@ -162,9 +162,16 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		c.queue.Forget(key)
 		return
 	}
-	if c.op.shard != nil && c.op.shard.draining(obj) {
-		c.release(ctx, key, obj)
-		return
+	if c.op.member != nil {
+		// Sharded: act only while this member holds the object's bucket;
+		// a release waits for the action.
+		b, ok := c.op.shard.bucketOf(obj)
+		if !ok || !c.op.member.enter(b) {
+			c.forget(key)
+			c.queue.Forget(key)
+			return
+		}
+		defer c.op.member.exit(b)
 	}
 	st := c.state(key, string(obj.GetUID()))
 	if c.finalizeFirst(ctx, key, obj, st) {

@@ -29,6 +29,8 @@ type descendantStore struct {
 	controller   string
 	fieldManager string
 	owns         map[schema.GroupVersionKind]*kindCache
+	// ownerBucket is the bucket label of a descendant's owner (sharded).
+	ownerBucket func(descendant metav1.Object) string
 
 	mu   sync.Mutex
 	memo map[plug.ObjectKey]applied
@@ -88,12 +90,12 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 		before = cached.GetResourceVersion()
 	}
 	if kc.sharded {
-		// The member's share: its owned cache selects this label.
+		// In its owner's bucket: the member holding it caches it.
 		labels := obj.GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[s.op.shard.label] = s.op.shard.member
+		labels[s.op.shard.label] = s.ownerBucket(obj)
 		obj.SetLabels(labels)
 	}
 	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,

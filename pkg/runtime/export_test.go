@@ -4,11 +4,13 @@ import (
 	"context"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 )
 
 // Handle runs one action for key synchronously, for benchmarks that
@@ -26,3 +28,23 @@ func Campaign(ctx context.Context, leases coordinationclient.LeasesGetter, opts 
 
 // MemberName is the member name (shard label value) of a replica identity.
 func MemberName(identity string) string { return memberName(identity) }
+
+// ShardOwners returns the member each bucket is assigned to, as the
+// sharder of the operator with lease name leaseName recorded it; nil
+// before its first assignment.
+func ShardOwners(ctx context.Context, leases coordinationclient.LeasesGetter, namespace, leaseName string) ([]string, error) {
+	l, err := leases.Leases(namespace).Get(ctx, leaseName+"-shards", metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	a, err := readAssignment(l)
+	return a.Buckets, err
+}
+
+// ShardBucket returns the bucket a label value names, -1 for none.
+func ShardBucket(label string) int {
+	if b, ok := shard.ParseLabel(label); ok {
+		return b
+	}
+	return -1
+}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 )
 
@@ -249,12 +250,24 @@ func (e *elector) release() {
 	old := e.observed
 	e.mu.Unlock()
 	now := metav1.NewTime(e.clock.Now())
-	err := e.lock.Update(ctx, resourcelock.LeaderElectionRecord{
+	record := resourcelock.LeaderElectionRecord{
 		LeaderTransitions:    old.LeaderTransitions,
 		LeaseDurationSeconds: 1,
 		RenewTime:            now,
 		AcquireTime:          now,
-	})
+	}
+	err := e.lock.Update(ctx, record)
+	if apierrors.IsConflict(err) {
+		// Another write to the Lease (a sharded member's report of its
+		// buckets): read it again, and release it if it is still ours.
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, _, err := e.lock.Get(ctx)
+			if err != nil || cur.HolderIdentity != e.opts.Identity {
+				return err
+			}
+			return e.lock.Update(ctx, record)
+		})
+	}
 	if err != nil {
 		e.log.Error(err, "could not release the lease; a standby takes over when it expires")
 		return

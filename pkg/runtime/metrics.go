@@ -24,11 +24,12 @@ type metrics struct {
 	writes          *prometheus.CounterVec
 	leader          prometheus.Gauge
 	queue           queueMetrics
-	// Sharding (shard.go): members live as the sharder sees them, moves
-	// by controller and verb, handover durations.
+	// Sharding (shard.go): members live as the sharder sees them, the
+	// buckets this member holds, moves by verb, handover durations.
 	shardMembers  prometheus.Gauge
+	shardBuckets  prometheus.Gauge
 	shardMoves    *prometheus.CounterVec
-	shardHandover *prometheus.HistogramVec
+	shardHandover prometheus.Histogram
 }
 
 func newMetrics() *metrics {
@@ -54,15 +55,18 @@ func newMetrics() *metrics {
 	m.shardMembers = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "opgen_shard_members", Help: "Live members of sharding, as the sharder on the leader sees them (0 elsewhere).",
 	})
+	m.shardBuckets = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "opgen_shard_buckets", Help: "Buckets of objects this member of sharding holds (caches and handles).",
+	})
 	m.shardMoves = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "opgen_shard_moves_total", Help: "Objects placed by the sharder (assign, drain, reassign) or let go by this member (release), by controller and verb.",
-	}, []string{"controller", "verb"})
-	m.shardHandover = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "opgen_shard_handover_seconds", Help: "From the sharder's drain label to the object's assignment to its new member, by controller.",
+		Name: "opgen_shard_moves_total", Help: "Buckets moved by the sharder (assign, drain, reassign), or let go (release) and started on (take) by this member, by verb.",
+	}, []string{"verb"})
+	m.shardHandover = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "opgen_shard_handover_seconds", Help: "From the sharder's drain of a bucket to its assignment to its new member, once the old one let go.",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-	}, []string{"controller"})
+	})
 	m.queue = newQueueMetrics()
-	m.registry.MustRegister(m.shardMembers, m.shardMoves, m.shardHandover)
+	m.registry.MustRegister(m.shardMembers, m.shardBuckets, m.shardMoves, m.shardHandover)
 	m.registry.MustRegister(m.reconciles, m.reconcileErrors, m.duration, m.writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue.register(m.registry)
@@ -85,9 +89,9 @@ func (m *metrics) handle(e telemetry.Event) {
 			m.queue.retries.WithLabelValues(e.Controller).Inc()
 		}
 	case telemetry.ShardMoved:
-		m.shardMoves.WithLabelValues(e.Controller, e.Verb).Inc()
+		m.shardMoves.WithLabelValues(e.Verb).Inc()
 		if e.Handover > 0 {
-			m.shardHandover.WithLabelValues(e.Controller).Observe(e.Handover.Seconds())
+			m.shardHandover.Observe(e.Handover.Seconds())
 		}
 	case telemetry.LeaderAcquired:
 		m.leader.Set(1)

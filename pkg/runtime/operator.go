@@ -50,8 +50,9 @@ type Operator struct {
 	recorder    events.EventRecorder
 	metrics     *metrics
 	caches      *sharedCaches
-	// shard is set with Options.Sharding (shard.go).
+	// shard and member are set with Options.Sharding (shard.go).
 	shard  *shardKeys
+	member *shardMember
 	bus    *telemetry.Bus
 	tracer trace.Tracer
 
@@ -114,6 +115,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	o.factories = map[string]informers.SharedInformerFactory{}
 	if opts.Sharding {
 		o.shard = newShardKeys(opts)
+		o.member = newShardMember(o)
 	}
 	o.caches = newSharedCaches(o)
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})

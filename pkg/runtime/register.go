@@ -112,7 +112,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		}),
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
-		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}}
+		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}, ownerBucket: c.bucketLabel}
 	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
 	if op.shard != nil {
@@ -259,20 +259,42 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 // telemetry (every relist is reported as telemetry.WatchRelisted).
 func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
 	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
-	lw := observeLists(c.kind.ListWatch(ns), c.op, w)
-	if c.op.shard != nil {
-		lw.selector = c.op.shard.selector()
-	}
-	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
-	if err := inf.SetTransform(c.dispatchTransform()); err != nil {
-		return nil, err
-	}
-	if err := observeWatch(inf, c.op, w); err != nil {
-		return nil, err
+	var inf cache.SharedIndexInformer
+	if c.op.member != nil {
+		// Sharded: an informer per bucket held (shard.go).
+		set := newBucketInformers(func(b int) (cache.SharedIndexInformer, error) {
+			return c.kindInformer(ns, w, c.op.shard.selector(b))
+		}, routeKey)
+		set.dropped = func(objs []any) {
+			for _, obj := range objs {
+				if key, err := cache.ObjectToName(obj); err == nil {
+					c.forget(key)
+				}
+			}
+		}
+		c.op.member.register(set)
+		inf = set
+	} else {
+		var err error
+		if inf, err = c.kindInformer(ns, w, ""); err != nil {
+			return nil, err
+		}
 	}
 	_, err := inf.AddEventHandler(c.events())
 	c.op.emit(telemetry.WatchInitialized{Watch: w})
 	return inf, err
+}
+
+// kindInformer makes an informer of the kind's objects in ns that match
+// selector ("" for all).
+func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, selector string) (cache.SharedIndexInformer, error) {
+	lw := observeLists(c.kind.ListWatch(ns), c.op, w)
+	lw.selector = selector
+	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
+	if err := inf.SetTransform(c.dispatchTransform()); err != nil {
+		return nil, err
+	}
+	return inf, observeWatch(inf, c.op, w)
 }
 
 // events enqueues adds, updates that pass the filter, and forgets deletes.
@@ -298,11 +320,12 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			if last, ok := obj.(T); ok && c.op.shard != nil && !c.op.shard.mine(last) {
-				// It left this member's share (released, or moved): not
-				// a deletion.
-				c.forget(key)
-				return
+			if last, ok := obj.(T); ok && c.op.member != nil {
+				if b, ok := c.op.shard.bucketOf(last); !ok || !c.op.member.holds(b) {
+					// It left this member's share: not a deletion.
+					c.forget(key)
+					return
+				}
 			}
 			if last, ok := obj.(T); ok {
 				if c.missedDelete(last) {

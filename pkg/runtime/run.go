@@ -70,8 +70,8 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	var member *memberRun
 	if o.shard != nil {
 		// A member joins before its caches fill: a replica restarting
-		// over a large share keeps it while it lists, instead of the
-		// sharder moving its objects to whoever synced first.
+		// keeps its buckets while the other caches list, instead of the
+		// sharder moving them to whoever synced first.
 		member = o.join(ctx)
 		defer member.stop()
 	}
@@ -146,7 +146,11 @@ func (o *Operator) join(ctx context.Context) *memberRun {
 			case <-memberCtx.Done():
 				return true // never worked: nothing left behind
 			}
-			return o.workOn(memberCtx, o.controllers, nil, false)
+			var follow sync.WaitGroup
+			follow.Go(func() { o.member.follow(memberCtx) })
+			drained := o.workOn(memberCtx, o.controllers, nil, false)
+			follow.Wait()
+			return drained
 		})
 	}()
 	return m

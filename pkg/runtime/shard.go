@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,13 +18,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
@@ -30,55 +33,69 @@ import (
 )
 
 // Sharding (Options.Sharding) spreads the objects of every controller over
-// the replicas with what Kubernetes already has: a Lease per replica for
-// membership, a label per object for its assignment, and label-selected
-// watches for delivery.
+// the replicas with what Kubernetes already has: Leases for membership and
+// for the assignment, a label per object, and label-selected watches for
+// delivery.
 //
-//   - Each replica (a member) holds a Lease of its own, named
+//   - Each object belongs to one of shard.Buckets buckets, a hash of its
+//     key. The sharder writes it once, as the label
+//     shard.opgen.dev/<operator>=<bucket>; descendants carry their
+//     owner's.
+//   - Each replica (a member) holds a Lease of its own,
 //     <lease>-member-<member>, renewed like the leader's.
-//   - The leader runs the sharder: it watches the member Leases and the
-//     controlled objects' metadata, and labels each object
-//     shard.opgen.dev/<operator>=<member>, the member a consistent-hash
-//     ring of the live members picks for its key.
-//   - Each member's informers of the controlled kinds and of their owned
-//     kinds select that label with its own member name, so it caches and
-//     handles only its share; ApplyDescendants labels the descendants
-//     with the member too.
-//   - A move between live members is a handover: the sharder adds the
-//     drain label (drain.shard.opgen.dev/<operator>=<member>); the owner
-//     takes the key in its queue, which no worker holds then, and removes
-//     both labels; the sharder then assigns the object to its new member.
+//   - The leader runs the sharder: it labels new objects, and assigns the
+//     buckets to the live members by consistent hashing with bounded loads
+//     (shard.Ring.Owners), recorded in the annotation
+//     shard.opgen.dev/assignment of the Lease <lease>-shards.
+//   - A member caches and handles the buckets assigned to it: one
+//     label-selected informer per bucket for the controlled kind, and one
+//     for each owned kind. It reports what it holds, and the assignment it
+//     applied, in the annotation shard.opgen.dev/held of its own Lease.
+//   - A move between live members is a handover: the sharder unassigns
+//     the bucket (drain); the member stops starting actions on its
+//     objects, waits for those in flight, stops caching them, and reports
+//     it; only then does the sharder assign the bucket to its new member.
 //     No two members handle an object at once.
-//   - A member whose Lease expired lost its objects at once: it stops
+//   - A member whose Lease expired lost its buckets at once: it stops
 //     working when it cannot renew within RenewDeadline, before the Lease
-//     expires, so nobody else handles them.
+//     expires, so nobody else handles them. No object is written: the new
+//     members list the buckets from the API server's watch cache.
 //   - A member that shuts down releases its Lease after its workers
-//     drained: its objects move without waiting for the expiry.
+//     drained: its buckets move without waiting for the expiry.
 
-// shardKeys are the labels and the member name of a sharded operator.
+// shardKeys are the names of a sharded operator.
 type shardKeys struct {
-	label, drain string // label keys
-	member       string // this replica's member name (label value)
-	leasePrefix  string // member Leases are leasePrefix + member
+	label       string // the bucket label's key
+	member      string // this replica's member name
+	leasePrefix string // member Leases are leasePrefix + member
+	shardsLease string // the assignment's Lease
+	namespace   string // of the Leases
 }
 
-// shardLabelDomain prefixes the shard label; the drain label adds "drain.".
+// shardLabelDomain prefixes the bucket label and the Leases' annotations.
 const shardLabelDomain = "shard.opgen.dev/"
 
+// The annotations of the assignment's Lease (shard.Assignment) and of a
+// member's Lease (shard.Held), as JSON.
+const (
+	assignmentAnnotation = shardLabelDomain + "assignment"
+	heldAnnotation       = shardLabelDomain + "held"
+)
+
 func newShardKeys(opts Options) *shardKeys {
-	name := labelSafe(opts.Name, 63)
 	return &shardKeys{
-		label:       shardLabelDomain + name,
-		drain:       "drain." + shardLabelDomain + name,
+		label:       shardLabelDomain + labelSafe(opts.Name, 63),
 		member:      memberName(opts.LeaderElection.Identity),
 		leasePrefix: opts.LeaderElection.LeaseName + "-member-",
+		shardsLease: opts.LeaderElection.LeaseName + "-shards",
+		namespace:   opts.LeaderElection.Namespace,
 	}
 }
 
 var labelUnsafe = regexp.MustCompile(`[^a-z0-9.-]+`)
 
-// memberName turns a replica's identity into a label value and a part of a
-// Lease name: lower case, only letters, digits, '-' and '.', at most 63
+// memberName turns a replica's identity into a part of a Lease name and a
+// label value: lower case, only letters, digits, '-' and '.', at most 63
 // characters, with a hash of the identity so that two identities never
 // meet in one name.
 func memberName(identity string) string {
@@ -100,32 +117,29 @@ func labelSafe(s string, n int) string {
 	return s
 }
 
-// selector is the label selector of this member's share.
-func (k *shardKeys) selector() string { return k.label + "=" + k.member }
+// selector is the label selector of bucket b.
+func (k *shardKeys) selector(b int) string { return k.label + "=" + shard.Label(b) }
 
-// mine reports whether m is assigned to this member.
-func (k *shardKeys) mine(m metav1.Object) bool { return m.GetLabels()[k.label] == k.member }
-
-// draining reports whether the sharder asked this member to let go of m.
-func (k *shardKeys) draining(m metav1.Object) bool {
-	return k.mine(m) && m.GetLabels()[k.drain] == k.member
+// bucketOf returns the bucket m's label names.
+func (k *shardKeys) bucketOf(m metav1.Object) (int, bool) {
+	return shard.ParseLabel(m.GetLabels()[k.label])
 }
 
-// labelPatch is a merge patch of labels (a nil value removes one),
-// conditional on the resource version the decision saw.
-func labelPatch(rv string, labels map[string]*string) []byte {
-	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": rv, "labels": labels}})
-	return data
+// keyBucket is the bucket of the object namespace/name: the sharder's
+// choice for it.
+func keyBucket(namespace, name string) int { return shard.Bucket(namespace + "/" + name) }
+
+// routeKey is the bucket of a cache key, for bucketInformers.route.
+func routeKey(key string) int {
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	return keyBucket(ns, name)
 }
 
-// release removes this member's labels from obj, which the sharder asked
-// it to let go of; the controller calls it from its worker for the key,
-// so no handler runs on the object meanwhile.
-func (k *shardKeys) release(ctx context.Context, op *Operator, gvr schema.GroupVersionResource, obj metav1.Object) error {
-	patch := labelPatch(obj.GetResourceVersion(), map[string]*string{k.label: nil, k.drain: nil})
-	_, err := op.metadata.Resource(gvr).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
-}
+// ErrLostMembership is returned by Run when a sharded replica could not
+// renew its member Lease in time and stopped working, so that the
+// sharder can give its buckets to the others. Exit and let the Pod
+// restart.
+var ErrLostMembership = errors.New("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
 
 // runMember holds this replica's member Lease and calls work with a
 // context that ends when ctx ends or the Lease could not be renewed (then
@@ -143,18 +157,237 @@ func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context)
 	return err
 }
 
-// ErrLostMembership is returned by Run when a sharded replica could not
-// renew its member Lease in time and stopped working, so that the
-// sharder can give its objects to the others. Exit and let the Pod
-// restart.
-var ErrLostMembership = errors.New("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
+// shardMember is this replica's side of sharding: the buckets it holds,
+// the caches of their objects, and the gate every action passes.
+type shardMember struct {
+	op   *Operator
+	keys *shardKeys
+	log  logr.Logger
 
-// sharderWorkers label objects concurrently: a start over unlabelled
-// objects, or a member joining, writes one label per object moved.
+	mu       sync.Mutex
+	drained  *sync.Cond // signalled when an action of a bucket ends
+	held     [shard.Buckets]bool
+	inflight [shard.Buckets]int
+	sets     []*bucketInformers
+	applied  int64 // the assignment's generation reported
+}
+
+func newShardMember(o *Operator) *shardMember {
+	m := &shardMember{op: o, keys: o.shard, log: o.log.WithName("member")}
+	m.drained = sync.NewCond(&m.mu)
+	return m
+}
+
+// register adds a cache of a sharded kind: it follows the held buckets.
+func (m *shardMember) register(s *bucketInformers) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sets = append(m.sets, s)
+}
+
+// enter starts an action on an object of bucket b: false when this member
+// does not hold b. exit must follow a true.
+func (m *shardMember) enter(b int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.held[b] {
+		return false
+	}
+	m.inflight[b]++
+	return true
+}
+
+func (m *shardMember) exit(b int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inflight[b]--
+	if m.inflight[b] == 0 {
+		m.drained.Broadcast()
+	}
+}
+
+// holds reports whether this member holds bucket b.
+func (m *shardMember) holds(b int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.held[b]
+}
+
+// take starts caching and handling bucket b.
+func (m *shardMember) take(b int) error {
+	m.mu.Lock()
+	sets := slices.Clone(m.sets)
+	m.mu.Unlock()
+	for _, s := range sets {
+		if _, err := s.add(b); err != nil {
+			return err
+		}
+	}
+	m.mu.Lock()
+	m.held[b] = true
+	m.mu.Unlock()
+	return nil
+}
+
+// release lets go of bucket b: no action starts on its objects from now,
+// the ones in flight end, and its caches are dropped.
+func (m *shardMember) release(b int) {
+	m.mu.Lock()
+	m.held[b] = false
+	for m.inflight[b] > 0 {
+		m.drained.Wait()
+	}
+	sets := slices.Clone(m.sets)
+	m.mu.Unlock()
+	for _, s := range sets {
+		s.drop(b)
+	}
+}
+
+// heldBuckets returns the buckets held, in order.
+func (m *shardMember) heldBuckets() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []int
+	for b, h := range m.held {
+		if h {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// follow applies the sharder's assignment while ctx lasts (this replica
+// holds its member Lease), then lets go of every bucket.
+func (m *shardMember) follow(ctx context.Context) {
+	f := informers.NewSharedInformerFactoryWithOptions(m.op.clientset, 0, informers.WithNamespace(m.keys.namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", m.keys.shardsLease).String()
+		}))
+	inf := f.Coordination().V1().Leases().Informer()
+	kick := make(chan struct{}, 1)
+	wake := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { wake() },
+		UpdateFunc: func(any, any) { wake() },
+	})
+	f.Start(ctx.Done())
+	defer func() {
+		f.Shutdown()
+		for _, b := range m.heldBuckets() {
+			m.release(b)
+			m.moved(shard.Move{Bucket: b, Verb: "release", From: m.keys.member})
+		}
+		m.op.metrics.shardBuckets.Set(0)
+	}()
+	tick := m.op.opts.Clock.NewTicker(m.op.opts.LeaderElection.RetryPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-kick:
+		case <-tick.C():
+		}
+		obj, ok, _ := inf.GetStore().GetByKey(m.keys.namespace + "/" + m.keys.shardsLease)
+		if !ok {
+			continue
+		}
+		if err := m.apply(ctx, obj.(*coordinationv1.Lease)); err != nil && ctx.Err() == nil {
+			m.log.Error(err, "could not apply the sharder's assignment; retrying")
+		}
+	}
+}
+
+// apply takes and releases buckets as the assignment in l says, then
+// reports what this member holds in its own Lease.
+func (m *shardMember) apply(ctx context.Context, l *coordinationv1.Lease) error {
+	a, err := readAssignment(l)
+	if err != nil {
+		return err
+	}
+	if a.Generation <= m.applied {
+		return nil
+	}
+	mine := map[int]bool{}
+	for b, member := range a.Buckets {
+		if member == m.keys.member {
+			mine[b] = true
+		}
+	}
+	for _, b := range m.heldBuckets() {
+		if !mine[b] {
+			m.release(b)
+			m.moved(shard.Move{Bucket: b, Verb: "release", From: m.keys.member})
+		}
+	}
+	for b := range mine {
+		if !m.holds(b) {
+			if err := m.take(b); err != nil {
+				return err
+			}
+			m.moved(shard.Move{Bucket: b, Verb: "take", To: m.keys.member})
+		}
+	}
+	held := m.heldBuckets()
+	m.op.metrics.shardBuckets.Set(float64(len(held)))
+	if err := m.report(ctx, shard.Held{Generation: a.Generation, Buckets: held}); err != nil {
+		return err
+	}
+	m.applied = a.Generation
+	return nil
+}
+
+// report writes h into this member's Lease. The elector renews the same
+// Lease: a conflict with it is retried.
+func (m *shardMember) report(ctx context.Context, h shard.Held) error {
+	data, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	leases := m.op.clientset.CoordinationV1().Leases(m.keys.namespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		l, err := leases.Get(ctx, m.keys.leasePrefix+m.keys.member, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if l.Annotations == nil {
+			l.Annotations = map[string]string{}
+		}
+		l.Annotations[heldAnnotation] = string(data)
+		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (m *shardMember) moved(mv shard.Move) {
+	m.op.emit(telemetry.ShardMoved{Bucket: mv.Bucket, Verb: string(mv.Verb), From: mv.From, To: mv.To})
+}
+
+// readAssignment reads the assignment's annotation of l; a Lease without
+// one has the empty assignment.
+func readAssignment(l *coordinationv1.Lease) (shard.Assignment, error) {
+	var a shard.Assignment
+	raw, ok := l.Annotations[assignmentAnnotation]
+	if !ok {
+		return a, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &a); err != nil {
+		return a, fmt.Errorf("runtime: the annotation %s of the Lease %s/%s is not an assignment of sharding (%w): delete the Lease, the leader writes it again", assignmentAnnotation, l.Namespace, l.Name, err)
+	}
+	return a, nil
+}
+
+// sharderWorkers label new objects concurrently.
 const sharderWorkers = 4
 
-// sharder assigns the objects of every controller to the live members.
-// It runs on the leader.
+// sharder labels new objects with their bucket and assigns the buckets to
+// the live members. It runs on the leader.
 type sharder struct {
 	op   *Operator
 	keys *shardKeys
@@ -163,16 +396,18 @@ type sharder struct {
 	leases cache.SharedIndexInformer
 	kinds  []*shardedKind
 	queue  workqueue.TypedRateLimitingInterface[shardItem]
+	kick   chan struct{}
 
-	mu      sync.Mutex
-	members map[string]*memberSeen // by Lease name
-	ring    *shard.Ring
-	live    map[string]bool
-	drains  map[shardItem]time.Time // when the drain label was set
+	members map[string]*memberSeen // by Lease name; rebalance's alone
+	record  *coordinationv1.Lease  // the assignment's Lease as last read or written
+	assign  shard.Assignment
+	drains  map[int]time.Time // when each bucket was drained
+	live    int
 }
 
-// shardedKind is a controller's kind as the sharder watches it: metadata
-// only, every object.
+// shardedKind is a controller's kind as the sharder watches it: the
+// objects without a valid bucket label, which it labels at once, so that
+// its cache holds only the new ones.
 type shardedKind struct {
 	controller string
 	gvr        schema.GroupVersionResource
@@ -196,33 +431,48 @@ type memberSeen struct {
 }
 
 func (o *Operator) newSharder() *sharder {
-	s := &sharder{
+	return &sharder{
 		op:      o,
 		keys:    o.shard,
 		log:     o.log.WithName("sharder"),
 		members: map[string]*memberSeen{},
-		ring:    shard.NewRing(nil, 0),
-		live:    map[string]bool{},
-		drains:  map[shardItem]time.Time{},
+		drains:  map[int]time.Time{},
+		kick:    make(chan struct{}, 1),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[shardItem](),
 			workqueue.TypedRateLimitingQueueConfig[shardItem]{Name: "sharder"}),
 	}
-	return s
 }
 
-// Run assigns objects until ctx ends; it is a leader-only Runnable.
+// unlabelled selects the objects without a valid bucket label: notin
+// also matches objects without the label.
+func (k *shardKeys) unlabelled() string {
+	values := make([]string, shard.Buckets)
+	for b := range values {
+		values[b] = shard.Label(b)
+	}
+	return k.label + " notin (" + strings.Join(values, ",") + ")"
+}
+
+// Run labels and assigns until ctx ends; it is a leader-only Runnable.
 func (s *sharder) Run(ctx context.Context) error {
 	defer s.queue.ShutDown()
-	f := informers.NewSharedInformerFactoryWithOptions(s.op.clientset, 0, informers.WithNamespace(s.op.opts.LeaderElection.Namespace))
+	f := informers.NewSharedInformerFactoryWithOptions(s.op.clientset, 0, informers.WithNamespace(s.keys.namespace))
 	s.leases = f.Coordination().V1().Leases().Informer()
+	wake := func() {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
 	if _, err := s.leases.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.membersChanged() },
-		UpdateFunc: func(any, any) { s.membersChanged() },
-		DeleteFunc: func(any) { s.membersChanged() },
+		AddFunc:    func(any) { wake() },
+		UpdateFunc: func(any, any) { wake() },
+		DeleteFunc: func(any) { wake() },
 	}); err != nil {
 		return err
 	}
 	syncs := []cache.InformerSynced{s.leases.HasSynced}
+	selector := s.keys.unlabelled()
 	for _, c := range s.op.controllers {
 		sk, ok := c.(shardable)
 		if !ok {
@@ -231,15 +481,14 @@ func (s *sharder) Run(ctx context.Context) error {
 		gvr, namespaced := sk.shardedResource()
 		k := &shardedKind{controller: c.controllerName(), gvr: gvr}
 		for _, ns := range s.op.namespaces(namespaced) {
-			inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, gvr, ns, 0, cache.Indexers{}, nil).Informer()
-			if err := inf.SetTransform(shardTransform); err != nil {
+			inf, err := sk.unlabelled(ns, selector)
+			if err != nil {
 				return err
 			}
 			kind := len(s.kinds)
 			if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 				AddFunc:    func(obj any) { s.enqueue(kind, obj) },
 				UpdateFunc: func(_, obj any) { s.enqueue(kind, obj) },
-				DeleteFunc: func(obj any) { s.forget(kind, obj) },
 			}); err != nil {
 				return err
 			}
@@ -257,8 +506,12 @@ func (s *sharder) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
 		return nil
 	}
-	s.log.Info("sharding", "controllers", len(s.kinds), "members", s.liveMembers())
-	s.membersChanged()
+	if err := s.load(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	var wg sync.WaitGroup
 	for range sharderWorkers {
 		wg.Go(func() {
@@ -266,28 +519,56 @@ func (s *sharder) Run(ctx context.Context) error {
 			}
 		})
 	}
-	// Leases expire without an event: look again every RetryPeriod.
-	wait.UntilWithContext(ctx, func(context.Context) { s.membersChanged() }, s.op.opts.LeaderElection.RetryPeriod/2)
+	// Leases expire without an event: look again every RetryPeriod/2.
+	tick := s.op.opts.Clock.NewTicker(s.op.opts.LeaderElection.RetryPeriod / 2)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		if err := s.rebalance(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error(err, "could not write the assignment of buckets; retrying")
+		}
+		select {
+		case <-ctx.Done():
+		case <-s.kick:
+		case <-tick.C():
+		}
+	}
 	s.queue.ShutDown()
 	wg.Wait()
 	return nil
 }
 
-// shardTransform keeps of an object what the sharder reads: name,
-// namespace, resource version and labels.
-func shardTransform(obj any) (any, error) {
-	m, ok := obj.(*metav1.PartialObjectMetadata)
-	if !ok {
-		return obj, nil
-	}
-	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-		Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion, Labels: m.Labels,
-	}}, nil
+// load reads the assignment a former leader left, or creates its Lease.
+func (s *sharder) load(ctx context.Context) error {
+	leases := s.op.clientset.CoordinationV1().Leases(s.keys.namespace)
+	return wait.PollUntilContextCancel(ctx, s.op.opts.LeaderElection.RetryPeriod, true, func(ctx context.Context) (bool, error) {
+		l, err := leases.Get(ctx, s.keys.shardsLease, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			holder := s.op.opts.LeaderElection.Identity
+			l, err = leases.Create(ctx, &coordinationv1.Lease{
+				ObjectMeta: metav1.ObjectMeta{Name: s.keys.shardsLease, Namespace: s.keys.namespace},
+				Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder},
+			}, metav1.CreateOptions{})
+		}
+		if err != nil {
+			s.log.Error(err, "could not read the assignment of buckets; retrying", "lease", s.keys.namespace+"/"+s.keys.shardsLease)
+			return false, nil
+		}
+		a, err := readAssignment(l)
+		if err != nil {
+			return false, err
+		}
+		s.record, s.assign = l, a
+		s.log.Info("sharding", "controllers", len(s.kinds), "generation", a.Generation)
+		return true, nil
+	})
 }
 
-// shardable is a controller the sharder assigns the objects of.
+// shardable is a controller the sharder labels the objects of.
 type shardable interface {
 	shardedResource() (gvr schema.GroupVersionResource, namespaced bool)
+	// unlabelled returns an informer of the controller's objects in ns
+	// (as its kind selects them) that also match selector.
+	unlabelled(ns, selector string) (cache.SharedIndexInformer, error)
 }
 
 func (s *sharder) enqueue(kind int, obj any) {
@@ -296,26 +577,12 @@ func (s *sharder) enqueue(kind int, obj any) {
 	}
 }
 
-func (s *sharder) forget(kind int, obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	if m, err := meta.Accessor(obj); err == nil {
-		s.mu.Lock()
-		delete(s.drains, shardItem{kind: kind, namespace: m.GetNamespace(), name: m.GetName()})
-		s.mu.Unlock()
-	}
-}
-
-// membersChanged recomputes the live members from the Leases; when the
-// set changed, every object is looked at again.
-func (s *sharder) membersChanged() {
-	if s.leases == nil {
-		return
-	}
+// rebalance recomputes the live members from their Leases and moves the
+// buckets the ring wants elsewhere, as far as shard.Plan allows now.
+func (s *sharder) rebalance(ctx context.Context) error {
 	now := s.op.opts.Clock.Now()
-	live := map[string]bool{}
-	s.mu.Lock()
+	var live []string
+	held := map[string]shard.Held{}
 	seen := map[string]bool{}
 	for _, obj := range s.leases.GetStore().List() {
 		l, ok := obj.(*coordinationv1.Lease)
@@ -339,45 +606,75 @@ func (s *sharder) membersChanged() {
 			m = &memberSeen{holder: holder, renew: renew, duration: d, seen: now}
 			s.members[l.Name] = m
 		}
-		if holder != "" && now.Sub(m.seen) < m.duration {
-			live[strings.TrimPrefix(l.Name, s.keys.leasePrefix)] = true
+		if holder == "" || now.Sub(m.seen) >= m.duration {
+			continue
 		}
+		member := strings.TrimPrefix(l.Name, s.keys.leasePrefix)
+		live = append(live, member)
+		var h shard.Held
+		if raw, ok := l.Annotations[heldAnnotation]; ok {
+			_ = json.Unmarshal([]byte(raw), &h) // unreadable: holds nothing known, waits for the next report
+		}
+		held[member] = h
 	}
 	for name := range s.members {
 		if !seen[name] {
 			delete(s.members, name)
 		}
 	}
-	changed := len(live) != len(s.live)
-	for m := range live {
-		changed = changed || !s.live[m]
+	if len(live) != s.live {
+		s.live = len(live)
+		s.op.metrics.shardMembers.Set(float64(len(live)))
+		slices.Sort(live)
+		s.log.Info("members changed", "members", live)
 	}
-	if changed {
-		members := make([]string, 0, len(live))
-		for m := range live {
-			members = append(members, m)
-		}
-		s.live, s.ring = live, shard.NewRing(members, 0)
+	isLive := func(m string) bool { _, ok := held[m]; return ok }
+	next, moves := shard.Plan(s.assign, shard.NewRing(live, 0).Owners(), isLive, func(m string) shard.Held { return held[m] })
+	if len(moves) == 0 {
+		return nil
 	}
-	s.mu.Unlock()
-	if !changed {
-		return
+	if err := s.write(ctx, next); err != nil {
+		return err
 	}
-	s.op.metrics.shardMembers.Set(float64(len(live)))
-	s.log.Info("members changed", "members", s.liveMembers())
-	for i, k := range s.kinds {
-		for _, inf := range k.informers {
-			for _, obj := range inf.GetStore().List() {
-				s.enqueue(i, obj)
+	for _, mv := range moves {
+		e := telemetry.ShardMoved{Bucket: mv.Bucket, Verb: string(mv.Verb), From: mv.From, To: mv.To}
+		switch mv.Verb {
+		case shard.Drain:
+			s.drains[mv.Bucket] = now
+		case shard.Assign, shard.Reassign:
+			if t, ok := s.drains[mv.Bucket]; ok {
+				e.Handover = s.op.opts.Clock.Since(t)
+				delete(s.drains, mv.Bucket)
 			}
 		}
+		s.op.emit(e)
 	}
+	return nil
 }
 
-func (s *sharder) liveMembers() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ring.Members()
+// write records a in the assignment's Lease. On a conflict it reads the
+// Lease again, and the next round plans from what it holds.
+func (s *sharder) write(ctx context.Context, a shard.Assignment) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	l := s.record.DeepCopy()
+	if l.Annotations == nil {
+		l.Annotations = map[string]string{}
+	}
+	l.Annotations[assignmentAnnotation] = string(data)
+	now := metav1.NewMicroTime(s.op.opts.Clock.Now())
+	l.Spec.RenewTime = &now
+	got, err := s.op.clientset.CoordinationV1().Leases(s.keys.namespace).Update(ctx, l, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		return s.load(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	s.record, s.assign = got, a
+	return nil
 }
 
 func (s *sharder) processNext(ctx context.Context) bool {
@@ -386,14 +683,12 @@ func (s *sharder) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer s.queue.Done(it)
-	if err := s.place(ctx, it); err != nil {
+	if err := s.label(ctx, it); err != nil {
 		if ctx.Err() != nil {
-			return false // stopping: the next leader places it
-		}
-		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-			s.log.Error(err, "could not label an object; retrying", "controller", s.kinds[it.kind].controller, "namespace", it.namespace, "name", it.name)
+			return false // stopping: the next leader labels it
 		}
 		if !apierrors.IsNotFound(err) {
+			s.log.Error(err, "could not label an object with its bucket; retrying", "controller", s.kinds[it.kind].controller, "namespace", it.namespace, "name", it.name)
 			s.queue.AddRateLimited(it)
 			return true
 		}
@@ -402,62 +697,27 @@ func (s *sharder) processNext(ctx context.Context) bool {
 	return true
 }
 
-// place applies the sharder's decision for one object.
-func (s *sharder) place(ctx context.Context, it shardItem) error {
+// label writes an object's bucket label, once in its life.
+func (s *sharder) label(ctx context.Context, it shardItem) error {
 	k := s.kinds[it.kind]
-	var obj metav1.Object
+	found := false
 	for _, inf := range k.informers {
 		key := it.name
 		if it.namespace != "" {
 			key = it.namespace + "/" + it.name
 		}
-		if o, ok, _ := inf.GetStore().GetByKey(key); ok {
-			obj, _ = meta.Accessor(o)
+		if _, ok, _ := inf.GetStore().GetByKey(key); ok {
+			found = true
 			break
 		}
 	}
-	if obj == nil {
-		return nil
+	if !found {
+		return nil // labelled meanwhile, or gone
 	}
-	labels := obj.GetLabels()
-	s.mu.Lock()
-	ring, live := s.ring, s.live
-	s.mu.Unlock()
-	d, act := shard.Decide(shard.Object{
-		Key:      it.namespace + "/" + it.name,
-		Owner:    labels[s.keys.label],
-		Draining: labels[s.keys.drain] != "",
-	}, ring, func(m string) bool { return live[m] })
-	if !act {
-		return nil
-	}
-	var patch map[string]*string
-	switch d.Verb {
-	case shard.Assign, shard.Reassign:
-		patch = map[string]*string{s.keys.label: &d.To, s.keys.drain: nil}
-	case shard.Drain:
-		patch = map[string]*string{s.keys.drain: &d.From}
-	}
-	_, err := s.op.metadata.Resource(k.gvr).Namespace(it.namespace).Patch(ctx, it.name, types.MergePatchType,
-		labelPatch(obj.GetResourceVersion(), patch), metav1.PatchOptions{})
-	if err != nil {
-		return err
-	}
-	var handover time.Duration
-	s.mu.Lock()
-	switch d.Verb {
-	case shard.Drain:
-		s.drains[it] = s.op.opts.Clock.Now()
-	case shard.Assign, shard.Reassign:
-		if t, ok := s.drains[it]; ok {
-			handover = s.op.opts.Clock.Since(t)
-			delete(s.drains, it)
-		}
-	}
-	s.mu.Unlock()
-	s.op.emit(telemetry.ShardMoved{Controller: k.controller, Key: cache.ObjectName{Namespace: it.namespace, Name: it.name},
-		Verb: string(d.Verb), From: d.From, To: d.To, Handover: handover})
-	return nil
+	value := shard.Label(keyBucket(it.namespace, it.name))
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{s.keys.label: value}}})
+	_, err := s.op.metadata.Resource(k.gvr).Namespace(it.namespace).Patch(ctx, it.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
 }
 
 // shardedResource names the controller's kind for the sharder.
@@ -465,25 +725,26 @@ func (c *Controller[T]) shardedResource() (schema.GroupVersionResource, bool) {
 	return c.kind.GVR(), c.kind.Namespaced
 }
 
-// release lets go of an object the sharder asked this member to drain: it
-// runs in the worker that holds key, so no action on the object runs
-// meanwhile, and none starts here after it (the object leaves this
-// member's cache with its label).
-func (c *Controller[T]) release(ctx context.Context, key cache.ObjectName, obj T) {
-	err := c.op.shard.release(ctx, c.op, c.kind.GVR(), obj)
-	switch {
-	case apierrors.IsNotFound(err):
-		c.queue.Forget(key)
-	case err != nil:
-		if !apierrors.IsConflict(err) {
-			c.log.Error(err, "could not let go of an object the sharder moves; retrying", "namespace", key.Namespace, "name", key.Name)
-		}
-		c.queue.AddRateLimited(key)
-	default:
-		c.queue.Forget(key)
-		c.forget(key)
-		c.op.emit(telemetry.ShardMoved{Controller: c.name, Key: key, Verb: "release", From: c.op.shard.member})
+// bucketLabel is the bucket label of a descendant: its controller
+// owner's, as the cache holds the owner.
+func (c *Controller[T]) bucketLabel(descendant metav1.Object) string {
+	ns, name := descendant.GetNamespace(), ""
+	if ref := metav1.GetControllerOfNoCopy(descendant); ref != nil {
+		name = ref.Name
 	}
+	if !c.kind.Namespaced {
+		ns = ""
+	}
+	if owner, ok := c.Get(cache.ObjectName{Namespace: ns, Name: name}); ok {
+		if v, ok := owner.GetLabels()[c.op.shard.label]; ok {
+			return v
+		}
+	}
+	return shard.Label(keyBucket(ns, name))
+}
+
+func (c *Controller[T]) unlabelled(ns, selector string) (cache.SharedIndexInformer, error) {
+	return c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, selector)
 }
 
 // shardObjects reports the objects of a controller's kind this member

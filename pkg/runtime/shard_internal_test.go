@@ -1,10 +1,14 @@
 package runtime
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -30,8 +34,31 @@ func TestMemberName(t *testing.T) {
 func TestShardLabels(t *testing.T) {
 	k := newShardKeys(Options{Name: "Todo_Operator", LeaderElection: LeaderElectionOptions{LeaseName: "todo", Identity: "pod-a"}})
 	assert.Equal(t, "shard.opgen.dev/todo-operator", k.label)
-	assert.Equal(t, "drain.shard.opgen.dev/todo-operator", k.drain)
 	assert.Empty(t, validation.IsQualifiedName(k.label))
-	assert.Empty(t, validation.IsQualifiedName(k.drain))
 	assert.Equal(t, "todo-member-", k.leasePrefix)
+	assert.Equal(t, "todo-shards", k.shardsLease)
+
+	bucket7, err := labels.Parse(k.selector(7))
+	require.NoError(t, err)
+	unlabelled, err := labels.Parse(k.unlabelled())
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		labels        labels.Set
+		in7, unlabeld bool
+	}{
+		{labels.Set{}, false, true},
+		{labels.Set{k.label: "7"}, true, false},
+		{labels.Set{k.label: "63"}, false, false},
+		{labels.Set{k.label: "64"}, false, true},
+		{labels.Set{k.label: "seven"}, false, true},
+		{labels.Set{"other": "7"}, false, true},
+	} {
+		assert.Equal(t, tc.in7, bucket7.Matches(tc.labels), "bucket 7 selects %v", tc.labels)
+		assert.Equal(t, tc.unlabeld, unlabelled.Matches(tc.labels), "the sharder labels %v", tc.labels)
+		b, ok := k.bucketOf(&metav1.ObjectMeta{Labels: tc.labels})
+		assert.Equal(t, !tc.unlabeld, ok, "%v names a bucket", tc.labels)
+		if ok {
+			assert.Equal(t, tc.labels[k.label], strconv.Itoa(b))
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
@@ -26,6 +27,7 @@ import (
 	"github.com/opgen-sdk/opgen/internal/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 )
 
 // A sharded replica of the tests runs as a process of the test binary
@@ -224,9 +226,9 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 		live[s.start()] = true
 	}
 
-	// settled waits until every object is labelled with a live member,
-	// its ConfigMap carries the same label, and each was handled by that
-	// member after since.
+	// settled waits until every object's bucket is assigned to a live
+	// member, its ConfigMap is in the same bucket, and each was handled
+	// by that member after since.
 	settled := func(what string, since time.Time) {
 		t.Helper()
 		eventually(t, what, func() bool {
@@ -234,21 +236,26 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 			for r := range live {
 				members[runtime.MemberName(r.id)] = true
 			}
+			owners, err := runtime.ShardOwners(ctx, env.Clientset().CoordinationV1(), ns, "shard-test")
+			if err != nil || len(owners) == 0 {
+				return false
+			}
 			list, err := gadgets.List(ctx, metav1.ListOptions{})
 			if err != nil || len(list.Items) != n {
 				return false
 			}
 			handled := s.handlings()
 			for _, g := range list.Items {
-				owner := g.Labels["shard.opgen.dev/shard-test"]
-				if !members[owner] {
+				bucket := g.Labels["shard.opgen.dev/shard-test"]
+				b := runtime.ShardBucket(bucket)
+				if b < 0 || !members[owners[b]] {
 					return false
 				}
 				cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(ctx, g.Name+"-0", metav1.GetOptions{})
-				if err != nil || cm.Labels["shard.opgen.dev/shard-test"] != owner {
+				if err != nil || cm.Labels["shard.opgen.dev/shard-test"] != bucket {
 					return false
 				}
-				if !handledBy(handled[g.Name], owner, since) {
+				if !handledBy(handled[g.Name], owners[b], since) {
 					return false
 				}
 			}
@@ -322,8 +329,8 @@ func anyOf(live map[*shardReplica]bool) *shardReplica {
 	return nil
 }
 
-// One sharded replica in process: it joins, labels every object with
-// itself, handles them, and its metrics say so.
+// One sharded replica in process: it joins, gets every bucket, handles
+// every object, and its metrics say so.
 func TestShardingAloneHandlesEverything(t *testing.T) {
 	ns := env.Namespace(t)
 	for i := range 5 {
@@ -339,13 +346,18 @@ func TestShardingAloneHandlesEverything(t *testing.T) {
 	require.NoError(t, err)
 	h.start()
 	member := runtime.MemberName(h.op.Options().LeaderElection.Identity)
-	eventually(t, "every object labelled with the one member and handled", func() bool {
+	eventually(t, "every object in a bucket of the one member, and handled", func() bool {
+		owners, err := runtime.ShardOwners(context.Background(), env.Clientset().CoordinationV1(), ns, h.op.Options().LeaderElection.LeaseName)
+		if err != nil || len(owners) == 0 {
+			return false
+		}
 		list, err := gadgetClient(t, ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil || len(list.Items) != 5 {
 			return false
 		}
 		for _, g := range list.Items {
-			if _, ok := handled.Load(g.Name); !ok || g.Labels["shard.opgen.dev/test-operator"] != member {
+			b := runtime.ShardBucket(g.Labels["shard.opgen.dev/test-operator"])
+			if _, ok := handled.Load(g.Name); !ok || b < 0 || owners[b] != member {
 				return false
 			}
 		}
@@ -366,8 +378,63 @@ func TestShardingAloneHandlesEverything(t *testing.T) {
 	}
 	assert.Equal(t, 5.0, got["opgen_shard_objects"], "the member's share")
 	assert.Equal(t, 1.0, got["opgen_shard_members"])
-	assert.Equal(t, 5.0, got["opgen_shard_moves_total"], "five assignments")
+	assert.Equal(t, 64.0, got["opgen_shard_buckets"], "the one member holds every bucket")
+	assert.Equal(t, 128.0, got["opgen_shard_moves_total"], "64 assignments and 64 takes")
+	g0, err := gadgetClient(t, ns).Get(context.Background(), "g0", metav1.GetOptions{})
+	require.NoError(t, err)
 	cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(context.Background(), "g0-0", metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, member, cm.Labels["shard.opgen.dev/test-operator"], "descendants carry the member's label")
+	assert.Equal(t, g0.Labels["shard.opgen.dev/test-operator"], cm.Labels["shard.opgen.dev/test-operator"], "descendants are in their owner's bucket")
+}
+
+// A cluster-scoped kind is sharded like a namespaced one, and the sharder
+// labels only the objects the controller's kind selects.
+func TestShardingClusterScoped(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	classes := env.Clientset().NetworkingV1().IngressClasses()
+	create := func(name, selected string) {
+		_, err := classes.Create(ctx, &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{
+			Name: name, Labels: map[string]string{"opgen-test": selected},
+		}, Spec: networkingv1.IngressClassSpec{Controller: "opgen.dev/test"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = classes.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	}
+	for i := range 5 {
+		create(fmt.Sprintf("%s-%d", ns, i), ns)
+	}
+	create(ns+"-other", "other")
+	h := newOperator(t, ns, nil, runtime.Options{Sharding: true, LeaderElection: shardElection})
+	var handled sync.Map
+	kind := builtin.IngressClasses(h.op, builtin.Options{LabelSelector: "opgen-test=" + ns})
+	_, err := runtime.Register(h.op, kind, plug.Handler[*networkingv1.IngressClass](plug.HandlerFuncs[*networkingv1.IngressClass]{
+		OnReconcile: func(_ context.Context, a *plug.Action[*networkingv1.IngressClass]) error {
+			handled.Store(a.Object.Name, true)
+			return nil
+		}}), runtime.ControllerOptions[*networkingv1.IngressClass]{})
+	require.NoError(t, err)
+	h.start()
+	member := runtime.MemberName(h.op.Options().LeaderElection.Identity)
+	eventually(t, "every selected IngressClass in a bucket of the one member, and handled", func() bool {
+		owners, err := runtime.ShardOwners(ctx, env.Clientset().CoordinationV1(), ns, h.op.Options().LeaderElection.LeaseName)
+		if err != nil || len(owners) == 0 {
+			return false
+		}
+		for i := range 5 {
+			c, err := classes.Get(ctx, fmt.Sprintf("%s-%d", ns, i), metav1.GetOptions{})
+			if err != nil {
+				return false
+			}
+			b := runtime.ShardBucket(c.Labels["shard.opgen.dev/test-operator"])
+			if _, ok := handled.Load(c.Name); !ok || b < 0 || owners[b] != member {
+				return false
+			}
+		}
+		return true
+	})
+	other, err := classes.Get(ctx, ns+"-other", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, other.Labels, "shard.opgen.dev/test-operator", "an object the kind does not select is not labelled")
+	_, ok := handled.Load(ns + "-other")
+	assert.False(t, ok, "nor handled")
 }

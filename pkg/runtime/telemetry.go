@@ -70,7 +70,7 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 			}
 			log.Info("task stopped", "task", e.Task, "reason", e.Reason)
 		case telemetry.ShardMoved:
-			log.V(2).Info("shard move", "controller", e.Controller, "namespace", e.Key.Namespace, "name", e.Key.Name, "verb", e.Verb, "from", e.From, "to", e.To)
+			log.V(2).Info("shard move", "bucket", e.Bucket, "verb", e.Verb, "from", e.From, "to", e.To)
 		}
 	}
 }

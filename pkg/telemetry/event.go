@@ -241,18 +241,19 @@ type LeaderLost struct {
 	Graceful bool
 }
 
-// ShardMoved: with sharding, an object changed hands. The sharder
-// (on the leader) reports Verb "assign" (an unassigned object to To),
-// "drain" (asks From to let go), "reassign" (From's Lease expired: to To at
-// once); a member reports "release" (it let go of an object it was asked
-// to drain). Handover is, for an assign that ends a drain, the time since
-// the drain label was set.
+// ShardMoved: with sharding, a bucket of objects changed hands. The
+// sharder (on the leader) reports Verb "assign" (an unassigned bucket to
+// To; From is the member it was drained from, if any), "drain" (taken
+// from the live member From, which lets go first) and "reassign" (From's
+// Lease expired: to To at once); a member reports "release" (it let go of
+// a bucket drained from it) and "take" (it started on a bucket assigned
+// to it). Handover is, for an assign that ends a drain, the time since the
+// drain.
 type ShardMoved struct {
-	Controller string
-	Key        cache.ObjectName
-	Verb       string
-	From, To   string
-	Handover   time.Duration
+	Bucket   int
+	Verb     string
+	From, To string
+	Handover time.Duration
 }
 
 func (ShardMoved) Name() string { return "shard.moved" }

@@ -66,7 +66,12 @@ func (r *Ring) Owner(key string) string {
 	if r == nil || len(r.points) == 0 {
 		return ""
 	}
-	h := hash(key)
+	return r.points[r.search(hash(key))].member
+}
+
+// search returns the index of the first point at or after h, wrapping
+// around.
+func (r *Ring) search(h uint64) int {
 	i, _ := slices.BinarySearchFunc(r.points, h, func(p point, h uint64) int {
 		switch {
 		case p.hash < h:
@@ -77,9 +82,9 @@ func (r *Ring) Owner(key string) string {
 		return 0
 	})
 	if i == len(r.points) {
-		i = 0
+		return 0
 	}
-	return r.points[i].member
+	return i
 }
 
 // Members returns the ring's members, sorted.

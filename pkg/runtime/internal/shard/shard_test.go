@@ -87,41 +87,105 @@ func TestRingIsTheSameEverywhere(t *testing.T) {
 	assert.Empty(t, nilRing.Owner("x"))
 }
 
-func TestDecide(t *testing.T) {
+func TestOwnersBalanceBuckets(t *testing.T) {
 	t.Parallel()
-	ms := members(3)
-	r := NewRing(ms, 0)
-	key := "ns/a"
-	want := r.Owner(key)
-	var other string
-	for _, m := range ms {
-		if m != want {
-			other = m
-			break
+	for n := 1; n <= 7; n++ {
+		owners := NewRing(members(n), 0).Owners()
+		load := map[string]int{}
+		for _, m := range owners {
+			load[m]++
+		}
+		require.Len(t, load, n, "every member gets buckets; none more than its fair share, rounded up")
+		for m, l := range load {
+			assert.LessOrEqual(t, l, (Buckets+n-1)/n, "%d members: %s holds too many", n, m)
 		}
 	}
+	assert.Equal(t, make([]string, Buckets), NewRing(nil, 0).Owners(), "no member: no owner")
+}
+
+func TestOwnersMoveLittle(t *testing.T) {
+	t.Parallel()
+	for n := 2; n <= 6; n++ {
+		before := NewRing(members(n), 0).Owners()
+		after := NewRing(members(n+1), 0).Owners()
+		moved := 0
+		for b := range before {
+			if before[b] != after[b] {
+				moved++
+			}
+		}
+		// A perfect move gives the newcomer its Buckets/(n+1); bounded
+		// loads may shift a few more.
+		assert.LessOrEqual(t, moved, 2*Buckets/(n+1)+2, "%d -> %d members", n, n+1)
+	}
+}
+
+func TestBucketLabels(t *testing.T) {
+	t.Parallel()
+	seen := map[int]bool{}
+	for i := range 10000 {
+		b := Bucket(fmt.Sprintf("ns/object-%d", i))
+		require.True(t, b >= 0 && b < Buckets)
+		seen[b] = true
+		got, ok := ParseLabel(Label(b))
+		require.True(t, ok)
+		require.Equal(t, b, got)
+	}
+	assert.Len(t, seen, Buckets, "keys spread over every bucket")
+	for _, bad := range []string{"", "x", "-1", "64", "01", " 1"} {
+		_, ok := ParseLabel(bad)
+		assert.False(t, ok, "%q is no bucket", bad)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	t.Parallel()
 	alive := func(string) bool { return true }
-	deadOther := func(m string) bool { return m != other }
+	deadA := func(m string) bool { return m != "a" }
+	holds := func(gen int64, buckets ...int) func(string) Held {
+		return func(string) Held { return Held{Generation: gen, Buckets: buckets} }
+	}
+	drainedA := map[int]Draining{7: {From: "a", Generation: 5}}
 	for _, tc := range []struct {
-		name string
-		o    Object
-		live func(string) bool
-		want Decision
-		ok   bool
+		name      string
+		cur, want string
+		draining  map[int]Draining
+		live      func(string) bool
+		held      func(string) Held
+		next      string
+		move      *Move
 	}{
-		{"unassigned", Object{Key: key}, alive, Decision{Verb: Assign, Key: key, To: want}, true},
-		{"in place", Object{Key: key, Owner: want}, alive, Decision{}, false},
-		{"moved by the ring, owner alive: drain", Object{Key: key, Owner: other}, alive, Decision{Verb: Drain, Key: key, From: other}, true},
-		{"draining: wait for the owner", Object{Key: key, Owner: other, Draining: true}, alive, Decision{}, false},
-		{"owner's lease expired: reassign", Object{Key: key, Owner: other}, deadOther, Decision{Verb: Reassign, Key: key, From: other, To: want}, true},
-		{"draining and the owner died: reassign", Object{Key: key, Owner: other, Draining: true}, deadOther, Decision{Verb: Reassign, Key: key, From: other, To: want}, true},
+		{"unassigned", "", "b", nil, alive, holds(0), "b", &Move{Verb: Assign, To: "b"}},
+		{"in place", "b", "b", nil, alive, holds(0), "b", nil},
+		{"no member", "a", "", nil, alive, holds(0), "a", nil},
+		{"moved by the ring, owner alive: drain", "a", "b", nil, alive, holds(0), "", &Move{Verb: Drain, From: "a"}},
+		{"drained, the last member still holds it: wait", "", "b", drainedA, alive, holds(5, 7), "", nil},
+		{"drained, the last member has not seen the drain: wait", "", "b", drainedA, alive, holds(4), "", nil},
+		{"drained and let go: assign", "", "b", drainedA, alive, holds(5), "b", &Move{Verb: Assign, From: "a", To: "b"}},
+		{"drained and the last member died: assign", "", "b", drainedA, deadA, holds(4, 7), "b", &Move{Verb: Assign, From: "a", To: "b"}},
+		{"drained, and the ring wants it back: assign", "", "a", drainedA, alive, holds(5, 7), "a", &Move{Verb: Assign, From: "a", To: "a"}},
+		{"owner's lease expired: reassign", "a", "b", nil, deadA, holds(0), "b", &Move{Verb: Reassign, From: "a", To: "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := Decide(tc.o, r, tc.live)
-			assert.Equal(t, tc.ok, ok)
-			assert.Equal(t, tc.want, got)
+			cur := Assignment{Generation: 5, Buckets: make([]string, Buckets), Draining: tc.draining}
+			want := make([]string, Buckets)
+			cur.Buckets[7], want[7] = tc.cur, tc.want
+			next, moves := Plan(cur, want, tc.live, tc.held)
+			assert.Equal(t, tc.next, next.Buckets[7])
+			assert.Equal(t, tc.cur, cur.Buckets[7], "the current assignment is left alone")
+			if tc.move == nil {
+				assert.Empty(t, moves)
+				assert.Equal(t, int64(5), next.Generation, "no move: the same generation")
+				return
+			}
+			tc.move.Bucket = 7
+			assert.Equal(t, []Move{*tc.move}, moves)
+			assert.Equal(t, int64(6), next.Generation)
+			if tc.move.Verb == Drain {
+				assert.Equal(t, map[int]Draining{7: {From: "a", Generation: 6}}, next.Draining)
+			} else {
+				assert.Empty(t, next.Draining)
+			}
 		})
 	}
-	_, ok := Decide(Object{Key: key}, NewRing(nil, 0), alive)
-	assert.False(t, ok, "no member: nothing to do")
 }
