@@ -173,22 +173,26 @@
 //
 // With Options.Sharding (--sharding) every replica works, each on its
 // share of every controller's objects, and caches only that share. Each
-// replica holds a member Lease (<lease>-member-<member>); the leader's
-// sharder labels each object shard.opgen.dev/<operator>=<member> with the
-// live member a consistent-hash ring picks, so a replica joining or leaving
-// moves about 1/N of the objects. Informers of the controlled and owned
-// kinds select the replica's label (watched kinds are cached whole), and
-// ApplyDescendants labels descendants with it. A move between live members
-// is a handover: the sharder sets drain.shard.opgen.dev/<operator>, the
-// owner lets go from the worker that holds the key (no action of it runs
-// then) by removing both labels, and only then is the object assigned
+// object is in one of 64 buckets, a hash of its key, which the leader's
+// sharder writes once as the label shard.opgen.dev/<operator>=<bucket>
+// (ApplyDescendants puts descendants in their owner's bucket). The sharder
+// assigns the buckets to the live members, each holding a member Lease
+// (<lease>-member-<member>), by consistent hashing with bounded loads, so a
+// replica joining or leaving moves about 1/N of them; the assignment is
+// an annotation of the Lease <lease>-shards. A member caches each bucket
+// it holds with label-selected informers of the controlled and owned kinds
+// (watched kinds are cached whole). A move between live members is a
+// handover: the sharder unassigns the bucket, the member lets no new
+// action start on its objects, waits for those in flight, drops its
+// caches and reports it in its Lease, and only then is the bucket assigned
 // again; no two replicas handle an object at once. A replica that cannot
 // renew its member Lease stops working and Run returns ErrLostMembership;
-// its objects move once the Lease expired. A replica that shuts down
-// releases its Lease after its workers drained, and its objects move at
-// once. Runnables (periodic tasks, the scheduler) stay on the leader. The
-// metrics opgen_shard_objects, opgen_shard_members, opgen_shard_moves_total
-// and opgen_shard_handover_seconds, and telemetry.ShardMoved, report it.
+// its buckets move once the Lease expired, without a write to any object.
+// A replica that shuts down releases its Lease after its workers drained,
+// and its buckets move at once. Runnables (periodic tasks, the scheduler)
+// stay on the leader. The metrics opgen_shard_objects, opgen_shard_buckets,
+// opgen_shard_members, opgen_shard_moves_total and
+// opgen_shard_handover_seconds, and telemetry.ShardMoved, report it.
 // docs/sharding.md has the sizing.
 //
 // # Built-in kinds

@@ -60,9 +60,9 @@ type Options struct {
 	// Sharding spreads every controller's objects over the replicas
 	// instead of one leader handling all (see Sharding in the package
 	// documentation): each replica holds a membership Lease, the leader
-	// assigns each object to a live member by consistent hashing and
-	// records it in the object's shard label, and each member caches and
-	// handles only its share. Runnables (the scheduler, periodic tasks)
+	// labels each object with its bucket (a hash of its key) and assigns
+	// the buckets to the live members by consistent hashing, and each
+	// member caches and handles only the objects of its buckets. Runnables (the scheduler, periodic tasks)
 	// stay on the leader. Needs leader election. Default off.
 	Sharding bool
 

@@ -422,7 +422,8 @@ type shardItem struct {
 }
 
 // memberSeen is a member Lease as the sharder last saw it change, by its
-// own clock (as the elector judges a lease).
+// own clock (as the elector judges a lease); a Lease first seen counts
+// from its renewal's time.
 type memberSeen struct {
 	holder   string
 	renew    string
@@ -603,7 +604,17 @@ func (s *sharder) rebalance(ctx context.Context) error {
 		}
 		m := s.members[l.Name]
 		if m == nil || m.holder != holder || m.renew != renew {
-			m = &memberSeen{holder: holder, renew: renew, duration: d, seen: now}
+			seen := now
+			if m == nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.Time.Before(now) {
+				// First seen (this sharder just started, as a new
+				// leader): the renewal's own time. Its member stops
+				// working RenewDeadline after it, by its own clock:
+				// safe while the clocks agree within LeaseDuration -
+				// RenewDeadline, and a leader's crash does not cost a
+				// second LeaseDuration.
+				seen = l.Spec.RenewTime.Time
+			}
+			m = &memberSeen{holder: holder, renew: renew, duration: d, seen: seen}
 			s.members[l.Name] = m
 		}
 		if holder == "" || now.Sub(m.seen) >= m.duration {
@@ -744,7 +755,21 @@ func (c *Controller[T]) bucketLabel(descendant metav1.Object) string {
 }
 
 func (c *Controller[T]) unlabelled(ns, selector string) (cache.SharedIndexInformer, error) {
-	return c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, selector)
+	inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, selector)
+	if err != nil {
+		return nil, err
+	}
+	return inf, inf.SetTransform(shardTransform)
+}
+
+// shardTransform keeps of an object what the sharder reads: its name and
+// namespace.
+func shardTransform(obj any) (any, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil // a tombstone: kept as it is
+	}
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: m.GetName(), Namespace: m.GetNamespace(), ResourceVersion: m.GetResourceVersion()}}, nil
 }
 
 // shardObjects reports the objects of a controller's kind this member
