@@ -3,7 +3,10 @@ package runtime
 import (
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,4 +64,27 @@ func TestShardLabels(t *testing.T) {
 			assert.Equal(t, tc.labels[k.label], strconv.Itoa(b))
 		}
 	}
+}
+
+// A member lets go of a bucket only once the actions in flight on its
+// objects ended, and starts none meanwhile.
+func TestReleaseWaitsForActions(t *testing.T) {
+	m := &shardMember{}
+	m.drained = sync.NewCond(&m.mu)
+	require.NoError(t, m.take(3))
+	require.True(t, m.enter(3), "an action on an object of a held bucket")
+	assert.False(t, m.enter(4), "no action on a bucket not held")
+
+	var ended atomic.Bool
+	released := make(chan bool)
+	go func() {
+		m.release(3)
+		released <- ended.Load()
+	}()
+	require.Eventually(t, func() bool { return !m.holds(3) }, 10*time.Second, time.Millisecond, "the release to close the bucket")
+	assert.False(t, m.enter(3), "no new action once the release began")
+	ended.Store(true)
+	m.exit(3)
+	assert.True(t, <-released, "the release returned before the action in flight ended")
+	assert.Empty(t, m.heldBuckets())
 }
