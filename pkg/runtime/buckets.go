@@ -87,6 +87,15 @@ func (s *bucketInformers) HasSynced() bool {
 	return true
 }
 
+// synced reports whether bucket b's informer synced (true when b is not
+// held).
+func (s *bucketInformers) synced(b int) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	bi, ok := s.held[b]
+	return !ok || bi.inf.HasSynced()
+}
+
 // add starts caching bucket b; it reports false when the set is not
 // running (RunWithContext was not called, or it ended).
 func (s *bucketInformers) add(b int) (bool, error) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -50,6 +53,8 @@ type Operator struct {
 	recorder    events.EventRecorder
 	metrics     *metrics
 	caches      *sharedCaches
+	// leases reads and writes the Leases of leader election and sharding.
+	leases coordinationclient.CoordinationV1Interface
 	// shard and member are set with Options.Sharding (shard.go).
 	shard  *shardKeys
 	member *shardMember
@@ -141,6 +146,22 @@ func (o *Operator) buildClients() error {
 	if o.metadata, err = metadata.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
 	}
+	// The Leases of leader election and sharding go over a connection of
+	// their own, with a rate limit of their own: a renewal never waits
+	// behind the caches' lists and watches (a sharded member taking its
+	// buckets starts dozens at once).
+	leaseCfg := rest.CopyConfig(o.config)
+	leaseCfg.RateLimiter = nil
+	leaseCfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext // no shared transport
+	leaseHTTP, err := rest.HTTPClientFor(leaseCfg)
+	if err != nil {
+		return fmt.Errorf("runtime.New: build the HTTP client of the Leases: %w", err)
+	}
+	leaseClients, err := kubernetes.NewForConfigAndClient(leaseCfg, leaseHTTP)
+	if err != nil {
+		return fmt.Errorf("runtime.New: %w", err)
+	}
+	o.leases = leaseClients.CoordinationV1()
 	dc, err := discovery.NewDiscoveryClientForConfigAndClient(o.config, o.httpClient)
 	if err != nil {
 		return fmt.Errorf("runtime.New: %w", err)

@@ -92,7 +92,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if member != nil {
 		return o.runSharded(ctx, member)
 	}
-	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
+	el := newElector(o.leases, o.opts.LeaderElection, o.opts.Clock, o.log)
 	return el.run(ctx, o.work)
 }
 
@@ -111,7 +111,7 @@ func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 			cancel(m.err)
 		}
 	}()
-	el := newElector(o.clientset.CoordinationV1(), o.opts.LeaderElection, o.opts.Clock, o.log)
+	el := newElector(o.leases, o.opts.LeaderElection, o.opts.Clock, o.log)
 	leadErr := el.run(ctx, func(leadCtx context.Context) bool {
 		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), o.newSharder()), true)
 	})

@@ -148,7 +148,7 @@ var ErrLostMembership = errors.New("runtime: lost the member lease of sharding; 
 func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context) bool) error {
 	le := o.opts.LeaderElection
 	le.LeaseName = o.shard.leasePrefix + o.shard.member
-	e := newElector(o.clientset.CoordinationV1(), le, o.opts.Clock, o.log.WithName("member"))
+	e := newElector(o.leases, le, o.opts.Clock, o.log.WithName("member"))
 	e.acquired = "joined as a member of sharding"
 	err := e.run(ctx, work)
 	if errors.Is(err, ErrLostLeadership) {
@@ -226,7 +226,15 @@ func (m *shardMember) take(b int) error {
 	m.mu.Lock()
 	m.held[b] = true
 	m.mu.Unlock()
+	m.counted()
 	return nil
+}
+
+// counted sets the metric of the buckets held.
+func (m *shardMember) counted() {
+	if m.op != nil {
+		m.op.metrics.shardBuckets.Set(float64(len(m.heldBuckets())))
+	}
 }
 
 // release lets go of bucket b: no action starts on its objects from now,
@@ -239,6 +247,7 @@ func (m *shardMember) release(b int) {
 	}
 	sets := slices.Clone(m.sets)
 	m.mu.Unlock()
+	m.counted()
 	for _, s := range sets {
 		s.drop(b)
 	}
@@ -283,7 +292,6 @@ func (m *shardMember) follow(ctx context.Context) {
 			m.release(b)
 			m.moved(shard.Move{Bucket: b, Verb: "release", From: m.keys.member})
 		}
-		m.op.metrics.shardBuckets.Set(0)
 	}()
 	tick := m.op.opts.Clock.NewTicker(m.op.opts.LeaderElection.RetryPeriod)
 	defer tick.Stop()
@@ -326,21 +334,67 @@ func (m *shardMember) apply(ctx context.Context, l *coordinationv1.Lease) error 
 			m.moved(shard.Move{Bucket: b, Verb: "release", From: m.keys.member})
 		}
 	}
+	var take []int
 	for b := range mine {
 		if !m.holds(b) {
-			if err := m.take(b); err != nil {
-				return err
-			}
-			m.moved(shard.Move{Bucket: b, Verb: "take", To: m.keys.member})
+			take = append(take, b)
 		}
 	}
+	slices.Sort(take)
+	if err := m.takeAll(ctx, take); err != nil {
+		return err
+	}
 	held := m.heldBuckets()
-	m.op.metrics.shardBuckets.Set(float64(len(held)))
 	if err := m.report(ctx, shard.Held{Generation: a.Generation, Buckets: held}); err != nil {
 		return err
 	}
 	m.applied = a.Generation
 	return nil
+}
+
+// takeConcurrency bounds the buckets whose caches list at once: a member
+// taking every bucket at its start lists them a few at a time, not all
+// of them together.
+const takeConcurrency = 4
+
+// takeAll takes the buckets, takeConcurrency at a time: each counts until
+// its caches synced.
+func (m *shardMember) takeAll(ctx context.Context, buckets []int) error {
+	slots := make(chan struct{}, takeConcurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, b := range buckets {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := m.take(b); err != nil {
+			<-slots
+			return err
+		}
+		m.moved(shard.Move{Bucket: b, Verb: "take", To: m.keys.member})
+		wg.Go(func() {
+			defer func() { <-slots }()
+			_ = wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
+				return m.synced(b), nil
+			})
+		})
+	}
+	return nil
+}
+
+// synced reports whether the caches of bucket b synced.
+func (m *shardMember) synced(b int) bool {
+	m.mu.Lock()
+	sets := slices.Clone(m.sets)
+	m.mu.Unlock()
+	for _, s := range sets {
+		if !s.synced(b) {
+			return false
+		}
+	}
+	return true
 }
 
 // report writes h into this member's Lease. The elector renews the same
@@ -350,7 +404,7 @@ func (m *shardMember) report(ctx context.Context, h shard.Held) error {
 	if err != nil {
 		return err
 	}
-	leases := m.op.clientset.CoordinationV1().Leases(m.keys.namespace)
+	leases := m.op.leases.Leases(m.keys.namespace)
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		l, err := leases.Get(ctx, m.keys.leasePrefix+m.keys.member, metav1.GetOptions{})
 		if err != nil {
@@ -540,7 +594,7 @@ func (s *sharder) Run(ctx context.Context) error {
 
 // load reads the assignment a former leader left, or creates its Lease.
 func (s *sharder) load(ctx context.Context) error {
-	leases := s.op.clientset.CoordinationV1().Leases(s.keys.namespace)
+	leases := s.op.leases.Leases(s.keys.namespace)
 	return wait.PollUntilContextCancel(ctx, s.op.opts.LeaderElection.RetryPeriod, true, func(ctx context.Context) (bool, error) {
 		l, err := leases.Get(ctx, s.keys.shardsLease, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -677,7 +731,7 @@ func (s *sharder) write(ctx context.Context, a shard.Assignment) error {
 	l.Annotations[assignmentAnnotation] = string(data)
 	now := metav1.NewMicroTime(s.op.opts.Clock.Now())
 	l.Spec.RenewTime = &now
-	got, err := s.op.clientset.CoordinationV1().Leases(s.keys.namespace).Update(ctx, l, metav1.UpdateOptions{})
+	got, err := s.op.leases.Leases(s.keys.namespace).Update(ctx, l, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) {
 		return s.load(ctx)
 	}
