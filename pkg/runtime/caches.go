@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/pkg/plug"
 )
 
 // controllerUIDIndex indexes owned objects by the UID of their controller
@@ -55,6 +57,9 @@ type kindCache struct {
 	namespaced bool
 	sharded    bool                                 // only this member's share (shard.go)
 	informers  map[string]cache.SharedIndexInformer // by namespace; "" = all
+	// stores are the descendant stores of the controllers that own the
+	// kind: a sharded member's dropped bucket leaves their memory.
+	stores []*descendantStore
 }
 
 func newSharedCaches(op *Operator) *sharedCaches {
@@ -108,6 +113,16 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 		set := newBucketInformers(func(b int) (cache.SharedIndexInformer, error) {
 			return s.metadataInformer(kc, ns, s.op.shard.selector(b))
 		}, nil)
+		set.dropped = func(objs []any) {
+			for _, obj := range objs {
+				if m, err := meta.Accessor(obj); err == nil {
+					k := plug.ObjectKey{GVK: kc.gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
+					for _, st := range kc.stores {
+						st.forget(k)
+					}
+				}
+			}
+		}
 		s.op.member.register(set)
 		inf = set
 	} else {

@@ -357,6 +357,7 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 		return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
 	}
 	c.store.owns[gvk] = kc
+	kc.stores = append(kc.stores, c.store)
 	ownerGK := c.kind.GVK.GroupKind()
 	return c.handleAll(kc, func(m metav1.Object, deleted bool) {
 		if deleted {
