@@ -1,10 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -50,7 +49,7 @@ type elector struct {
 
 	mu           sync.Mutex
 	observed     resourcelock.LeaderElectionRecord
-	observedRaw  []byte
+	observedKey  string
 	observedTime time.Time
 	wake         chan struct{}
 }
@@ -179,20 +178,20 @@ func (e *elector) tryAcquireOrRenew(ctx context.Context) bool {
 		RenewTime:            now,
 		AcquireTime:          now,
 	}
-	old, raw, err := e.lock.Get(ctx)
+	old, _, err := e.lock.Get(ctx)
 	if apierrors.IsNotFound(err) {
 		if err := e.lock.Create(ctx, record); err != nil {
 			e.log.V(1).Info("could not create the lease", "error", err.Error())
 			return false
 		}
-		e.observe(record, nil)
+		e.observe(record, "")
 		return true
 	}
 	if err != nil {
 		e.log.V(1).Info("could not read the lease", "error", err.Error())
 		return false
 	}
-	e.observe(*old, raw)
+	e.observe(*old, "")
 	if old.HolderIdentity != "" && old.HolderIdentity != e.opts.Identity && e.expiresIn() > 0 {
 		return false
 	}
@@ -206,21 +205,31 @@ func (e *elector) tryAcquireOrRenew(ctx context.Context) bool {
 		e.log.V(1).Info("could not update the lease", "error", err.Error())
 		return false
 	}
-	e.observe(record, nil)
+	e.observe(record, "")
 	return true
 }
 
 // observe records the lease as last seen; the expiry clock restarts when
-// the record changed.
-func (e *elector) observe(r resourcelock.LeaderElectionRecord, raw []byte) {
-	if raw == nil {
-		raw, _ = json.Marshal(r)
+// the record changed. key tells records apart ("" for recordKey).
+func (e *elector) observe(r resourcelock.LeaderElectionRecord, key string) {
+	if key == "" {
+		key = recordKey(r)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !bytes.Equal(raw, e.observedRaw) {
-		e.observed, e.observedRaw, e.observedTime = r, raw, e.clock.Now()
+	if key != e.observedKey {
+		e.observed, e.observedKey, e.observedTime = r, key, e.clock.Now()
 	}
+}
+
+// recordKey spells every field of r, its times to the nanosecond. Not the
+// record's JSON, as client-go compares: that holds the times to the
+// second, so two renewals within one second (a RetryPeriod under 1s) look
+// the same, and a standby would take a lease renewed under its eyes.
+func recordKey(r resourcelock.LeaderElectionRecord) string {
+	return fmt.Sprintf("%q %d %s %s %d %q %q", r.HolderIdentity, r.LeaseDurationSeconds,
+		r.AcquireTime.UTC().Format(time.RFC3339Nano), r.RenewTime.UTC().Format(time.RFC3339Nano),
+		r.LeaderTransitions, r.Strategy, r.PreferredHolder)
 }
 
 // expiresIn is how long the observed lease still holds.
@@ -309,9 +318,9 @@ func (e *elector) follow(ctx context.Context, w watch.Interface) {
 			}
 			switch lease, _ := ev.Object.(*coordinationv1.Lease); {
 			case ev.Type == watch.Deleted:
-				e.observe(resourcelock.LeaderElectionRecord{}, []byte("deleted"))
+				e.observe(resourcelock.LeaderElectionRecord{}, "deleted")
 			case lease != nil:
-				e.observe(*resourcelock.LeaseSpecToLeaderElectionRecord(&lease.Spec), nil)
+				e.observe(*resourcelock.LeaseSpecToLeaderElectionRecord(&lease.Spec), "")
 			default:
 				continue
 			}

@@ -3,6 +3,8 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/opgen-sdk/opgen/internal/testapi"
@@ -113,12 +116,32 @@ func TestExpiredLeaseIsTaken(t *testing.T) {
 	// Tries 5.8 to 7 s apart, while the window asserted below is 1.5 s: an
 	// elector that waited for its next try would rarely land in it.
 	le := runtime.LeaderElectionOptions{LeaseDuration: 6 * time.Second, RenewDeadline: 5900 * time.Millisecond, RetryPeriod: 5800 * time.Millisecond}
-	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
+	// The standby's first read of the lease and its watch, seen on its
+	// connection.
+	var read, watching atomic.Bool
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if err == nil && r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/leases") {
+				if r.URL.Query().Get("watch") == "true" {
+					watching.Store(true)
+				} else if strings.HasSuffix(r.URL.Path, "/leases/test-operator") {
+					read.Store(true)
+				}
+			}
+			return resp, err
+		})
+	})
+	h := newOperator(t, ns, cfg, runtime.Options{LeaderElection: le})
 	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 
 	// The old leader renews once more while the standby watches, then
-	// crashes.
+	// crashes. Not while the standby's first read is in flight: the read
+	// could answer the record before the renewal after the watch brought
+	// the renewal, and the standby would count from the older record.
+	eventually(t, "the standby to read and watch the lease", func() bool { return read.Load() && watching.Load() })
 	lease, err := leases.Get(ctx, "test-operator", metav1.GetOptions{})
 	require.NoError(t, err)
 	renewed := time.Now()
