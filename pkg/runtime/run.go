@@ -111,9 +111,19 @@ func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 			cancel(m.err)
 		}
 	}()
+	// The sharder's caches fill while this replica stands by: a new
+	// leader assigns the buckets of a member that died with the old one
+	// as soon as that member's Lease expired.
+	sh := o.newSharder()
+	if err := sh.watch(ctx); err != nil {
+		cancel(err)
+		m.cancel(err)
+		<-m.done
+		return err
+	}
 	el := newElector(o.leases, o.opts.LeaderElection, o.opts.Clock, o.log)
 	leadErr := el.run(ctx, func(leadCtx context.Context) bool {
-		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), o.newSharder()), true)
+		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), sh), true)
 	})
 	if leadErr != nil {
 		m.cancel(leadErr)

@@ -441,22 +441,25 @@ func readAssignment(l *coordinationv1.Lease) (shard.Assignment, error) {
 const sharderWorkers = 4
 
 // sharder labels new objects with their bucket and assigns the buckets to
-// the live members. It runs on the leader.
+// the live members. Its caches run on every replica from the start
+// (watch), so that a replica that becomes leader acts at once; it labels
+// and assigns only while it leads (Run).
 type sharder struct {
 	op   *Operator
 	keys *shardKeys
 	log  logr.Logger
 
-	leases cache.SharedIndexInformer
-	kinds  []*shardedKind
-	queue  workqueue.TypedRateLimitingInterface[shardItem]
-	kick   chan struct{}
+	leases  cache.SharedIndexInformer
+	members *memberLeases
+	kinds   []*shardedKind
+	synced  []cache.InformerSynced
+	queue   workqueue.TypedRateLimitingInterface[shardItem]
+	kick    chan struct{}
 
-	members map[string]*memberSeen // by Lease name; rebalance's alone
-	record  *coordinationv1.Lease  // the assignment's Lease as last read or written
-	assign  shard.Assignment
-	drains  map[int]time.Time // when each bucket was drained
-	live    int
+	record *coordinationv1.Lease // the assignment's Lease as last read or written
+	assign shard.Assignment
+	drains map[int]time.Time // when each bucket was drained
+	live   int
 }
 
 // shardedKind is a controller's kind as the sharder watches it: the
@@ -475,22 +478,13 @@ type shardItem struct {
 	name      string
 }
 
-// memberSeen is a member Lease as the sharder last saw it change, by its
-// own clock (as the elector judges a lease); a Lease first seen counts
-// from its renewal's time.
-type memberSeen struct {
-	holder   string
-	renew    string
-	duration time.Duration
-	seen     time.Time
-}
-
 func (o *Operator) newSharder() *sharder {
+	le := o.opts.LeaderElection
 	return &sharder{
 		op:      o,
 		keys:    o.shard,
 		log:     o.log.WithName("sharder"),
-		members: map[string]*memberSeen{},
+		members: newMemberLeases(o.shard.leasePrefix, le.LeaseDuration, o.opts.Clock),
 		drains:  map[int]time.Time{},
 		kick:    make(chan struct{}, 1),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[shardItem](),
@@ -508,25 +502,39 @@ func (k *shardKeys) unlabelled() string {
 	return k.label + " notin (" + strings.Join(values, ",") + ")"
 }
 
-// Run labels and assigns until ctx ends; it is a leader-only Runnable.
-func (s *sharder) Run(ctx context.Context) error {
-	defer s.queue.ShutDown()
+// watch starts the sharder's caches until ctx ends: the member Leases and
+// the objects of every sharded kind without a bucket label. Every replica
+// runs them, leader or not; the objects a standby sees wait in the queue
+// for the leader it may become.
+func (s *sharder) watch(ctx context.Context) error {
 	f := informers.NewSharedInformerFactoryWithOptions(s.op.clientset, 0, informers.WithNamespace(s.keys.namespace))
 	s.leases = f.Coordination().V1().Leases().Informer()
-	wake := func() {
-		select {
-		case s.kick <- struct{}{}:
-		default:
-		}
-	}
-	if _, err := s.leases.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { wake() },
-		UpdateFunc: func(any, any) { wake() },
-		DeleteFunc: func(any) { wake() },
+	if _, err := s.leases.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if l, ok := obj.(*coordinationv1.Lease); ok {
+				s.members.observe(l, initial)
+			}
+			s.wake()
+		},
+		UpdateFunc: func(_, obj any) {
+			if l, ok := obj.(*coordinationv1.Lease); ok {
+				s.members.observe(l, false)
+			}
+			s.wake()
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if l, ok := obj.(*coordinationv1.Lease); ok {
+				s.members.forget(l)
+			}
+			s.wake()
+		},
 	}); err != nil {
 		return err
 	}
-	syncs := []cache.InformerSynced{s.leases.HasSynced}
+	s.synced = []cache.InformerSynced{s.leases.HasSynced}
 	selector := s.keys.unlabelled()
 	for _, c := range s.op.controllers {
 		sk, ok := c.(shardable)
@@ -548,7 +556,7 @@ func (s *sharder) Run(ctx context.Context) error {
 				return err
 			}
 			k.informers = append(k.informers, inf)
-			syncs = append(syncs, inf.HasSynced)
+			s.synced = append(s.synced, inf.HasSynced)
 		}
 		s.kinds = append(s.kinds, k)
 	}
@@ -558,7 +566,25 @@ func (s *sharder) Run(ctx context.Context) error {
 			go inf.RunWithContext(ctx)
 		}
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
+	return nil
+}
+
+func (s *sharder) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run labels and assigns until ctx ends; it is a leader-only Runnable,
+// started after watch.
+//
+// It looks again at every change of a Lease, at the moment the first live
+// member's Lease would expire (a Lease expires without an event), and
+// every RetryPeriod, which retries a failed write.
+func (s *sharder) Run(ctx context.Context) error {
+	defer s.queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
 		return nil
 	}
 	if err := s.load(ctx); err != nil {
@@ -574,18 +600,22 @@ func (s *sharder) Run(ctx context.Context) error {
 			}
 		})
 	}
-	// Leases expire without an event: look again every RetryPeriod/2.
-	tick := s.op.opts.Clock.NewTicker(s.op.opts.LeaderElection.RetryPeriod / 2)
-	defer tick.Stop()
+	retry := s.op.opts.LeaderElection.RetryPeriod
 	for ctx.Err() == nil {
-		if err := s.rebalance(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error(err, "could not write the assignment of buckets; retrying")
+		next, err := s.rebalance(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.Error(err, "could not write the assignment of buckets; retrying", "in", retry)
 		}
+		if next <= 0 || next > retry || err != nil {
+			next = retry
+		}
+		t := s.op.opts.Clock.NewTimer(next + time.Millisecond)
 		select {
 		case <-ctx.Done():
 		case <-s.kick:
-		case <-tick.C():
+		case <-t.C():
 		}
+		t.Stop()
 	}
 	s.queue.ShutDown()
 	wg.Wait()
@@ -632,74 +662,24 @@ func (s *sharder) enqueue(kind int, obj any) {
 	}
 }
 
-// rebalance recomputes the live members from their Leases and moves the
-// buckets the ring wants elsewhere, as far as shard.Plan allows now.
-func (s *sharder) rebalance(ctx context.Context) error {
+// rebalance moves the buckets the ring of live members wants elsewhere,
+// as far as shard.Plan allows now. It returns how long until the first
+// live member's Lease expires.
+func (s *sharder) rebalance(ctx context.Context) (time.Duration, error) {
 	now := s.op.opts.Clock.Now()
-	var live []string
-	held := map[string]shard.Held{}
-	seen := map[string]bool{}
-	for _, obj := range s.leases.GetStore().List() {
-		l, ok := obj.(*coordinationv1.Lease)
-		if !ok || !strings.HasPrefix(l.Name, s.keys.leasePrefix) {
-			continue
-		}
-		seen[l.Name] = true
-		holder, renew := "", ""
-		if l.Spec.HolderIdentity != nil {
-			holder = *l.Spec.HolderIdentity
-		}
-		if l.Spec.RenewTime != nil {
-			renew = l.Spec.RenewTime.String()
-		}
-		d := s.op.opts.LeaderElection.LeaseDuration
-		if l.Spec.LeaseDurationSeconds != nil {
-			d = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
-		}
-		m := s.members[l.Name]
-		if m == nil || m.holder != holder || m.renew != renew {
-			seen := now
-			if m == nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.Time.Before(now) {
-				// First seen (this sharder just started, as a new
-				// leader): the renewal's own time. Its member stops
-				// working RenewDeadline after it, by its own clock:
-				// safe while the clocks agree within LeaseDuration -
-				// RenewDeadline, and a leader's crash does not cost a
-				// second LeaseDuration.
-				seen = l.Spec.RenewTime.Time
-			}
-			m = &memberSeen{holder: holder, renew: renew, duration: d, seen: seen}
-			s.members[l.Name] = m
-		}
-		if holder == "" || now.Sub(m.seen) >= m.duration {
-			continue
-		}
-		member := strings.TrimPrefix(l.Name, s.keys.leasePrefix)
-		live = append(live, member)
-		var h shard.Held
-		if raw, ok := l.Annotations[heldAnnotation]; ok {
-			_ = json.Unmarshal([]byte(raw), &h) // unreadable: holds nothing known, waits for the next report
-		}
-		held[member] = h
-	}
-	for name := range s.members {
-		if !seen[name] {
-			delete(s.members, name)
-		}
-	}
+	live, held, next := s.members.live()
 	if len(live) != s.live {
 		s.live = len(live)
 		s.op.metrics.shardMembers.Set(float64(len(live)))
-		slices.Sort(live)
 		s.log.Info("members changed", "members", live)
 	}
 	isLive := func(m string) bool { _, ok := held[m]; return ok }
-	next, moves := shard.Plan(s.assign, shard.NewRing(live, 0).Owners(), isLive, func(m string) shard.Held { return held[m] })
+	plan, moves := shard.Plan(s.assign, shard.NewRing(live, 0).Owners(), isLive, func(m string) shard.Held { return held[m] })
 	if len(moves) == 0 {
-		return nil
+		return next, nil
 	}
-	if err := s.write(ctx, next); err != nil {
-		return err
+	if err := s.write(ctx, plan); err != nil {
+		return next, err
 	}
 	for _, mv := range moves {
 		e := telemetry.ShardMoved{Bucket: mv.Bucket, Verb: string(mv.Verb), From: mv.From, To: mv.To}
@@ -714,7 +694,7 @@ func (s *sharder) rebalance(ctx context.Context) error {
 		}
 		s.op.emit(e)
 	}
-	return nil
+	return next, nil
 }
 
 // write records a in the assignment's Lease. On a conflict it reads the

@@ -1,0 +1,86 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
+)
+
+func memberLease(name, holder string, renew time.Time, held string) *coordinationv1.Lease {
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if holder != "" {
+		l.Spec.HolderIdentity = &holder
+	}
+	if !renew.IsZero() {
+		rt := metav1.NewMicroTime(renew)
+		l.Spec.RenewTime = &rt
+	}
+	if held != "" {
+		l.Annotations = map[string]string{heldAnnotation: held}
+	}
+	return l
+}
+
+// A member is live until LeaseDuration after its Lease was seen renewed,
+// by this replica's clock; a report of what it holds is no renewal.
+func TestMemberLeasesExpireFromTheRenewalSeen(t *testing.T) {
+	c := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := newMemberLeases("op-member-", 5*time.Second, c)
+	renewed := c.Now().Add(-time.Hour) // the member's clock is far off: it does not count
+	m.observe(memberLease("op-member-a", "pod-a", renewed, ""), false)
+	m.observe(memberLease("op-shards", "pod-a", renewed, ""), false)
+	m.observe(memberLease("op-member-b", "pod-b", renewed, ""), false)
+
+	live, _, next := m.live()
+	assert.Equal(t, []string{"a", "b"}, live, "only member Leases count")
+	assert.Equal(t, 5*time.Second, next)
+
+	c.Step(3 * time.Second)
+	m.observe(memberLease("op-member-a", "pod-a", renewed.Add(time.Second), ""), false)
+	m.observe(memberLease("op-member-b", "pod-b", renewed, `{"generation":3,"buckets":[1,2]}`), false)
+	live, held, next := m.live()
+	assert.Equal(t, []string{"a", "b"}, live)
+	assert.Equal(t, shard.Held{Generation: 3, Buckets: []int{1, 2}}, held["b"], "the report is read")
+	assert.Equal(t, 2*time.Second, next, "b's report did not renew its Lease")
+
+	c.Step(2 * time.Second)
+	live, held, next = m.live()
+	assert.Equal(t, []string{"a"}, live, "b expired 5s after it was seen renewed")
+	assert.NotContains(t, held, "b")
+	assert.Equal(t, 3*time.Second, next)
+
+	m.observe(memberLease("op-member-a", "", renewed.Add(2*time.Second), ""), false)
+	live, _, next = m.live()
+	assert.Empty(t, live, "a released its Lease")
+	assert.Zero(t, next)
+
+	m.observe(memberLease("op-member-c", "pod-c", c.Now(), ""), false)
+	m.forget(memberLease("op-member-c", "", time.Time{}, ""))
+	live, _, _ = m.live()
+	assert.Empty(t, live, "a deleted Lease has no member")
+}
+
+// A replica that starts (the informer's initial list) counts a Lease from
+// its renewal's time, never later than now: a leader that starts after the
+// old one crashed does not wait a second LeaseDuration for the members
+// that crashed with it.
+func TestMemberLeasesOfTheInitialList(t *testing.T) {
+	c := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := newMemberLeases("op-member-", 5*time.Second, c)
+	m.observe(memberLease("op-member-dead", "pod-a", c.Now().Add(-6*time.Second), ""), true)
+	m.observe(memberLease("op-member-old", "pod-b", c.Now().Add(-4*time.Second), ""), true)
+	m.observe(memberLease("op-member-ahead", "pod-c", c.Now().Add(2*time.Second), ""), true)
+	live, _, next := m.live()
+	assert.Equal(t, []string{"ahead", "old"}, live)
+	assert.Equal(t, time.Second, next, "old expires 5s after its renewal")
+
+	m.observe(memberLease("op-member-old", "pod-b", c.Now().Add(-4*time.Second), `{"generation":1}`), false)
+	_, _, next = m.live()
+	assert.Equal(t, time.Second, next, "a report does not renew it")
+}
