@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/metadata"
 )
 
 // Variants of the sharding benchmark: opgen with one leader, controller-
@@ -28,11 +33,12 @@ var shardSizes = []int{1, 2, 4}
 // labelling of every object with its bucket (one write each, once in the
 // objects' life); the later rounds find them labelled. Sharded replicas
 // keep stable identities (replica-0…), so the assignment of buckets of
-// one round holds in the next. In the last round of 2 and 4 replicas,
-// one replica is killed (SIGKILL) and one is then added: the crash window
-// is from the kill to the last of its objects reconciled by another
-// replica, the scale-up window from the new replica's start to the last of
-// the objects moved to it reconciled by it.
+// one round holds in the next (but for the buckets of the replica a crash
+// added). In every round of 2 and 4 replicas, after those measurements,
+// one replica is killed (SIGKILL), the leader and a member that does not
+// lead in turn (shardCrash), and one is then added: the scale-up window is
+// from the new replica's start to the last of the objects moved to it
+// reconciled by it.
 func (s *suite) benchShard(ctx context.Context) error {
 	n := s.cfg.shardN
 	nss := map[string]string{opgen: "opgen-shard", cr: "cr-shard"}
@@ -58,8 +64,11 @@ func (s *suite) benchShard(ctx context.Context) error {
 	lease := s.leaseName("shard")
 	for _, k := range shardSizes {
 		for r := range rounds {
-			last := r == rounds-1 && k >= 2
-			if err := s.shardOnce(ctx, k, nss[opgen], lease, n, last); err != nil {
+			crash := ""
+			if k >= 2 {
+				crash = crashOf(r)
+			}
+			if err := s.shardOnce(ctx, k, nss[opgen], lease, n, crash); err != nil {
 				return fmt.Errorf("%d replicas: %w", k, err)
 			}
 		}
@@ -117,12 +126,13 @@ func (s *suite) shardMemory(v string, ps []*proc) error {
 }
 
 // shardOnce runs k sharded replicas until every object was reconciled once,
-// measures them, and with windows, kills one and adds one.
-func (s *suite) shardOnce(_ context.Context, k int, ns, lease string, n int, windows bool) error {
+// measures them, and with a crash, kills one (the leader or a member that
+// does not lead) and then adds one.
+func (s *suite) shardOnce(ctx context.Context, k int, ns, lease string, n int, crash string) error {
 	v := shardedVariant(k)
 	start := func(i int) (*proc, error) {
 		return s.startOperator(opgen, opts{namespace: ns, mode: "noop", workers: s.cfg.workers, trace: true,
-			leader: true, leaseName: lease, identity: "replica-" + strconv.Itoa(i), lease: s.cfg.failover,
+			leader: true, leaseName: lease, identity: replicaIdentity(i), lease: s.cfg.failover,
 			extraFlags: []string{"-sharding"}})
 	}
 	var ps []*proc
@@ -147,26 +157,14 @@ func (s *suite) shardOnce(_ context.Context, k int, ns, lease string, n int, win
 	if err := s.shardMemory(v, ps); err != nil {
 		return err
 	}
-	if !windows {
+	if crash == "" {
 		return nil
 	}
-	// A crash: the victim's share is the objects it reconciled last (a
-	// bucket that moved to another replica at the start was reconciled by
-	// that one since).
-	victim := ps[0]
-	share := lastReconciledBy(ps, victim)
-	victim.kill()
-	killed := time.Now()
-	ps = ps[1:]
-	// A crash moves buckets, no object is written: the others list the
-	// victim's buckets once its Lease expired.
-	first, at, err := waitTaken(ps, share, killed, s.cfg.failover.duration+time.Minute+time.Duration(len(share))*time.Millisecond)
+	rest, err := s.shardCrash(ctx, v, ns, lease, ps, crash)
+	ps = rest
 	if err != nil {
-		return fmt.Errorf("after the crash: %w", err)
+		return err
 	}
-	s.res.add("shard.crash.first.seconds", v, first.Sub(killed).Seconds())
-	s.res.add("shard.crash.seconds", v, at.Sub(killed).Seconds())
-	s.res.add("shard.crash.objects", v, float64(len(share)))
 	// A replica added: its share is what it reconciled once no new
 	// object came to it for quiet.
 	added, err := start(k + 10)
@@ -183,6 +181,111 @@ func (s *suite) shardOnce(_ context.Context, k int, ns, lease string, n int, win
 	s.res.add("shard.scaleup.seconds", v, last.Sub(added.start).Seconds())
 	s.res.add("shard.scaleup.objects", v, float64(moved))
 	return nil
+}
+
+// The replicas a crash kills: the leader (it also runs the sharder, so a
+// new leader must be elected first) or a member that does not lead.
+const (
+	crashLeader = "leader"
+	crashMember = "member"
+)
+
+// crashOf is the replica a round's crash kills: the leader and a member
+// in turn, from round to round.
+func crashOf(round int) string {
+	if round%2 == 0 {
+		return crashLeader
+	}
+	return crashMember
+}
+
+func replicaIdentity(i int) string { return "replica-" + strconv.Itoa(i) }
+
+// shardCrash kills one of ps with SIGKILL, the leader or a member that does
+// not lead, and measures from the kill until its share is reconciled again
+// by the others: the first of its objects, the first object of each of its
+// buckets (every bucket has a new member that handles it: the
+// reassignment), and all of them. Its share is the objects it reconciled
+// last (a bucket that moved to another replica at the start was
+// reconciled by that one since). It returns the replicas left.
+func (s *suite) shardCrash(ctx context.Context, v, ns, lease string, ps []*proc, who string) ([]*proc, error) {
+	l, err := s.env.Clientset().CoordinationV1().Leases(leaseNamespace).Get(ctx, lease, metav1.GetOptions{})
+	if err != nil {
+		return ps, err
+	}
+	i := slices.IndexFunc(ps, func(p *proc) bool { return p.identity == holder(l) })
+	if i < 0 {
+		return ps, fmt.Errorf("the leader %q is none of the replicas", holder(l))
+	}
+	if who == crashMember {
+		i = (i + 1) % len(ps)
+	}
+	victim := ps[i]
+	share := lastReconciledBy(ps, victim)
+	buckets, err := s.bucketsOf(ctx, ns)
+	if err != nil {
+		return ps, err
+	}
+	victim.kill()
+	killed := time.Now()
+	ps = slices.Delete(ps, i, i+1)
+	// A crash moves buckets, no object is written: the others list the
+	// victim's buckets once its Lease expired.
+	first, err := waitTaken(ps, share, killed, s.cfg.failover.duration+time.Minute+time.Duration(len(share))*time.Millisecond)
+	if err != nil {
+		return ps, fmt.Errorf("after the crash of the %s: %w", who, err)
+	}
+	at := latest(first)
+	reassigned := latest(firstPerBucket(first, buckets))
+	for _, m := range []string{"shard.crash", "shard.crash." + who} {
+		s.res.add(m+".first.seconds", v, earliestOf(first).Sub(killed).Seconds())
+		s.res.add(m+".buckets.seconds", v, reassigned.Sub(killed).Seconds())
+		s.res.add(m+".seconds", v, at.Sub(killed).Seconds())
+	}
+	s.res.add("shard.crash.objects", v, float64(len(share)))
+	logf("   %s: crash of the %s (%d objects, %d buckets): first %.2fs, every bucket %.2fs, all %.2fs",
+		v, who, len(share), len(firstPerBucket(first, buckets)), earliestOf(first).Sub(killed).Seconds(),
+		reassigned.Sub(killed).Seconds(), at.Sub(killed).Seconds())
+	return ps, nil
+}
+
+// bucketsOf returns the bucket label of every object in ns, by name.
+func (s *suite) bucketsOf(ctx context.Context, ns string) (map[string]string, error) {
+	md, err := metadata.NewForConfig(s.env.Config)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	opts := metav1.ListOptions{Limit: 5000}
+	for {
+		list, err := md.Resource(gvr(opgenGroup)).Namespace(ns).List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range list.Items {
+			for k, b := range o.Labels {
+				if strings.HasPrefix(k, "shard.opgen.dev/") {
+					out[o.Name] = b
+				}
+			}
+		}
+		if opts.Continue = list.Continue; opts.Continue == "" {
+			return out, nil
+		}
+	}
+}
+
+// firstPerBucket returns, of the first reconcile of each object, the
+// earliest in each bucket.
+func firstPerBucket(first map[string]time.Time, buckets map[string]string) map[string]time.Time {
+	out := map[string]time.Time{}
+	for name, t := range first {
+		b := buckets[name]
+		if e, ok := out[b]; !ok || t.Before(e) {
+			out[b] = t
+		}
+	}
+	return out
 }
 
 // lastReconciledBy returns the objects whose latest reconcile by any of ps
@@ -258,9 +361,8 @@ func waitUnion(ps []*proc, n int, timeout time.Duration) (time.Time, error) {
 }
 
 // waitTaken waits until every object of share was reconciled by one of ps
-// after since, and returns the earliest and the last of those first
-// reconciles.
-func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.Duration) (earliest, last time.Time, err error) {
+// after since, and returns the first of those reconciles of each object.
+func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.Duration) (map[string]time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		first := map[string]time.Time{}
@@ -274,11 +376,11 @@ func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.
 			}
 		}
 		if len(first) == len(share) {
-			return earliestOf(first), latest(first), nil
+			return first, nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return time.Time{}, time.Time{}, fmt.Errorf("%d of %d objects were not reconciled again within %v", len(share)-countSince(ps, share, since), len(share), timeout)
+	return nil, fmt.Errorf("%d of %d objects were not reconciled again within %v", len(share)-countSince(ps, share, since), len(share), timeout)
 }
 
 // latest returns the latest of the times.

@@ -46,11 +46,12 @@ type rec struct {
 
 // proc is one operator process under test.
 type proc struct {
-	variant string
-	cmd     *exec.Cmd
-	start   time.Time
-	addr    string
-	logPath string
+	variant  string
+	identity string // of leader election, "" for the default
+	cmd      *exec.Cmd
+	start    time.Time
+	addr     string
+	logPath  string
 
 	addrc chan string
 	allc  chan time.Time
@@ -109,12 +110,13 @@ func (s *suite) startOperator(variant string, o opts) (*proc, error) {
 	args = append(args, o.extraFlags...)
 	s.procSeq++
 	p := &proc{
-		variant: variant,
-		logPath: filepath.Join(s.logDir, fmt.Sprintf("%03d-%s-%s.log", s.procSeq, variant, o.mode)),
-		addrc:   make(chan string, 1),
-		allc:    make(chan time.Time, 1),
-		leadc:   make(chan time.Time, 1),
-		done:    make(chan struct{}),
+		variant:  variant,
+		identity: o.identity,
+		logPath:  filepath.Join(s.logDir, fmt.Sprintf("%03d-%s-%s.log", s.procSeq, variant, o.mode)),
+		addrc:    make(chan string, 1),
+		allc:     make(chan time.Time, 1),
+		leadc:    make(chan time.Time, 1),
+		done:     make(chan struct{}),
 	}
 	logf, err := os.Create(p.logPath)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ type check struct {
 	raw    string // ratio against a raw bound (metric in Raw) instead
 	limit  float64
 	atMost bool // the value must be <= limit (else >=)
+	worst  bool // judged on the worst value, not the median: every round must meet it
 	unit   string
 	scale  float64
 	// better is how many times better opgen is, for the chart: base/opgen
@@ -67,8 +69,8 @@ func (s *suite) checks() []check {
 	for _, k := range shardSizes[1:] {
 		c = append(c,
 			check{name: fmt.Sprintf("sharding: heap per replica, %d replicas, of the single leader's", k), metric: "shard.heap.bytes", of: shardedVariant(k), base: shardSingle, limit: 1/float64(k) + 0.1, atMost: true},
-			check{name: fmt.Sprintf("sharding: crash, first object reassigned, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.first.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, unit: "s", scale: 1},
-			check{name: fmt.Sprintf("sharding: crash, whole share reassigned, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, unit: "s", scale: 1})
+			check{name: fmt.Sprintf("sharding: crash of the leader, every bucket handled again, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.leader.buckets.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, worst: true, unit: "s", scale: 1},
+			check{name: fmt.Sprintf("sharding: crash of a member, every bucket handled again, %d replicas (lease %gs + 1s)", k, lease), metric: "shard.crash.member.buckets.seconds", of: shardedVariant(k), limit: lease + 1, atMost: true, worst: true, unit: "s", scale: 1})
 	}
 	if sizes := s.codegenSizes(); len(sizes) > 0 {
 		n := sizes[len(sizes)-1]
@@ -129,6 +131,12 @@ func (s *suite) evaluate(c check) evaluated {
 	}
 	e.ok = true
 	m := median(e.values)
+	if c.worst {
+		m = slices.Max(e.values)
+		if !c.atMost {
+			m = slices.Min(e.values)
+		}
+	}
 	if strings.HasPrefix(c.metric, "codegen.rss.") {
 		e.met = m < c.limit // below theirs
 	} else if c.atMost {
@@ -192,6 +200,9 @@ func (e evaluated) targetText() string {
 	case strings.HasPrefix(e.metric, "codegen.rss."):
 		return "< 1 (below the conventional tools')"
 	case e.unit != "":
+		if e.worst {
+			return fmt.Sprintf("%s %s %s, every round", op, num(e.limit*e.scale), e.unit)
+		}
 		return fmt.Sprintf("%s %s %s", op, num(e.limit*e.scale), e.unit)
 	case e.raw != "":
 		return fmt.Sprintf("%s %g of the bound", op, e.limit)
