@@ -188,6 +188,8 @@
 // again; no two replicas handle an object at once. A replica that cannot
 // renew its member Lease stops working and Run returns ErrLostMembership;
 // its buckets move once the Lease expired, without a write to any object.
+// Every replica follows the member Leases and the unlabelled objects from
+// its start, so a replica that becomes leader assigns at once.
 // A replica that shuts down releases its Lease after its workers drained,
 // and its buckets move at once. Runnables (periodic tasks, the scheduler)
 // stay on the leader. The metrics opgen_shard_objects, opgen_shard_buckets,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -455,6 +456,7 @@ type sharder struct {
 	synced  []cache.InformerSynced
 	queue   workqueue.TypedRateLimitingInterface[shardItem]
 	kick    chan struct{}
+	leading atomic.Bool // the queue fills only while Run runs
 
 	record *coordinationv1.Lease // the assignment's Lease as last read or written
 	assign shard.Assignment
@@ -504,8 +506,7 @@ func (k *shardKeys) unlabelled() string {
 
 // watch starts the sharder's caches until ctx ends: the member Leases and
 // the objects of every sharded kind without a bucket label. Every replica
-// runs them, leader or not; the objects a standby sees wait in the queue
-// for the leader it may become.
+// runs them, leader or not.
 func (s *sharder) watch(ctx context.Context) error {
 	f := informers.NewSharedInformerFactoryWithOptions(s.op.clientset, 0, informers.WithNamespace(s.keys.namespace))
 	s.leases = f.Coordination().V1().Leases().Informer()
@@ -593,6 +594,16 @@ func (s *sharder) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	// From now the event handlers queue what comes; what came before is
+	// in the caches.
+	s.leading.Store(true)
+	for kind, k := range s.kinds {
+		for _, inf := range k.informers {
+			for _, obj := range inf.GetStore().List() {
+				s.enqueue(kind, obj)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	for range sharderWorkers {
 		wg.Go(func() {
@@ -656,7 +667,12 @@ type shardable interface {
 	unlabelled(ns, selector string) (cache.SharedIndexInformer, error)
 }
 
+// enqueue queues an object to label, while this replica leads: a
+// standby's queue would only grow.
 func (s *sharder) enqueue(kind int, obj any) {
+	if !s.leading.Load() {
+		return
+	}
 	if m, err := meta.Accessor(obj); err == nil {
 		s.queue.Add(shardItem{kind: kind, namespace: m.GetNamespace(), name: m.GetName()})
 	}

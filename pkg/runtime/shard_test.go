@@ -207,14 +207,15 @@ func (s *replicaSet) handlings() map[string][]interval {
 }
 
 // TestShardingHandsOverWithoutOverlap runs three sharded replicas as
-// processes over 60 objects, kills one (SIGKILL) and adds one, twice, then
+// processes over 60 objects, kills one (SIGKILL: the leader, then a member
+// that does not lead), creates 5 objects and adds a replica, twice, then
 // stops one gracefully, and checks from the replicas' log that every
 // object was handled after each change and that no two replicas ever
 // handled one object at the same time.
 func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := context.Background()
-	const n = 60
+	n := 60
 	for i := range n {
 		createGadget(t, ns, fmt.Sprintf("g%02d", i), testapi.GadgetSpec{Size: 1, Message: "hi"})
 	}
@@ -263,11 +264,24 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 		})
 	}
 	settled("every object handled by one of 3 members", time.Time{})
+	// The first round kills the leader, the second a member that does not
+	// lead. Objects created right after the kill are labelled by the
+	// leader: in the first round, by the new leader, which saw them come
+	// while it stood by.
 	for round := range 2 {
-		victim := anyOf(live)
+		victim := leaderOf(t, live, ns)
+		if round == 1 {
+			victim = anyOtherThan(live, victim)
+		}
 		s.kill(victim)
 		delete(live, victim)
+		for range 5 {
+			createGadget(t, ns, fmt.Sprintf("g%02d", n), testapi.GadgetSpec{Size: 1, Message: "hi"})
+			n++
+		}
 		settled(fmt.Sprintf("round %d: the objects of killed %s handled by the others", round+1, victim.id), victim.killed)
+		t.Logf("round %d: every object handled again %v after the kill of %s (lease %v)", round+1,
+			lastFirstHandling(s.handlings(), victim.killed).Sub(victim.killed).Round(time.Millisecond), victim.id, shardElection.LeaseDuration)
 		live[s.start()] = true
 		settled(fmt.Sprintf("round %d: the objects moved to the added replica handled", round+1), time.Now())
 	}
@@ -301,6 +315,22 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 	assert.Len(t, handled, n, "every object was handled")
 }
 
+// lastFirstHandling returns the latest, over the objects, of the first
+// handling that began after since: when the last object was handled again.
+func lastFirstHandling(handled map[string][]interval, since time.Time) time.Time {
+	var last int64
+	for _, ivs := range handled {
+		first := int64(0)
+		for _, iv := range ivs {
+			if iv.start > since.UnixNano() && (first == 0 || iv.start < first) {
+				first = iv.start
+			}
+		}
+		last = max(last, first)
+	}
+	return time.Unix(0, last)
+}
+
 // handledBy reports whether ivs has a whole handling by owner that began
 // after since.
 func handledBy(ivs []interval, owner string, since time.Time) bool {
@@ -319,6 +349,35 @@ func ownerID(member string) string {
 		return member
 	}
 	return member[:i]
+}
+
+// leaderOf returns the replica that holds the leader's Lease.
+func leaderOf(t *testing.T, live map[*shardReplica]bool, ns string) *shardReplica {
+	t.Helper()
+	var leader *shardReplica
+	eventually(t, "a leader among the live replicas", func() bool {
+		l, err := env.Clientset().CoordinationV1().Leases(ns).Get(context.Background(), "shard-test", metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return false
+		}
+		for r := range live {
+			if r.id == *l.Spec.HolderIdentity {
+				leader = r
+			}
+		}
+		return leader != nil
+	})
+	return leader
+}
+
+// anyOtherThan returns one of the replicas other than r.
+func anyOtherThan(live map[*shardReplica]bool, r *shardReplica) *shardReplica {
+	for o := range live {
+		if o != r {
+			return o
+		}
+	}
+	return nil
 }
 
 // anyOf returns one of the replicas.
