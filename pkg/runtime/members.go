@@ -120,3 +120,48 @@ func (m *memberLeases) live() (members []string, held map[string]shard.Held, exp
 	slices.Sort(members)
 	return members, held, expiresIn
 }
+
+// coldStart holds back the sharder's first assignment while replicas that
+// started together are still joining. When no live member holds a bucket
+// (every replica starts at once, or the members the assignment names are
+// gone), the first member to join would take every bucket and cache every
+// object: for a moment it would need one unsharded replica's memory, which
+// a memory limit sized for 1/N of the objects does not give it. So the
+// sharder waits until the live members did not change for quiet, at most
+// limit after its first look. A sharder that finds a member holding
+// buckets (a new leader after a crash, a replica joining a running set)
+// assigns at once.
+type coldStart struct {
+	quiet, limit time.Duration
+	start, since time.Time
+	members      []string
+	done         bool
+}
+
+// wait returns how long to hold the assignment back; 0 to assign now.
+func (c *coldStart) wait(now time.Time, live []string, held map[string]shard.Held) time.Duration {
+	if c.done {
+		return 0
+	}
+	for _, h := range held {
+		if len(h.Buckets) > 0 {
+			c.done = true
+			return 0
+		}
+	}
+	if c.start.IsZero() {
+		c.start = now
+	}
+	if !slices.Equal(live, c.members) {
+		c.members, c.since = slices.Clone(live), now
+	}
+	left := min(c.since.Add(c.quiet).Sub(now), c.start.Add(c.limit).Sub(now))
+	switch {
+	case len(live) == 0:
+		return c.quiet // nobody to assign to yet
+	case left > 0:
+		return left
+	}
+	c.done = true
+	return 0
+}

@@ -84,3 +84,34 @@ func TestMemberLeasesOfTheInitialList(t *testing.T) {
 	_, _, next = m.live()
 	assert.Equal(t, time.Second, next, "a report does not renew it")
 }
+
+// Replicas that start together share the buckets from the first
+// assignment: the sharder waits while members are still joining, and not
+// at all when a live member holds buckets already.
+func TestColdStartWaitsForMembersToJoin(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	none := map[string]shard.Held{"a": {}, "b": {}, "c": {}}
+
+	c := coldStart{quiet: time.Second, limit: 5 * time.Second}
+	assert.Equal(t, time.Second, c.wait(at(0), nil, nil), "no member yet")
+	assert.Equal(t, time.Second, c.wait(at(100*time.Millisecond), []string{"a"}, none), "a joined")
+	assert.Equal(t, time.Second, c.wait(at(600*time.Millisecond), []string{"a", "b"}, none), "b joined: wait again")
+	assert.Equal(t, 500*time.Millisecond, c.wait(at(1100*time.Millisecond), []string{"a", "b"}, none))
+	assert.Zero(t, c.wait(at(1600*time.Millisecond), []string{"a", "b"}, none), "no change for a second")
+	assert.Zero(t, c.wait(at(1700*time.Millisecond), []string{"a", "b", "c"}, none), "once assigned, a join is a move")
+
+	c = coldStart{quiet: time.Second, limit: 5 * time.Second}
+	for i := range 9 {
+		live := []string{"a"}
+		if i%2 == 1 {
+			live = append(live, "b")
+		}
+		assert.NotZero(t, c.wait(at(time.Duration(i)*600*time.Millisecond), live, none), "members flapping at %d", i)
+	}
+	assert.Zero(t, c.wait(at(5400*time.Millisecond), []string{"a"}, none), "at most limit after the first look")
+
+	c = coldStart{quiet: time.Second, limit: 5 * time.Second}
+	assert.Zero(t, c.wait(at(0), []string{"a", "b"}, map[string]shard.Held{"a": {Buckets: []int{3}}, "b": {}}),
+		"a member holds buckets: a running set, assign at once")
+}

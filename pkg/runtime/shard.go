@@ -458,6 +458,7 @@ type sharder struct {
 	kick    chan struct{}
 	leading atomic.Bool // the queue fills only while Run runs
 
+	cold   coldStart
 	record *coordinationv1.Lease // the assignment's Lease as last read or written
 	assign shard.Assignment
 	drains map[int]time.Time // when each bucket was drained
@@ -487,6 +488,7 @@ func (o *Operator) newSharder() *sharder {
 		keys:    o.shard,
 		log:     o.log.WithName("sharder"),
 		members: newMemberLeases(o.shard.leasePrefix, le.LeaseDuration, o.opts.Clock),
+		cold:    coldStart{quiet: le.RetryPeriod, limit: le.LeaseDuration},
 		drains:  map[int]time.Time{},
 		kick:    make(chan struct{}, 1),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[shardItem](),
@@ -688,6 +690,12 @@ func (s *sharder) rebalance(ctx context.Context) (time.Duration, error) {
 		s.live = len(live)
 		s.op.metrics.shardMembers.Set(float64(len(live)))
 		s.log.Info("members changed", "members", live)
+	}
+	if wait := s.cold.wait(now, live, held); wait > 0 {
+		if next > 0 {
+			wait = min(wait, next)
+		}
+		return wait, nil
 	}
 	isLive := func(m string) bool { _, ok := held[m]; return ok }
 	plan, moves := shard.Plan(s.assign, shard.NewRing(live, 0).Owners(), isLive, func(m string) shard.Held { return held[m] })
