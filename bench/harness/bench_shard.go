@@ -221,13 +221,15 @@ func (s *suite) shardCrash(ctx context.Context, v, ns, lease string, ps []*proc,
 		i = (i + 1) % len(ps)
 	}
 	victim := ps[i]
-	share := lastReconciledBy(ps, victim)
 	buckets, err := s.bucketsOf(ctx, ns)
 	if err != nil {
 		return ps, err
 	}
 	victim.kill()
 	killed := time.Now()
+	// After the kill: the others may still be reconciling buckets they
+	// took over before it, and those are not the victim's.
+	share := lastReconciledBy(ps, victim, killed)
 	ps = slices.Delete(ps, i, i+1)
 	// A crash moves buckets, no object is written: the others list the
 	// victim's buckets once its Lease expired.
@@ -289,8 +291,8 @@ func firstPerBucket(first map[string]time.Time, buckets map[string]string) map[s
 }
 
 // lastReconciledBy returns the objects whose latest reconcile by any of ps
-// was by p.
-func lastReconciledBy(ps []*proc, p *proc) map[string]bool {
+// up to until was by p.
+func lastReconciledBy(ps []*proc, p *proc, until time.Time) map[string]bool {
 	type last struct {
 		t time.Time
 		p *proc
@@ -298,6 +300,9 @@ func lastReconciledBy(ps []*proc, p *proc) map[string]bool {
 	latest := map[string]last{}
 	for _, q := range ps {
 		for _, r := range q.traces() {
+			if r.t.After(until) {
+				continue
+			}
 			if l, ok := latest[r.name]; !ok || r.t.After(l.t) {
 				latest[r.name] = last{r.t, q}
 			}
