@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/metadata"
 )
 
 // Variants of the sharding benchmark: opgen with one leader, controller-
@@ -160,7 +160,7 @@ func (s *suite) shardOnce(ctx context.Context, k int, ns, lease string, n int, c
 	if crash == "" {
 		return nil
 	}
-	rest, err := s.shardCrash(ctx, v, ns, lease, ps, crash)
+	rest, err := s.shardCrash(ctx, v, lease, ps, crash)
 	ps = rest
 	if err != nil {
 		return err
@@ -202,13 +202,13 @@ func crashOf(round int) string {
 func replicaIdentity(i int) string { return "replica-" + strconv.Itoa(i) }
 
 // shardCrash kills one of ps with SIGKILL, the leader or a member that does
-// not lead, and measures from the kill until its share is reconciled again
-// by the others: the first of its objects, the first object of each of its
-// buckets (every bucket has a new member that handles it: the
-// reassignment), and all of them. Its share is the objects it reconciled
-// last (a bucket that moved to another replica at the start was
-// reconciled by that one since). It returns the replicas left.
-func (s *suite) shardCrash(ctx context.Context, v, ns, lease string, ps []*proc, who string) ([]*proc, error) {
+// not lead, and measures from the kill until the others took its buckets
+// (the reassignment: the survivors report in their member Leases that they
+// hold every bucket the victim held, which they do once those buckets'
+// caches synced), and until they reconciled its share again: the first of
+// its objects, and all of them. Its share is the objects it reconciled
+// last. It returns the replicas left.
+func (s *suite) shardCrash(ctx context.Context, v, lease string, ps []*proc, who string) ([]*proc, error) {
 	l, err := s.env.Clientset().CoordinationV1().Leases(leaseNamespace).Get(ctx, lease, metav1.GetOptions{})
 	if err != nil {
 		return ps, err
@@ -221,73 +221,89 @@ func (s *suite) shardCrash(ctx context.Context, v, ns, lease string, ps []*proc,
 		i = (i + 1) % len(ps)
 	}
 	victim := ps[i]
-	buckets, err := s.bucketsOf(ctx, ns)
+	held, err := s.heldBuckets(ctx, lease)
 	if err != nil {
 		return ps, err
 	}
+	buckets := held[victim.identity]
 	victim.kill()
 	killed := time.Now()
 	// After the kill: the others may still be reconciling buckets they
 	// took over before it, and those are not the victim's.
 	share := lastReconciledBy(ps, victim, killed)
 	ps = slices.Delete(ps, i, i+1)
+	timeout := s.cfg.failover.duration + time.Minute + time.Duration(len(share))*time.Millisecond
+	taken := make(chan time.Time, 1)
+	go func() { taken <- s.waitHeld(ctx, lease, held, buckets, timeout) }()
 	// A crash moves buckets, no object is written: the others list the
 	// victim's buckets once its Lease expired.
-	first, err := waitTaken(ps, share, killed, s.cfg.failover.duration+time.Minute+time.Duration(len(share))*time.Millisecond)
+	first, err := waitTaken(ps, share, killed, timeout)
 	if err != nil {
 		return ps, fmt.Errorf("after the crash of the %s: %w", who, err)
 	}
-	at := latest(first)
-	reassigned := latest(firstPerBucket(first, buckets))
+	at := <-taken
+	if at.IsZero() {
+		return ps, fmt.Errorf("after the crash of the %s: the others did not report holding its %d buckets within %v", who, len(buckets), timeout)
+	}
 	for _, m := range []string{"shard.crash", "shard.crash." + who} {
 		s.res.add(m+".first.seconds", v, earliestOf(first).Sub(killed).Seconds())
-		s.res.add(m+".buckets.seconds", v, reassigned.Sub(killed).Seconds())
-		s.res.add(m+".seconds", v, at.Sub(killed).Seconds())
+		s.res.add(m+".taken.seconds", v, at.Sub(killed).Seconds())
+		s.res.add(m+".seconds", v, latest(first).Sub(killed).Seconds())
 	}
 	s.res.add("shard.crash.objects", v, float64(len(share)))
-	logf("   %s: crash of the %s (%d objects, %d buckets): first %.2fs, every bucket %.2fs, all %.2fs",
-		v, who, len(share), len(firstPerBucket(first, buckets)), earliestOf(first).Sub(killed).Seconds(),
-		reassigned.Sub(killed).Seconds(), at.Sub(killed).Seconds())
+	logf("   %s: crash of the %s (%d objects, %d buckets): first object %.2fs, every bucket taken %.2fs, all objects %.2fs",
+		v, who, len(share), len(buckets), earliestOf(first).Sub(killed).Seconds(), at.Sub(killed).Seconds(), latest(first).Sub(killed).Seconds())
 	return ps, nil
 }
 
-// bucketsOf returns the bucket label of every object in ns, by name.
-func (s *suite) bucketsOf(ctx context.Context, ns string) (map[string]string, error) {
-	md, err := metadata.NewForConfig(s.env.Config)
+// heldBuckets returns the buckets each replica reports it holds in its
+// member Lease of lease, by identity.
+func (s *suite) heldBuckets(ctx context.Context, lease string) (map[string][]int, error) {
+	list, err := s.env.Clientset().CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
-	opts := metav1.ListOptions{Limit: 5000}
-	for {
-		list, err := md.Resource(gvr(opgenGroup)).Namespace(ns).List(ctx, opts)
-		if err != nil {
-			return nil, err
+	out := map[string][]int{}
+	for _, l := range list.Items {
+		if !strings.HasPrefix(l.Name, lease+"-member-") || l.Spec.HolderIdentity == nil {
+			continue
 		}
-		for _, o := range list.Items {
-			for k, b := range o.Labels {
-				if strings.HasPrefix(k, "shard.opgen.dev/") {
-					out[o.Name] = b
-				}
+		var h struct {
+			Buckets []int `json:"buckets"`
+		}
+		if raw, ok := l.Annotations["shard.opgen.dev/held"]; ok {
+			if err := json.Unmarshal([]byte(raw), &h); err != nil {
+				return nil, fmt.Errorf("the member Lease %s: %w", l.Name, err)
 			}
 		}
-		if opts.Continue = list.Continue; opts.Continue == "" {
-			return out, nil
-		}
+		out[*l.Spec.HolderIdentity] = h.Buckets
 	}
+	return out, nil
 }
 
-// firstPerBucket returns, of the first reconcile of each object, the
-// earliest in each bucket.
-func firstPerBucket(first map[string]time.Time, buckets map[string]string) map[string]time.Time {
-	out := map[string]time.Time{}
-	for name, t := range first {
-		b := buckets[name]
-		if e, ok := out[b]; !ok || t.Before(e) {
-			out[b] = t
+// waitHeld polls the member Leases of lease every 20ms until every one of
+// buckets is reported held by a replica that did not hold it in before; it
+// returns when it saw that, or the zero time after timeout.
+func (s *suite) waitHeld(ctx context.Context, lease string, before map[string][]int, buckets []int, timeout time.Duration) time.Time {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		held, err := s.heldBuckets(ctx, lease)
+		if err == nil {
+			taken := map[int]bool{}
+			for id, bs := range held {
+				for _, b := range bs {
+					if !slices.Contains(before[id], b) {
+						taken[b] = true
+					}
+				}
+			}
+			if !slices.ContainsFunc(buckets, func(b int) bool { return !taken[b] }) {
+				return time.Now()
+			}
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return out
+	return time.Time{}
 }
 
 // lastReconciledBy returns the objects whose latest reconcile by any of ps
