@@ -202,108 +202,170 @@ func crashOf(round int) string {
 func replicaIdentity(i int) string { return "replica-" + strconv.Itoa(i) }
 
 // shardCrash kills one of ps with SIGKILL, the leader or a member that does
-// not lead, and measures from the kill until the others took its buckets
-// (the reassignment: the survivors report in their member Leases that they
-// hold every bucket the victim held, which they do once those buckets'
-// caches synced), and until they reconciled its share again: the first of
-// its objects, and all of them. Its share is the objects it reconciled
-// last. It returns the replicas left.
+// not lead, once the assignment settled (no handover under way), and
+// measures from the kill until the sharder reassigned its buckets (the
+// assignment names others), until the others report in their member Leases
+// that they hold them (their caches synced), and until they reconciled its
+// share again: the first of its objects and all of them. Its share is the
+// objects it reconciled last. It returns the replicas left.
 func (s *suite) shardCrash(ctx context.Context, v, lease string, ps []*proc, who string) ([]*proc, error) {
-	l, err := s.env.Clientset().CoordinationV1().Leases(leaseNamespace).Get(ctx, lease, metav1.GetOptions{})
+	st, err := s.waitSettled(ctx, lease, ps, 2*time.Minute)
 	if err != nil {
 		return ps, err
 	}
-	i := slices.IndexFunc(ps, func(p *proc) bool { return p.identity == holder(l) })
+	i := slices.IndexFunc(ps, func(p *proc) bool { return p.identity == st.leader })
 	if i < 0 {
-		return ps, fmt.Errorf("the leader %q is none of the replicas", holder(l))
+		return ps, fmt.Errorf("the leader %q is none of the replicas", st.leader)
 	}
 	if who == crashMember {
 		i = (i + 1) % len(ps)
 	}
 	victim := ps[i]
-	held, err := s.heldBuckets(ctx, lease)
-	if err != nil {
-		return ps, err
-	}
-	buckets := held[victim.identity]
+	name := st.members[victim.identity].name
+	buckets := st.members[victim.identity].buckets
 	victim.kill()
 	killed := time.Now()
-	// After the kill: the others may still be reconciling buckets they
-	// took over before it, and those are not the victim's.
 	share := lastReconciledBy(ps, victim, killed)
 	ps = slices.Delete(ps, i, i+1)
 	timeout := s.cfg.failover.duration + time.Minute + time.Duration(len(share))*time.Millisecond
-	taken := make(chan time.Time, 1)
-	go func() { taken <- s.waitHeld(ctx, lease, held, buckets, timeout) }()
+	moved := make(chan [2]time.Time, 1)
+	go func() { moved <- s.waitMoved(ctx, lease, name, buckets, timeout) }()
 	// A crash moves buckets, no object is written: the others list the
 	// victim's buckets once its Lease expired.
 	first, err := waitTaken(ps, share, killed, timeout)
 	if err != nil {
 		return ps, fmt.Errorf("after the crash of the %s: %w", who, err)
 	}
-	at := <-taken
-	if at.IsZero() {
-		return ps, fmt.Errorf("after the crash of the %s: the others did not report holding its %d buckets within %v", who, len(buckets), timeout)
+	at := <-moved
+	if at[0].IsZero() || at[1].IsZero() {
+		return ps, fmt.Errorf("after the crash of the %s: its %d buckets were not reassigned and held by the others within %v", who, len(buckets), timeout)
 	}
+	since := func(t time.Time) float64 { return t.Sub(killed).Seconds() }
 	for _, m := range []string{"shard.crash", "shard.crash." + who} {
-		s.res.add(m+".first.seconds", v, earliestOf(first).Sub(killed).Seconds())
-		s.res.add(m+".taken.seconds", v, at.Sub(killed).Seconds())
-		s.res.add(m+".seconds", v, latest(first).Sub(killed).Seconds())
+		s.res.add(m+".reassigned.seconds", v, since(at[0]))
+		s.res.add(m+".taken.seconds", v, since(at[1]))
+		s.res.add(m+".first.seconds", v, since(earliestOf(first)))
+		s.res.add(m+".seconds", v, since(latest(first)))
 	}
 	s.res.add("shard.crash.objects", v, float64(len(share)))
-	logf("   %s: crash of the %s (%d objects, %d buckets): first object %.2fs, every bucket taken %.2fs, all objects %.2fs",
-		v, who, len(share), len(buckets), earliestOf(first).Sub(killed).Seconds(), at.Sub(killed).Seconds(), latest(first).Sub(killed).Seconds())
+	logf("   %s: crash of the %s (%d objects, %d buckets): reassigned %.2fs, first object %.2fs, buckets held %.2fs, all objects %.2fs",
+		v, who, len(share), len(buckets), since(at[0]), since(earliestOf(first)), since(at[1]), since(latest(first)))
 	return ps, nil
 }
 
-// heldBuckets returns the buckets each replica reports it holds in its
-// member Lease of lease, by identity.
-func (s *suite) heldBuckets(ctx context.Context, lease string) (map[string][]int, error) {
-	list, err := s.env.Clientset().CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]int{}
-	for _, l := range list.Items {
-		if !strings.HasPrefix(l.Name, lease+"-member-") || l.Spec.HolderIdentity == nil {
-			continue
-		}
-		var h struct {
-			Buckets []int `json:"buckets"`
-		}
-		if raw, ok := l.Annotations["shard.opgen.dev/held"]; ok {
-			if err := json.Unmarshal([]byte(raw), &h); err != nil {
-				return nil, fmt.Errorf("the member Lease %s: %w", l.Name, err)
-			}
-		}
-		out[*l.Spec.HolderIdentity] = h.Buckets
-	}
-	return out, nil
+// shardState is what the Leases of a sharded operator say: who leads, the
+// assignment, and what each member reports it holds.
+type shardState struct {
+	leader   string
+	assigned []string       // member of each bucket
+	draining int            // buckets being handed over
+	members  map[string]held // by identity
 }
 
-// waitHeld polls the member Leases of lease every 20ms until every one of
-// buckets is reported held by a replica that did not hold it in before; it
-// returns when it saw that, or the zero time after timeout.
-func (s *suite) waitHeld(ctx context.Context, lease string, before map[string][]int, buckets []int, timeout time.Duration) time.Time {
+type held struct {
+	name    string // member name
+	buckets []int
+}
+
+// shardLeases reads the Leases of the operator with lease name lease.
+func (s *suite) shardLeases(ctx context.Context, lease string) (shardState, error) {
+	st := shardState{members: map[string]held{}}
+	list, err := s.env.Clientset().CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return st, err
+	}
+	for _, l := range list.Items {
+		switch name, member := strings.CutPrefix(l.Name, lease+"-member-"); {
+		case l.Name == lease:
+			st.leader = holder(&l)
+		case l.Name == lease+"-shards":
+			var a struct {
+				Buckets  []string       `json:"buckets"`
+				Draining map[string]any `json:"draining"`
+			}
+			if err := json.Unmarshal([]byte(l.Annotations["shard.opgen.dev/assignment"]), &a); err != nil {
+				return st, fmt.Errorf("the assignment in %s: %w", l.Name, err)
+			}
+			st.assigned, st.draining = a.Buckets, len(a.Draining)
+		case member && holder(&l) != "":
+			var h struct {
+				Buckets []int `json:"buckets"`
+			}
+			if raw, ok := l.Annotations["shard.opgen.dev/held"]; ok {
+				if err := json.Unmarshal([]byte(raw), &h); err != nil {
+					return st, fmt.Errorf("the member Lease %s: %w", l.Name, err)
+				}
+			}
+			st.members[holder(&l)] = held{name: name, buckets: h.Buckets}
+		}
+	}
+	return st, nil
+}
+
+// waitSettled waits until no bucket is being handed over and every replica
+// of ps holds exactly the buckets the assignment gives it.
+func (s *suite) waitSettled(ctx context.Context, lease string, ps []*proc, timeout time.Duration) (shardState, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		held, err := s.heldBuckets(ctx, lease)
+		st, err := s.shardLeases(ctx, lease)
+		if err == nil && st.settled(ps) {
+			return st, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return shardState{}, fmt.Errorf("the assignment of buckets did not settle within %v", timeout)
+}
+
+func (st shardState) settled(ps []*proc) bool {
+	if st.draining > 0 || len(st.assigned) == 0 {
+		return false
+	}
+	n := 0
+	for _, p := range ps {
+		m, ok := st.members[p.identity]
+		if !ok {
+			return false
+		}
+		for _, b := range m.buckets {
+			if b >= len(st.assigned) || st.assigned[b] != m.name {
+				return false
+			}
+		}
+		n += len(m.buckets)
+	}
+	return n == len(st.assigned)
+}
+
+// waitMoved polls the Leases every 20ms until no bucket of buckets is
+// assigned to member, and until other members report holding every one of
+// them; it returns both times, zero for what did not happen by timeout.
+func (s *suite) waitMoved(ctx context.Context, lease, member string, buckets []int, timeout time.Duration) (at [2]time.Time) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && at[1].IsZero() {
+		st, err := s.shardLeases(ctx, lease)
 		if err == nil {
+			now := time.Now()
+			if at[0].IsZero() && !slices.ContainsFunc(buckets, func(b int) bool { return b >= len(st.assigned) || st.assigned[b] == member || st.assigned[b] == "" }) {
+				at[0] = now
+			}
 			taken := map[int]bool{}
-			for id, bs := range held {
-				for _, b := range bs {
-					if !slices.Contains(before[id], b) {
+			for _, m := range st.members {
+				if m.name != member {
+					for _, b := range m.buckets {
 						taken[b] = true
 					}
 				}
 			}
 			if !slices.ContainsFunc(buckets, func(b int) bool { return !taken[b] }) {
-				return time.Now()
+				at[1] = now
+				if at[0].IsZero() {
+					at[0] = now
+				}
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return time.Time{}
+	return at
 }
 
 // lastReconciledBy returns the objects whose latest reconcile by any of ps

@@ -314,17 +314,18 @@ func (s *suite) mdShard(b *strings.Builder) {
 		return
 	}
 	b.WriteString("## 7c. Sharding\n\n")
-	fmt.Fprintf(b, "%d objects; no-op handler; medians of up to 3 rounds; lease %v / renew %v / retry %v. **opgen single leader** and **cr** are one leader over all objects; **opgen sharded xN** are N replicas with `--sharding` (identities replica-0…, stable from round to round; the first sharded round includes the sharder labelling every object with its bucket, one write each in the objects' life, and the later rounds find them labelled). First full reconcile: from the first process's start to every object reconciled once by some replica. Memory: the largest of the replicas' peak RSS and Go heap after GC, once there. In every round of 2 and 4 replicas one replica gets SIGKILL, the leader and a member that does not lead in turn (crash: from the kill until the others report in their member Leases that they hold every bucket it held, caches synced, which is the reassignment; and until they reconcile the objects it reconciled last, the first of them and all of them; a move writes the assignment of buckets, no object), and then one is added (scale-up window: from its start to the first reconcile by it of the last object moved to it, once none came for 3 s).\n\n",
+	fmt.Fprintf(b, "%d objects; no-op handler; medians of up to 3 rounds; lease %v / renew %v / retry %v. **opgen single leader** and **cr** are one leader over all objects; **opgen sharded xN** are N replicas with `--sharding` (identities replica-0…, stable from round to round; the first sharded round includes the sharder labelling every object with its bucket, one write each in the objects' life, and the later rounds find them labelled). First full reconcile: from the first process's start to every object reconciled once by some replica. Memory: the largest of the replicas' peak RSS and Go heap after GC, once there. In every round of 2 and 4 replicas one replica gets SIGKILL, the leader and a member that does not lead in turn (once no handover is under way; crash: from the kill until the sharder's assignment gives its buckets to the others, until the others report in their member Leases that they hold them, caches synced, and until they reconcile the objects it reconciled last, the first of them and all of them; a move writes the assignment of buckets, no object), and then one is added (scale-up window: from its start to the first reconcile by it of the last object moved to it, once none came for 3 s).\n\n",
 		s.cfg.shardN, s.cfg.failover.duration, s.cfg.failover.renew, s.cfg.failover.retry)
 	t := &table{}
 	t.head("variant", "first full reconcile (s)", "peak RSS per replica (MiB)", "heap per replica (MiB)", "heap / single leader's",
-		"crash of the leader: its buckets taken (s)", "crash of a member: its buckets taken (s)", "crash: first object (s)", "crash: whole share (s)", "objects of the killed replica",
+		"crash of the leader: reassigned / first object (s)", "crash of a member: reassigned / first object (s)", "crash: buckets held by the others (s)", "crash: whole share (s)", "objects of the killed replica",
 		"scale-up window (s)", "objects moved to the added replica")
 	const mib = 1.0 / (1 << 20)
 	for _, v := range []string{shardSingle, shardCR, shardedVariant(1), shardedVariant(2), shardedVariant(4)} {
 		t.row(v, s.cell("shard.first.seconds", v, 1), s.cell("shard.peakrss.bytes", v, mib), s.cell("shard.heap.bytes", v, mib),
-			s.ratioCell("shard.heap.bytes", v, shardSingle), s.cell("shard.crash.leader.taken.seconds", v, 1), s.cell("shard.crash.member.taken.seconds", v, 1),
-			s.cell("shard.crash.first.seconds", v, 1), s.cell("shard.crash.seconds", v, 1), s.cell("shard.crash.objects", v, 1),
+			s.ratioCell("shard.heap.bytes", v, shardSingle), s.cell("shard.crash.leader.reassigned.seconds", v, 1)+" / "+s.cell("shard.crash.leader.first.seconds", v, 1),
+			s.cell("shard.crash.member.reassigned.seconds", v, 1)+" / "+s.cell("shard.crash.member.first.seconds", v, 1),
+			s.cell("shard.crash.taken.seconds", v, 1), s.cell("shard.crash.seconds", v, 1), s.cell("shard.crash.objects", v, 1),
 			s.cell("shard.scaleup.seconds", v, 1), s.cell("shard.scaleup.objects", v, 1))
 	}
 	b.WriteString(t.b.String())
