@@ -257,8 +257,8 @@ func (s *suite) shardCrash(ctx context.Context, v, lease string, ps []*proc, who
 // assignment, and what each member reports it holds.
 type shardState struct {
 	leader   string
-	assigned []string       // member of each bucket
-	draining int            // buckets being handed over
+	assigned []string        // member of each bucket
+	draining int             // buckets being handed over
 	members  map[string]held // by identity
 }
 
