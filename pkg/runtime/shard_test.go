@@ -45,7 +45,7 @@ var shardElection = runtime.LeaderElectionOptions{LeaseDuration: 3 * time.Second
 
 // runShardReplica runs one sharded replica until SIGTERM: a controller of
 // Gadgets whose handler writes a line to the shared log when it starts and
-// when it ends handling an object, takes 30ms, declares one ConfigMap, and
+// when it ends handling an object, takes 150ms, declares one ConfigMap, and
 // asks to be reconciled again in 50ms.
 func runShardReplica() int {
 	id := os.Getenv(shardReplicaEnv)
@@ -84,7 +84,7 @@ func runShardReplica() int {
 		defer record("end", a.Object.Name)
 		// Long enough, and often enough, that a handover without the
 		// drain would meet a handling in flight.
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond)
 		a.RequeueAfter(50 * time.Millisecond)
 		return configMaps(ctx, a)
 	}}
