@@ -116,7 +116,6 @@ func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 	// as soon as that member's Lease expired.
 	sh := o.newSharder()
 	if err := sh.watch(ctx); err != nil {
-		cancel(err)
 		m.cancel(err)
 		<-m.done
 		return err

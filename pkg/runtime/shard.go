@@ -514,26 +514,10 @@ func (s *sharder) watch(ctx context.Context) error {
 	s.leases = f.Coordination().V1().Leases().Informer()
 	if _, err := s.leases.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			if l, ok := obj.(*coordinationv1.Lease); ok {
-				s.members.observe(l, initial)
-			}
-			s.wake()
+			s.onLease(obj, func(l *coordinationv1.Lease) { s.members.observe(l, initial) })
 		},
-		UpdateFunc: func(_, obj any) {
-			if l, ok := obj.(*coordinationv1.Lease); ok {
-				s.members.observe(l, false)
-			}
-			s.wake()
-		},
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if l, ok := obj.(*coordinationv1.Lease); ok {
-				s.members.forget(l)
-			}
-			s.wake()
-		},
+		UpdateFunc: func(_, obj any) { s.onLease(obj, func(l *coordinationv1.Lease) { s.members.observe(l, false) }) },
+		DeleteFunc: func(obj any) { s.onLease(obj, s.members.forget) },
 	}); err != nil {
 		return err
 	}
@@ -570,6 +554,18 @@ func (s *sharder) watch(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// onLease applies f to the Lease of an event (a tombstone's last state
+// included) and wakes the sharder.
+func (s *sharder) onLease(obj any, f func(*coordinationv1.Lease)) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if l, ok := obj.(*coordinationv1.Lease); ok {
+		f(l)
+	}
+	s.wake()
 }
 
 func (s *sharder) wake() {
