@@ -52,7 +52,7 @@
 //
 // The generator links no part of the operator runtime: the table of
 // built-in kinds it maps +opgen:controller:for to is the leaf package
-// pkg/kinds.
+// internal/kinds.
 //
 // # Names
 //

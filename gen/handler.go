@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/pkg/kinds"
+	"github.com/opgen-sdk/opgen/internal/kinds"
 )
 
 // BuiltinController is the controller of one of Kubernetes' built-in kinds:
@@ -174,13 +174,13 @@ func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (kinds.Info, error
 	case b.isProjectGroup(gvk.Group):
 		return kinds.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
 	case scheme.Scheme.Recognizes(gvk):
-		return kinds.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind), or add the kind to the table of package github.com/opgen-sdk/opgen/pkg/kinds", ref, ref)
+		return kinds.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind)", ref, ref)
 	}
 	hint := ""
 	if best := closestBuiltin(gvk); best != "" {
 		hint = ": did you mean " + best + "?"
 	}
-	return kinds.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for the kinds of go doc github.com/opgen-sdk/opgen/pkg/kinds Builtin)", ref, ref, hint)
+	return kinds.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for the kinds package builtin has: go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin)", ref, ref, hint)
 }
 
 func (b *apiBuilder) isProjectGroup(group string) bool {

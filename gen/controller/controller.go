@@ -311,7 +311,7 @@ func (g glue) options(f *jen.File) {
 	k, name := g.k, GlueName(g.k)
 	opts := optionFields(name, k.Controller)
 	if d := dispatch(k); d != nil {
-		opts = append(opts, "Dispatch", d)
+		opts = append(opts, "VersionDispatch", d)
 	}
 	f.Line()
 	f.Commentf("%sOptions returns the controller options that the +opgen:controller", name)

@@ -158,7 +158,7 @@ func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinCont
 func checkSpec(ctx *gen.Context, pos token.Position, name string, spec *markers.ControllerSpec, funcs map[string]funcDecl) {
 	for _, gvk := range spec.Reads {
 		if _, ok := builtinKind(gvk); !ok {
-			ctx.Errors.Add(markerPos(pos, "+opgen:controller:reads=", markers.FormatKindRef(gvk)), "%s: +opgen:controller:reads=%s: opgen makes readers of Kubernetes built-in kinds only (go doc github.com/opgen-sdk/opgen/pkg/kinds Builtin); read other kinds with the generated listers of their clientset", name, markers.FormatKindRef(gvk))
+			ctx.Errors.Add(markerPos(pos, "+opgen:controller:reads=", markers.FormatKindRef(gvk)), "%s: +opgen:controller:reads=%s: opgen makes readers of the Kubernetes built-in kinds package builtin has only (go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin); read other kinds with the generated listers of their clientset", name, markers.FormatKindRef(gvk))
 		}
 	}
 	for _, w := range spec.Watches {

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/pkg/kinds"
+	"github.com/opgen-sdk/opgen/internal/kinds"
 )
 
 const informersPkg = "k8s.io/client-go/informers"

@@ -44,7 +44,7 @@ type Controller[T apis.Object] struct {
 	store   *descendantStore
 	reconID atomic.Uint64
 	// dispatch is shared with the controllers of the kind's other
-	// versions (ControllerOptions.Dispatch), or nil.
+	// versions (ControllerOptions.VersionDispatch), or nil.
 	dispatch *dispatchGroup
 
 	mu     sync.Mutex
@@ -364,7 +364,7 @@ func (c *Controller[T]) finalizeFirst(ctx context.Context, key cache.ObjectName,
 	}
 	// A copy: obj is the informer's, which AddFinalizer would change
 	// under the event handlers that read it (a torn slice once crashed the
-	// process in DefaultUpdateFilter).
+	// process in GenerationOrMetadataChanged).
 	wasGone, err := plug.AddFinalizer(ctx, c.env, obj.DeepCopyObject().(T))
 	switch {
 	case err != nil:

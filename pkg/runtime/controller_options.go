@@ -45,7 +45,7 @@ type ControllerOptions[T apis.Object] struct {
 	Finalizer string
 
 	// UpdateFilter decides whether an update seen by the informer enqueues
-	// the object. Default: DefaultUpdateFilter (generation, deletion,
+	// the object. Default: GenerationOrMetadataChanged (generation, deletion,
 	// finalizers, labels or annotations changed). Status-only changes are
 	// ignored by default, so the operator's own status writes do not wake
 	// it.
@@ -62,11 +62,11 @@ type ControllerOptions[T apis.Object] struct {
 	// it returns.
 	Pipeline func(env plug.Env[T], h plug.Handler[T]) plug.Pipeline[T]
 
-	// Dispatch, when set, shares the kind's objects with the controllers
+	// VersionDispatch, when set, shares the kind's objects with the controllers
 	// of its other API versions on the same operator: this controller
 	// handles only the objects the rule sends to its version (see
 	// VersionDispatch). Every version's controller must carry the same.
-	Dispatch *VersionDispatch
+	VersionDispatch *VersionDispatch
 
 	// RateLimiter paces retries of failed keys. Default: client-go's
 	// controller rate limiter: per-key exponential backoff from 5ms to
@@ -92,10 +92,10 @@ type Configurer[T apis.Object] interface {
 	Configure(opts *ControllerOptions[T])
 }
 
-// DefaultUpdateFilter enqueues an update when the generation, the deletion
+// GenerationOrMetadataChanged enqueues an update when the generation, the deletion
 // timestamp, the finalizers, the labels or the annotations changed: what a
 // handler acts on, and never the operator's own status writes.
-func DefaultUpdateFilter(oldObj, newObj metav1.Object) bool {
+func GenerationOrMetadataChanged(oldObj, newObj metav1.Object) bool {
 	return oldObj.GetGeneration() != newObj.GetGeneration() ||
 		(oldObj.GetDeletionTimestamp() == nil) != (newObj.GetDeletionTimestamp() == nil) ||
 		!equalStrings(oldObj.GetFinalizers(), newObj.GetFinalizers()) ||

@@ -2,7 +2,7 @@
 // config, the caches, the controllers, leader election, metrics, health and
 // shutdown; Register adds a controller for a Kind with a typed
 // plug.Handler. Users write the handler's Reconcile method (and, when they
-// need them, Add, Modify or Delete: see Dispatch); generated glue builds the
+// need them, Add, Modify or Delete: see Verbs); generated glue builds the
 // Kind and calls Register; the runtime makes the methods correct and cheap.
 //
 // # An operator's main
@@ -50,7 +50,7 @@
 //   - a retry after a failure, with per-key exponential backoff
 //     (ControllerOptions.RateLimiter).
 //
-// # Dispatch: which verb runs
+// # Verbs
 //
 // The verb comes from the object's state when a worker takes the key, never
 // from the event that woke it, so the rules hold across restarts, missed
@@ -246,7 +246,7 @@
 //
 // # Leader-only work
 //
-// Operator.Add runs a Runnable beside the controllers while this replica
+// Operator.AddLeaderRunnable runs a Runnable beside the controllers while this replica
 // leads; periodic tasks (package task) are one.
 //
 // # Observability

@@ -121,12 +121,12 @@ func ExampleIsPaused() {
 
 // Work that runs only on the leader, beside the controllers, such as a
 // cache warmer or a reporter; package task builds periodic tasks on it.
-func ExampleOperator_Add() {
+func ExampleOperator_AddLeaderRunnable() {
 	op, err := runtime.New(env.Config, runtime.Options{Name: "reporter", LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	if err != nil {
 		panic(err)
 	}
-	err = op.Add(runtime.RunnableFunc(func(ctx context.Context) error {
+	err = op.AddLeaderRunnable(runtime.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done() // leadership ended or the operator shuts down
 		return nil
 	}))

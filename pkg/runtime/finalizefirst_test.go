@@ -80,7 +80,7 @@ func TestFinalizerFirst(t *testing.T) {
 // TestFinalizerFirstLeavesTheCacheAlone: the finalizer goes on through a
 // copy, never into the informer's object, which the event handlers read
 // at the same time (a torn finalizers slice crashed an operator in
-// DefaultUpdateFilter under churn). While the only worker is busy, the
+// GenerationOrMetadataChanged under churn). While the only worker is busy, the
 // test holds the cached object of a new Gadget; once the finalizer is on
 // (a newer object in the cache), the held one must still lack it. Before,
 // finalizeFirst wrote it into the cached object.

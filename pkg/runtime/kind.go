@@ -29,7 +29,7 @@ type Kind[T apis.Object] struct {
 	// cluster-scoped kinds).
 	Client func(namespace string) plug.Client[T]
 	// UpdateFilter is the default ControllerOptions.UpdateFilter of the
-	// kind's controllers. nil means DefaultUpdateFilter. Built-in kinds,
+	// kind's controllers. nil means GenerationOrMetadataChanged. Built-in kinds,
 	// whose status others write, use AnyChange so that a handler sees
 	// status changes (see package builtin).
 	UpdateFilter func(oldObj, newObj T) bool

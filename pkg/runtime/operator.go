@@ -76,7 +76,7 @@ type Operator struct {
 	// (versions.go).
 	dispatch dispatchGroups
 
-	// replicaServers run on every replica (AddServer, webhook.go).
+	// replicaServers run on every replica (AddReplicaRunnable, webhook.go).
 	replicaServers []Runnable
 }
 

@@ -97,7 +97,7 @@ func TestOptionsErrorsSayWhatToFix(t *testing.T) {
 	assert.NoError(t, err, "no lease namespace is needed without election")
 }
 
-func TestDefaultUpdateFilter(t *testing.T) {
+func TestGenerationOrMetadataChanged(t *testing.T) {
 	base := func() *metav1.ObjectMeta {
 		return &metav1.ObjectMeta{Generation: 1, ResourceVersion: "1", Labels: map[string]string{"a": "b"}}
 	}
@@ -118,7 +118,7 @@ func TestDefaultUpdateFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := base()
 			tt.change(n)
-			assert.Equal(t, tt.want, DefaultUpdateFilter(base(), n))
+			assert.Equal(t, tt.want, GenerationOrMetadataChanged(base(), n))
 		})
 	}
 }

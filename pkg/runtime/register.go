@@ -71,12 +71,12 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
 	}
 	var group *dispatchGroup
-	if opts.Dispatch != nil {
+	if opts.VersionDispatch != nil {
 		var err error
-		if group, err = op.joinDispatch(kind.GVK, *opts.Dispatch); err != nil {
+		if group, err = op.joinDispatch(kind.GVK, *opts.VersionDispatch); err != nil {
 			return nil, err
 		}
-		opts.UpdateFilter = dispatchFilter(opts.UpdateFilter, *opts.Dispatch, op.opts.Name)
+		opts.UpdateFilter = dispatchFilter(opts.UpdateFilter, *opts.VersionDispatch, op.opts.Name)
 	}
 	_, deletes := h.(plug.Deleter[T])
 	c := &Controller[T]{
@@ -299,7 +299,7 @@ func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, selector stri
 
 // events enqueues adds, updates that pass the filter, and forgets deletes.
 func (c *Controller[T]) events() cache.ResourceEventHandler {
-	filter := c.opts.UpdateFilter // nil: DefaultUpdateFilter
+	filter := c.opts.UpdateFilter // nil: GenerationOrMetadataChanged
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { c.enqueue(obj) },
 		UpdateFunc: func(oldObj, newObj any) {
@@ -308,7 +308,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			if (filter != nil && filter(o, n)) || (filter == nil && DefaultUpdateFilter(o, n)) {
+			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
 				c.enqueue(newObj)
 			}
 		},

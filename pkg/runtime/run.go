@@ -47,7 +47,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if err := o.markStarted(); err != nil {
 		return err
 	}
-	// Servers of every replica (AddServer, the webhook server) run from
+	// Servers of every replica (AddReplicaRunnable, the webhook server) run from
 	// here until the workers drained.
 	ctx, stopReplicaServers := o.startReplicaServers(ctx)
 	defer stopReplicaServers(&err)

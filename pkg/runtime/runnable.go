@@ -26,15 +26,15 @@ func (f RunnableFunc) Run(ctx context.Context) error { return f(ctx) }
 
 var _ Runnable = RunnableFunc(nil)
 
-// Add adds r to the work the leader runs. It must be called before Run.
-func (o *Operator) Add(r Runnable) error {
+// AddLeaderRunnable adds r to the work the leader runs. It must be called before Run.
+func (o *Operator) AddLeaderRunnable(r Runnable) error {
 	if r == nil {
-		return errors.New("runtime: Operator.Add: the Runnable is nil")
+		return errors.New("runtime: Operator.AddLeaderRunnable: the Runnable is nil")
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.started {
-		return errors.New("runtime: Operator.Add: the operator already runs; add every Runnable before Run")
+		return errors.New("runtime: Operator.AddLeaderRunnable: the operator already runs; add every Runnable before Run")
 	}
 	o.runnables = append(o.runnables, r)
 	return nil

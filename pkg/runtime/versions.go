@@ -78,9 +78,9 @@ type VersionDispatch struct {
 func (d VersionDispatch) check(gk schema.GroupKind, version string) error {
 	switch {
 	case !slices.Contains(d.Versions, version):
-		return fmt.Errorf("runtime.Register: %s %s: ControllerOptions.Dispatch.Versions (%s) lacks the controller's own version %s", gk, version, strings.Join(d.Versions, ", "), version)
+		return fmt.Errorf("runtime.Register: %s %s: ControllerOptions.VersionDispatch.Versions (%s) lacks the controller's own version %s", gk, version, strings.Join(d.Versions, ", "), version)
 	case !slices.Contains(d.Versions, d.Default):
-		return fmt.Errorf("runtime.Register: %s %s: ControllerOptions.Dispatch.Default %q is not one of its Versions (%s)", gk, version, d.Default, strings.Join(d.Versions, ", "))
+		return fmt.Errorf("runtime.Register: %s %s: ControllerOptions.VersionDispatch.Default %q is not one of its Versions (%s)", gk, version, d.Default, strings.Join(d.Versions, ", "))
 	}
 	return nil
 }
@@ -192,9 +192,9 @@ func (o *Operator) joinDispatch(gvk schema.GroupVersionKind, rule VersionDispatc
 		g = &dispatchGroup{rule: rule, turns: map[cache.ObjectName]*turn{}, last: map[cache.ObjectName]handledBy{}, by: map[string]bool{}}
 		o.dispatch[gvk.GroupKind()] = g
 	case !g.rule.equal(rule):
-		return nil, fmt.Errorf("runtime.Register: %s %s: ControllerOptions.Dispatch %+v differs from %+v, which another version's controller registered; give every version's controller the same", gvk.GroupKind(), gvk.Version, rule, g.rule)
+		return nil, fmt.Errorf("runtime.Register: %s %s: ControllerOptions.VersionDispatch %+v differs from %+v, which another version's controller registered; give every version's controller the same", gvk.GroupKind(), gvk.Version, rule, g.rule)
 	case g.by[gvk.Version]:
-		return nil, fmt.Errorf("runtime.Register: %s %s: a controller of this version already shares the kind (ControllerOptions.Dispatch); one controller per version", gvk.GroupKind(), gvk.Version)
+		return nil, fmt.Errorf("runtime.Register: %s %s: a controller of this version already shares the kind (ControllerOptions.VersionDispatch); one controller per version", gvk.GroupKind(), gvk.Version)
 	}
 	g.by[gvk.Version] = true
 	return g, nil
@@ -251,7 +251,7 @@ func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (rel
 		return release, true // gone: handle as without dispatch
 	}
 	version, manager := c.kind.GVK.Version, c.op.opts.Name
-	mine = c.opts.Dispatch.Version(obj, manager) == version
+	mine = c.opts.VersionDispatch.Version(obj, manager) == version
 	if last := c.dispatch.lastHandler(key); mine && last.uid == obj.GetUID() && last.version != version {
 		var err error
 		if mine, err = c.confirm(ctx, key, version); err != nil {
@@ -282,14 +282,14 @@ func (c *Controller[T]) confirm(ctx context.Context, key cache.ObjectName, versi
 	case err != nil:
 		return false, err
 	}
-	return c.opts.Dispatch.Version(live, c.op.opts.Name) == version, nil
+	return c.opts.VersionDispatch.Version(live, c.op.opts.Name) == version, nil
 }
 
 // dispatchTransform is the transform of the controller's own informers:
 // the operator's, except that with VersionDispatch.Written the
 // managedFields entries stay, without their field sets.
 func (c *Controller[T]) dispatchTransform() cache.TransformFunc {
-	if c.opts.Dispatch == nil || !c.opts.Dispatch.Written || c.op.opts.KeepManagedFields {
+	if c.opts.VersionDispatch == nil || !c.opts.VersionDispatch.Written || c.op.opts.KeepManagedFields {
 		return c.op.transform()
 	}
 	manager := c.op.opts.Name
@@ -307,7 +307,7 @@ func dispatchFilter[T apis.Object](filter func(oldObj, newObj T) bool, d Version
 			return true
 		}
 		if filter == nil {
-			return DefaultUpdateFilter(oldObj, newObj)
+			return GenerationOrMetadataChanged(oldObj, newObj)
 		}
 		return filter(oldObj, newObj)
 	}

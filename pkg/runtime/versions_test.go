@@ -180,7 +180,7 @@ func TestVersionDispatch(t *testing.T) {
 	rule := runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}
 	for _, v := range []string{"v1", "v2"} {
 		require.NoError(t, register(h.op, versionedKind(t, h.op, v), plug.Handler[*testapi.Gadget](&versionHandler{version: v, calls: calls}),
-			runtime.ControllerOptions[*testapi.Gadget]{Name: "gadget-" + v, Dispatch: &rule}))
+			runtime.ControllerOptions[*testapi.Gadget]{Name: "gadget-" + v, VersionDispatch: &rule}))
 	}
 	h.start()
 	cfg := env.Config
@@ -289,7 +289,7 @@ func TestVersionDispatchRegisterSaysWhatToFix(t *testing.T) {
 	}
 	noop := plug.HandlerFuncs[*testapi.Gadget]{}
 	opts := func(name string, d runtime.VersionDispatch) runtime.ControllerOptions[*testapi.Gadget] {
-		return runtime.ControllerOptions[*testapi.Gadget]{Name: name, Dispatch: &d}
+		return runtime.ControllerOptions[*testapi.Gadget]{Name: name, VersionDispatch: &d}
 	}
 	both := runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}
 

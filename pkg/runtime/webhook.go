@@ -54,28 +54,28 @@ func (w WebhookOptions) complete() (WebhookOptions, error) {
 	return w, fmt.Errorf("runtime.New: Options.Webhook.Mode (--webhook-mode) is %q; use %q, %q or %q", w.Mode, WebhookModeAuto, WebhookModeCluster, WebhookModeLocal)
 }
 
-// AddServer adds r to the servers every replica runs, whether it leads or
+// AddReplicaRunnable adds r to the servers every replica runs, whether it leads or
 // not: the webhook server is one, as the API server calls any replica
-// behind the webhook Service. Unlike the Runnables of Add, r runs once per
+// behind the webhook Service. Unlike the Runnables of AddLeaderRunnable, r runs once per
 // Run: it starts before the caches sync (a conversion webhook must answer
 // the informers' lists) and its context ends only after the workers
 // drained at shutdown, so their last writes are still admitted. An error
 // r returns before then stops the operator: Run returns it. It must be
 // called before Run.
-func (o *Operator) AddServer(r Runnable) error {
+func (o *Operator) AddReplicaRunnable(r Runnable) error {
 	if r == nil {
-		return errors.New("runtime: Operator.AddServer: the Runnable is nil")
+		return errors.New("runtime: Operator.AddReplicaRunnable: the Runnable is nil")
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.started {
-		return errors.New("runtime: Operator.AddServer: the operator already runs; add every server before Run")
+		return errors.New("runtime: Operator.AddReplicaRunnable: the operator already runs; add every server before Run")
 	}
 	o.replicaServers = append(o.replicaServers, r)
 	return nil
 }
 
-// startReplicaServers runs the servers of AddServer until the returned
+// startReplicaServers runs the Runnables of AddReplicaRunnable until the returned
 // stop is called. The returned context is ctx, cancelled too when a server
 // fails; stop waits for the servers to return and puts the failure in
 // *runErr unless it holds an error already.

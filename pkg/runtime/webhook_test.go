@@ -44,14 +44,14 @@ func TestServersRunOnEveryReplica(t *testing.T) {
 	t.Parallel()
 	op := standbyOperator(t)
 	started, stopped := make(chan struct{}), make(chan struct{})
-	require.NoError(t, op.AddServer(runtime.RunnableFunc(func(ctx context.Context) error {
+	require.NoError(t, op.AddReplicaRunnable(runtime.RunnableFunc(func(ctx context.Context) error {
 		close(started)
 		<-ctx.Done()
 		close(stopped)
 		return nil
 	})))
 	leaderRan := make(chan struct{}, 1)
-	require.NoError(t, op.Add(runtime.RunnableFunc(func(context.Context) error {
+	require.NoError(t, op.AddLeaderRunnable(runtime.RunnableFunc(func(context.Context) error {
 		leaderRan <- struct{}{}
 		return nil
 	})))
@@ -80,7 +80,7 @@ func TestServersRunOnEveryReplica(t *testing.T) {
 	default:
 		t.Fatal("Run returned before the server's context ended and it returned")
 	}
-	assert.ErrorContains(t, op.AddServer(runtime.RunnableFunc(func(context.Context) error { return nil })), "add every server before Run")
+	assert.ErrorContains(t, op.AddReplicaRunnable(runtime.RunnableFunc(func(context.Context) error { return nil })), "add every server before Run")
 }
 
 // TestServerFailureStopsRun: a server that fails (a port taken) stops the
@@ -88,10 +88,10 @@ func TestServersRunOnEveryReplica(t *testing.T) {
 func TestServerFailureStopsRun(t *testing.T) {
 	t.Parallel()
 	op := standbyOperator(t)
-	require.NoError(t, op.AddServer(runtime.RunnableFunc(func(context.Context) error {
+	require.NoError(t, op.AddReplicaRunnable(runtime.RunnableFunc(func(context.Context) error {
 		return errors.New("listen on :9443: address already in use")
 	})))
-	assert.ErrorContains(t, op.AddServer(nil), "the Runnable is nil")
+	assert.ErrorContains(t, op.AddReplicaRunnable(nil), "the Runnable is nil")
 	done := make(chan error, 1)
 	go func() { done <- op.Run(context.Background()) }()
 	select {

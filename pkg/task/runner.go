@@ -70,7 +70,7 @@ func NewRunner(op *runtime.Operator, opts Options) (*Runner, error) {
 	}
 	r := &Runner{op: op, opts: opts, tasks: map[string]*entry{}}
 	subscribeMetrics(op)
-	return r, op.Add(r)
+	return r, op.AddLeaderRunnable(r)
 }
 
 // Register adds t to r. It starts at once when r's operator leads.

@@ -15,7 +15,7 @@
 //
 // The generated Setup calls Validate, Default and Convert before
 // Operator.Run. The first call gives the operator its webhook server (one
-// per operator, added with runtime.Operator.AddServer, so that every
+// per operator, added with runtime.Operator.AddReplicaRunnable, so that every
 // replica serves it, leader or not, from Run until the workers drained at
 // shutdown) and a readiness check: /readyz fails until the server listens
 // with a certificate and, in local mode, has registered the

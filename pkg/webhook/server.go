@@ -69,7 +69,7 @@ func serverFor(op *runtime.Operator) (*server, error) {
 	}
 	s := newServer(op)
 	if s.opts.Addr != "0" {
-		if err := op.AddServer(s); err != nil {
+		if err := op.AddReplicaRunnable(s); err != nil {
 			return nil, fmt.Errorf("webhook: register webhooks before Operator.Run: %w", err)
 		}
 		if err := op.AddReadyCheck("webhook", s.readyCheck); err != nil {

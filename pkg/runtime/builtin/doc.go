@@ -15,7 +15,7 @@
 //   - Their default UpdateFilter is runtime.AnyChange: every change wakes
 //     the handler, status changes included (a pod printer sees a Pod turn
 //     Running). Set ControllerOptions.UpdateFilter to
-//     runtime.DefaultUpdateFilter to ignore status-only changes.
+//     runtime.GenerationOrMetadataChanged to ignore status-only changes.
 //   - The record of handled generations is in memory: the first sight of
 //     an object in a process is Add (after a restart, every object gets
 //     Add again), a spec change (a new metadata.generation) is Modify, and
@@ -49,8 +49,8 @@
 // # From markers
 //
 // opgen generate registers such a controller from a marker on a handler
-// type of the project's controller package, which the table of package
-// github.com/opgen-sdk/opgen/pkg/kinds maps to its constructor:
+// type of the project's controller package, which the generator's table
+// of built-in kinds maps to its constructor:
 //
 //	// PodPrinter logs every Pod.
 //	// +opgen:controller:for=v1.Pod

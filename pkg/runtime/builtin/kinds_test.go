@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/opgen-sdk/opgen/pkg/kinds"
+	"github.com/opgen-sdk/opgen/internal/kinds"
 )
 
 // TestKindsMatchTheAPIServer: every entry of the table names a kind the

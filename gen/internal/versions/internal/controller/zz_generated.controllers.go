@@ -71,8 +71,8 @@ func shapeKind(cs versioned.Interface) runtime.Kind[*shapesv1.Shape] {
 // markers of Shape declare.
 func ShapeOptions() runtime.ControllerOptions[*shapesv1.Shape] {
 	return runtime.ControllerOptions[*shapesv1.Shape]{
-		Name:     "shape",
-		Dispatch: &runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"},
+		Name:            "shape",
+		VersionDispatch: &runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"},
 	}
 }
 
@@ -124,8 +124,8 @@ func shapeV2Kind(cs versioned.Interface) runtime.Kind[*shapesv2.Shape] {
 // markers of Shape v2 declare.
 func ShapeV2Options() runtime.ControllerOptions[*shapesv2.Shape] {
 	return runtime.ControllerOptions[*shapesv2.Shape]{
-		Name:     "shapev2",
-		Dispatch: &runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"},
+		Name:            "shapev2",
+		VersionDispatch: &runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"},
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/opgen-sdk/opgen/pkg/kinds"
+	"github.com/opgen-sdk/opgen/internal/kinds"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 
 // verb picks the verb for obj from its state, never from the event that
 // woke the controller; act is false when there is nothing to do. The rules
-// are the package documentation's "Dispatch".
+// are the package documentation's "Verbs".
 func (c *Controller[T]) verb(obj T, st *objectState) (v plug.Verb, act bool) {
 	if obj.GetDeletionTimestamp() != nil {
 		return plug.Delete, slices.Contains(obj.GetFinalizers(), c.finalizer)

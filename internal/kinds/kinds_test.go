@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/opgen-sdk/opgen/pkg/kinds"
+	"github.com/opgen-sdk/opgen/internal/kinds"
 )
 
 func TestBuiltinEntries(t *testing.T) {
