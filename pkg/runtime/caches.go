@@ -2,11 +2,7 @@ package runtime
 
 import (
 	"fmt"
-	"math"
-	"os"
-	"runtime/debug"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 )
 
 // controllerUIDIndex indexes owned objects by the UID of their controller
@@ -110,10 +107,10 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 	if kc.sharded {
 		// An informer per bucket held; an owned object is in its
 		// owner's bucket (shard.go).
-		set := newBucketInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return s.metadataInformer(kc, ns, s.op.shard.selector(b))
+		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
+			return s.metadataInformer(kc, ns, s.op.shardKeys.Selector(b))
 		}, nil)
-		set.dropped = func(objs []any) {
+		set.Dropped = func(objs []any) {
 			for _, obj := range objs {
 				if m, err := meta.Accessor(obj); err == nil {
 					k := plug.ObjectKey{GVK: kc.gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
@@ -123,7 +120,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 				}
 			}
 		}
-		s.op.member.register(set)
+		s.op.member.Register(set)
 		inf = set
 	} else {
 		var err error
@@ -176,51 +173,4 @@ func (kc *kindCache) informerFor(namespace string) cache.SharedIndexInformer {
 // apps/v1.Deployment, v1.ConfigMap.
 func markerKind(gvk schema.GroupVersionKind) string {
 	return strings.TrimPrefix(gvk.GroupVersion().String()+"."+gvk.Kind, "/")
-}
-
-// syncGCPercent is the garbage collector's target (GOGC) while the caches
-// fill. The initial lists decode several times the objects' final size in
-// short-lived garbage; at the default 100 the heap peaks near twice the
-// cached objects, and that peak is the process's peak RSS for good. 25
-// keeps it near 1.25 times for a few more collections during the sync.
-const syncGCPercent = 25
-
-// gcPacing counts the operators of the process whose caches are filling:
-// the GC target is process-wide, so the first lowers it and the last
-// restores it.
-var gcPacing struct {
-	sync.Mutex
-	n       int
-	restore int // the GC percent to restore; -1: leave it
-}
-
-// paceSync lowers the garbage collector's target while the caches fill,
-// unless the process chose its own (GOGC in the environment or a memory
-// limit, GOMEMLIMIT or debug.SetMemoryLimit: the collector then already
-// paces to it). The returned func restores the target.
-func paceSync() (restore func()) {
-	gcPacing.Lock()
-	defer gcPacing.Unlock()
-	gcPacing.n++
-	if gcPacing.n == 1 {
-		gcPacing.restore = -1
-		if os.Getenv("GOGC") == "" && debug.SetMemoryLimit(-1) == math.MaxInt64 {
-			gcPacing.restore = debug.SetGCPercent(syncGCPercent)
-			if gcPacing.restore < 0 { // the collector is off: leave it so
-				debug.SetGCPercent(gcPacing.restore)
-				gcPacing.restore = -1
-			}
-		}
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			gcPacing.Lock()
-			defer gcPacing.Unlock()
-			gcPacing.n--
-			if gcPacing.n == 0 && gcPacing.restore >= 0 {
-				debug.SetGCPercent(gcPacing.restore)
-			}
-		})
-	}
 }

@@ -165,13 +165,13 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	if c.op.member != nil {
 		// Sharded: act only while this member holds the object's bucket;
 		// a release waits for the action.
-		b, ok := c.op.shard.bucketOf(obj)
-		if !ok || !c.op.member.enter(b) {
+		b, ok := c.op.shardKeys.BucketOf(obj)
+		if !ok || !c.op.member.Enter(b) {
 			c.forget(key)
 			c.queue.Forget(key)
 			return
 		}
-		defer c.op.member.exit(b)
+		defer c.op.member.Exit(b)
 	}
 	st := c.state(key, string(obj.GetUID()))
 	if c.finalizeFirst(ctx, key, obj, st) {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 )
 
 // memoTTL bounds how long an apply not yet seen by the cache is trusted:
@@ -95,7 +96,7 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[s.op.shard.label] = s.ownerBucket(obj)
+		labels[s.op.shardKeys.Label] = s.ownerBucket(obj)
 		obj.SetLabels(labels)
 	}
 	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,
@@ -158,8 +159,9 @@ func (s *descendantStore) upToDate(cached metav1.Object, found bool, m applied, 
 // ownFields hashes the field set of manager's Apply entry in obj's
 // managedFields; ok is false when there is none.
 func ownFields(obj metav1.Object, manager string) (sum uint64, ok bool) {
-	for _, e := range obj.GetManagedFields() {
-		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
+	entries := obj.GetManagedFields()
+	for i := range entries {
+		if e := &entries[i]; cachefill.Own(e, manager) {
 			h := fnv.New64a()
 			if e.FieldsV1 != nil {
 				h.Write(e.FieldsV1.GetRawBytes())

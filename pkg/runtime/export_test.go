@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/election"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 )
 
@@ -23,11 +24,16 @@ func Handle[T apis.Object](ctx context.Context, c *Controller[T], key cache.Obje
 // fields set) and calls lead while it holds the lease, as Run does, for
 // the randomized election test.
 func Campaign(ctx context.Context, leases coordinationclient.LeasesGetter, opts LeaderElectionOptions, log logr.Logger, lead func(context.Context) bool) error {
-	return newElector(leases, opts, clock.RealClock{}, log).run(ctx, lead)
+	cfg := election.Config{
+		Namespace: opts.Namespace, LeaseName: opts.LeaseName, Identity: opts.Identity,
+		LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
+		Lost: ErrLostLeadership,
+	}
+	return election.New(leases, cfg, clock.RealClock{}, log).Run(ctx, lead)
 }
 
 // MemberName is the member name (shard label value) of a replica identity.
-func MemberName(identity string) string { return memberName(identity) }
+func MemberName(identity string) string { return shard.MemberName(identity) }
 
 // ShardOwners returns the member each bucket is assigned to, as the
 // sharder of the operator with lease name leaseName recorded it; nil
@@ -37,7 +43,7 @@ func ShardOwners(ctx context.Context, leases coordinationclient.LeasesGetter, na
 	if err != nil {
 		return nil, err
 	}
-	a, err := readAssignment(l)
+	a, err := shard.ReadAssignment(l)
 	return a.Buckets, err
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -28,6 +27,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -38,9 +39,8 @@ type Operator struct {
 	config     *rest.Config
 	httpClient *http.Client
 	// fieldsFilter drops from cache fills the managedFields entries the
-	// caches do not keep, before they are decoded (nil with
-	// Options.KeepManagedFields).
-	fieldsFilter *managedFieldsFilter
+	// caches do not keep (nil with Options.KeepManagedFields).
+	fieldsFilter *cachefill.Filter
 
 	opts        Options
 	log         logr.Logger
@@ -56,10 +56,10 @@ type Operator struct {
 	// leases reads and writes the Leases of leader election and sharding.
 	leases coordinationclient.CoordinationV1Interface
 	// shard and member are set with Options.Sharding (shard.go).
-	shard  *shardKeys
-	member *shardMember
-	bus    *telemetry.Bus
-	tracer trace.Tracer
+	shardKeys *shard.Keys
+	member    *shard.Member
+	bus       *telemetry.Bus
+	tracer    trace.Tracer
 
 	mu          sync.Mutex
 	controllers []runner
@@ -119,8 +119,9 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	}
 	o.factories = map[string]informers.SharedInformerFactory{}
 	if opts.Sharding {
-		o.shard = newShardKeys(opts)
-		o.member = newShardMember(o)
+		le := opts.LeaderElection
+		o.shardKeys = shard.NewKeys(opts.Name, le.Namespace, le.LeaseName, le.Identity)
+		o.member = shard.NewMember(o.shardEnv())
 	}
 	o.caches = newSharedCaches(o)
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
@@ -134,8 +135,8 @@ func (o *Operator) buildClients() error {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
 	}
 	if !o.opts.KeepManagedFields {
-		o.fieldsFilter = newManagedFieldsFilter(o.opts.Name)
-		o.httpClient = withFilter(o.httpClient, o.fieldsFilter)
+		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
+		o.httpClient = o.fieldsFilter.Client(o.httpClient)
 	}
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
@@ -264,37 +265,13 @@ func (o *Operator) namespaces(namespaced bool) []string {
 	return o.opts.Namespaces
 }
 
-// transform strips managedFields from cached objects unless
+// transform is the transform of every cache: cachefill.Trim, unless
 // Options.KeepManagedFields.
 func (o *Operator) transform() cache.TransformFunc {
 	if o.opts.KeepManagedFields {
 		return nil
 	}
-	return func(obj any) (any, error) { return keepOwnManagedFields(obj, o.opts.Name) }
-}
-
-// keepOwnManagedFields drops every managedFields entry but the operator's
-// own apply to the main resource, which tells descendants whether anyone
-// changed a field the operator applied (see descendantStore.upToDate), and
-// shares the metadata strings that repeat across objects (internMeta).
-func keepOwnManagedFields(obj any, manager string) (any, error) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return obj, nil
-	}
-	defer internObject(obj)
-	if m.GetManagedFields() == nil {
-		return obj, nil
-	}
-	var own []metav1.ManagedFieldsEntry
-	for _, e := range m.GetManagedFields() {
-		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
-			own = []metav1.ManagedFieldsEntry{e}
-			break
-		}
-	}
-	m.SetManagedFields(own)
-	return obj, nil
+	return func(obj any) (any, error) { return cachefill.Trim(obj, o.opts.Name, false) }
 }
 
 func (o *Operator) add(r runner) error {

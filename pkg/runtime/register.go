@@ -17,6 +17,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -115,7 +116,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}, ownerBucket: c.bucketLabel}
 	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
-	if op.shard != nil {
+	if op.shardKeys != nil {
 		if err := op.metrics.registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "opgen_shard_objects", Help: "Objects of the controller's kind in this member's share (its cache).",
 			ConstLabels: prometheus.Labels{"controller": c.name},
@@ -219,7 +220,7 @@ func (c *Controller[T]) pipelineSteps() plug.Pipeline[T] {
 // behind: startCaches calls setup again once the kind's CRD is installed.
 func (c *Controller[T]) setup(ctx context.Context) error {
 	for _, gvk := range c.opts.Owns {
-		if _, err := c.op.caches.kind(gvk, c.op.shard != nil); err != nil {
+		if _, err := c.op.caches.kind(gvk, c.op.shardKeys != nil); err != nil {
 			return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
 		}
 	}
@@ -262,17 +263,17 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 	var inf cache.SharedIndexInformer
 	if c.op.member != nil {
 		// Sharded: an informer per bucket held (shard.go).
-		set := newBucketInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return c.kindInformer(ns, w, c.op.shard.selector(b))
-		}, routeKey)
-		set.dropped = func(objs []any) {
+		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
+			return c.kindInformer(ns, w, c.op.shardKeys.Selector(b))
+		}, shard.RouteKey)
+		set.Dropped = func(objs []any) {
 			for _, obj := range objs {
 				if key, err := cache.ObjectToName(obj); err == nil {
 					c.forget(key)
 				}
 			}
 		}
-		c.op.member.register(set)
+		c.op.member.Register(set)
 		inf = set
 	} else {
 		var err error
@@ -321,7 +322,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 				obj = d.Obj
 			}
 			if last, ok := obj.(T); ok && c.op.member != nil {
-				if b, ok := c.op.shard.bucketOf(last); !ok || !c.op.member.holds(b) {
+				if b, ok := c.op.shardKeys.BucketOf(last); !ok || !c.op.member.Holds(b) {
 					// It left this member's share: not a deletion.
 					c.forget(key)
 					return
@@ -352,7 +353,7 @@ func (c *Controller[T]) enqueue(obj any) {
 
 // own watches gvk and wakes the controller owner of each changed object.
 func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
-	kc, err := c.op.caches.kind(gvk, c.op.shard != nil)
+	kc, err := c.op.caches.kind(gvk, c.op.shardKeys != nil)
 	if err != nil {
 		return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
 	}

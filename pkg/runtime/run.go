@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -68,14 +69,14 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	}
 	defer o.broadcaster.Shutdown()
 	var member *memberRun
-	if o.shard != nil {
+	if o.shardKeys != nil {
 		// A member joins before its caches fill: a replica restarting
 		// keeps its buckets while the other caches list, instead of the
 		// sharder moving them to whoever synced first.
 		member = o.join(ctx)
 		defer member.stop()
 	}
-	informerCtx, stopInformers := context.WithCancel(cacheFill(context.WithoutCancel(ctx)))
+	informerCtx, stopInformers := context.WithCancel(cachefill.Fill(context.WithoutCancel(ctx)))
 	defer stopInformers()
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return err
@@ -92,8 +93,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if member != nil {
 		return o.runSharded(ctx, member)
 	}
-	el := newElector(o.leases, o.opts.LeaderElection, o.opts.Clock, o.log)
-	return el.run(ctx, o.work)
+	return o.elector(o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
 }
 
 // runSharded runs a sharded replica whose member m joined at start: the
@@ -114,14 +114,17 @@ func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 	// The sharder's caches fill while this replica stands by: a new
 	// leader assigns the buckets of a member that died with the old one
 	// as soon as that member's Lease expired.
-	sh := o.newSharder()
-	if err := sh.watch(ctx); err != nil {
+	sh, err := o.newSharder()
+	if err == nil {
+		err = sh.Watch(ctx)
+	}
+	if err != nil {
 		m.cancel(err)
 		<-m.done
 		return err
 	}
-	el := newElector(o.leases, o.opts.LeaderElection, o.opts.Clock, o.log)
-	leadErr := el.run(ctx, func(leadCtx context.Context) bool {
+	el := o.elector(o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
+	leadErr := el.Run(ctx, func(leadCtx context.Context) bool {
 		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), sh), true)
 	})
 	if leadErr != nil {
@@ -156,7 +159,7 @@ func (o *Operator) join(ctx context.Context) *memberRun {
 				return true // never worked: nothing left behind
 			}
 			var follow sync.WaitGroup
-			follow.Go(func() { o.member.follow(memberCtx) })
+			follow.Go(func() { o.member.Follow(memberCtx) })
 			drained := o.workOn(memberCtx, o.controllers, nil, false)
 			follow.Wait()
 			return drained
@@ -199,7 +202,7 @@ func (o *Operator) markStarted() error {
 // startCaches starts the shared factories, sets the controllers up, starts
 // their informers and waits for all of them to sync.
 func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
-	defer paceSync()()
+	defer cachefill.PaceGC()()
 	o.mu.Lock()
 	factories := make(map[string]syncer, len(o.factories))
 	for ns, f := range o.factories {

@@ -8,13 +8,13 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 )
 
 // VersionAnnotation names, on one object, the API version whose controller
@@ -125,30 +125,6 @@ func writtenVersion(obj metav1.Object, manager string) string {
 		}
 	}
 	return version
-}
-
-// trimManagedFields keeps what writtenVersion reads of every managedFields
-// entry, without its field set, and the operator's own apply entry in full
-// (see keepOwnManagedFields).
-func trimManagedFields(obj any, manager string) (any, error) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return obj, nil
-	}
-	defer internObject(obj)
-	if m.GetManagedFields() == nil {
-		return obj, nil
-	}
-	entries := m.GetManagedFields()
-	out := make([]metav1.ManagedFieldsEntry, 0, len(entries))
-	for _, e := range entries {
-		if e.Manager != manager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" {
-			e.FieldsType, e.FieldsV1 = "", nil
-		}
-		out = append(out, e)
-	}
-	m.SetManagedFields(out)
-	return obj, nil
 }
 
 // dispatchGroups are an operator's dispatch groups, by kind.
@@ -294,9 +270,9 @@ func (c *Controller[T]) dispatchTransform() cache.TransformFunc {
 	}
 	manager := c.op.opts.Name
 	if c.op.fieldsFilter != nil {
-		c.op.fieldsFilter.heads.Store(true) // trimManagedFields reads every entry's head
+		c.op.fieldsFilter.KeepHeads() // writtenVersion reads every entry's head
 	}
-	return func(obj any) (any, error) { return trimManagedFields(obj, manager) }
+	return func(obj any) (any, error) { return cachefill.Trim(obj, manager, true) }
 }
 
 // dispatchFilter wraps the update filter so that an update that moves the

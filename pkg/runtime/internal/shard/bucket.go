@@ -68,6 +68,10 @@ const (
 	// once: a member stops working before its Lease expires, so nobody
 	// is handling the bucket's objects.
 	Reassign Verb = "reassign"
+	// Take is a member starting to cache and handle a bucket.
+	Take Verb = "take"
+	// Release is a member letting go of a bucket.
+	Release Verb = "release"
 )
 
 // Move is one change of the assignment.

@@ -1,7 +1,3 @@
-// Package shard holds the decisions of sharding one controller's objects
-// across replicas (docs/sharding.md): a consistent-hash ring of the live
-// members, and what the sharder does with one object given its labels.
-// It talks to nothing; the runtime applies its decisions.
 package shard
 
 import (

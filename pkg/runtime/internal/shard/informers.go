@@ -1,4 +1,4 @@
-package runtime
+package shard
 
 import (
 	"context"
@@ -9,16 +9,15 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// bucketInformers caches one sharded kind in one namespace for this
-// member: an informer per bucket the member holds, each selecting that
-// bucket's label. The member adds and drops buckets as the sharder assigns
-// them (shard.go); the informers of the other buckets are never made.
+// Informers caches one sharded kind in one namespace for this member: an
+// informer per bucket the member holds, each selecting that bucket's
+// label. The member adds and drops buckets as the sharder assigns them.
+// The informers of the other buckets are never made.
 //
 // It serves the part of cache.SharedIndexInformer the runtime calls on a
-// cache (AddEventHandler, GetStore, GetIndexer, HasSynced,
-// RunWithContext); the embedded interface is nil, so any other method
-// panics.
-type bucketInformers struct {
+// cache: AddEventHandler, GetStore, GetIndexer, HasSynced and
+// RunWithContext. The embedded interface is nil: any other method panics.
+type Informers struct {
 	cache.SharedIndexInformer
 
 	// newInformer returns the informer of bucket b, not started.
@@ -26,8 +25,8 @@ type bucketInformers struct {
 	// route returns the bucket an object's key is looked up in first;
 	// nil: look in every bucket (owned objects are in their owner's).
 	route func(key string) int
-	// dropped is called with the objects of a bucket dropped.
-	dropped func(objs []any)
+	// Dropped, when set, is called with the objects of a bucket dropped.
+	Dropped func(objs []any)
 
 	mu       sync.RWMutex
 	ctx      context.Context // RunWithContext's: the buckets' informers run under it
@@ -41,13 +40,17 @@ type bucketInformer struct {
 	done chan struct{}
 }
 
-func newBucketInformers(newInformer func(b int) (cache.SharedIndexInformer, error), route func(string) int) *bucketInformers {
-	return &bucketInformers{newInformer: newInformer, route: route, held: map[int]*bucketInformer{}}
+// NewInformers returns the informers of a kind's buckets. newInformer
+// makes bucket b's informer, not started. route returns the bucket a key
+// is looked up in first; nil means every bucket (an owned object is in
+// its owner's bucket, not its own).
+func NewInformers(newInformer func(b int) (cache.SharedIndexInformer, error), route func(string) int) *Informers {
+	return &Informers{newInformer: newInformer, route: route, held: map[int]*bucketInformer{}}
 }
 
 // AddEventHandler adds h to the informers of the buckets held and of those
 // added later.
-func (s *bucketInformers) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (s *Informers) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handlers = append(s.handlers, h)
@@ -60,7 +63,7 @@ func (s *bucketInformers) AddEventHandler(h cache.ResourceEventHandler) (cache.R
 }
 
 // RunWithContext lets buckets be added until ctx ends, then stops them.
-func (s *bucketInformers) RunWithContext(ctx context.Context) {
+func (s *Informers) RunWithContext(ctx context.Context) {
 	s.mu.Lock()
 	s.ctx = ctx
 	s.mu.Unlock()
@@ -76,7 +79,7 @@ func (s *bucketInformers) RunWithContext(ctx context.Context) {
 
 // HasSynced reports whether every held bucket's informer synced: a member
 // holding no bucket is synced.
-func (s *bucketInformers) HasSynced() bool {
+func (s *Informers) HasSynced() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, b := range s.held {
@@ -89,7 +92,7 @@ func (s *bucketInformers) HasSynced() bool {
 
 // synced reports whether bucket b's informer synced (true when b is not
 // held).
-func (s *bucketInformers) synced(b int) bool {
+func (s *Informers) synced(b int) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	bi, ok := s.held[b]
@@ -98,7 +101,7 @@ func (s *bucketInformers) synced(b int) bool {
 
 // add starts caching bucket b; it reports false when the set is not
 // running (RunWithContext was not called, or it ended).
-func (s *bucketInformers) add(b int) (bool, error) {
+func (s *Informers) add(b int) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.held[b]; ok {
@@ -127,7 +130,7 @@ func (s *bucketInformers) add(b int) (bool, error) {
 }
 
 // drop stops caching bucket b, and hands its objects to dropped.
-func (s *bucketInformers) drop(b int) {
+func (s *Informers) drop(b int) {
 	s.mu.Lock()
 	bi, ok := s.held[b]
 	delete(s.held, b)
@@ -137,13 +140,13 @@ func (s *bucketInformers) drop(b int) {
 	}
 	bi.stop()
 	<-bi.done
-	if s.dropped != nil {
-		s.dropped(bi.inf.GetStore().List())
+	if s.Dropped != nil {
+		s.Dropped(bi.inf.GetStore().List())
 	}
 }
 
 // informers returns the held buckets' informers, the routed one first.
-func (s *bucketInformers) informers(key string) []cache.SharedIndexInformer {
+func (s *Informers) informers(key string) []cache.SharedIndexInformer {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]cache.SharedIndexInformer, 0, len(s.held))
@@ -162,15 +165,15 @@ func (s *bucketInformers) informers(key string) []cache.SharedIndexInformer {
 	return out
 }
 
-func (s *bucketInformers) GetStore() cache.Store { return bucketIndexer{s: s} }
+func (s *Informers) GetStore() cache.Store { return bucketIndexer{s: s} }
 
-func (s *bucketInformers) GetIndexer() cache.Indexer { return bucketIndexer{s: s} }
+func (s *Informers) GetIndexer() cache.Indexer { return bucketIndexer{s: s} }
 
 // bucketIndexer reads the held buckets' caches as one. It serves GetByKey,
 // List, ListKeys and ByIndex; the embedded interface is nil.
 type bucketIndexer struct {
 	cache.Indexer
-	s *bucketInformers
+	s *Informers
 }
 
 func (x bucketIndexer) GetByKey(key string) (any, bool, error) {

@@ -1,4 +1,4 @@
-package runtime
+package shard
 
 import (
 	"encoding/json"
@@ -9,8 +9,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/utils/clock"
-
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 )
 
 // memberLeases judges the member Leases of sharding as the elector judges a
@@ -39,8 +37,8 @@ type memberSeen struct {
 	holder   string
 	renew    time.Time
 	duration time.Duration
-	seen     time.Time  // by this replica's clock
-	held     shard.Held // what the member reports it holds
+	seen     time.Time // by this replica's clock
+	held     Held      // what the member reports it holds
 }
 
 func newMemberLeases(prefix string, duration time.Duration, c clock.PassiveClock) *memberLeases {
@@ -72,7 +70,7 @@ func (m *memberLeases) observe(l *coordinationv1.Lease, initial bool) {
 	if l.Spec.LeaseDurationSeconds != nil {
 		next.duration = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
 	}
-	if raw, ok := l.Annotations[heldAnnotation]; ok {
+	if raw, ok := l.Annotations[HeldAnnotation]; ok {
 		_ = json.Unmarshal([]byte(raw), &next.held) // unreadable: holds nothing known, until the next report
 	}
 	m.mu.Lock()
@@ -101,9 +99,9 @@ func (m *memberLeases) forget(l *coordinationv1.Lease) {
 // live returns the live members, in order, what each reported it holds,
 // and how long until the first of their Leases expires (0 without live
 // members): the moment to look again.
-func (m *memberLeases) live() (members []string, held map[string]shard.Held, expiresIn time.Duration) {
+func (m *memberLeases) live() (members []string, held map[string]Held, expiresIn time.Duration) {
 	now := m.clock.Now()
-	held = map[string]shard.Held{}
+	held = map[string]Held{}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for name, s := range m.seen {
@@ -139,7 +137,7 @@ type coldStart struct {
 }
 
 // wait returns how long to hold the assignment back; 0 to assign now.
-func (c *coldStart) wait(now time.Time, live []string, held map[string]shard.Held) time.Duration {
+func (c *coldStart) wait(now time.Time, live []string, held map[string]Held) time.Duration {
 	if c.done {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package runtime
+package cachefill
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // decoded and that two objects share their repeated strings, in the
 // metadata and in the spec.
 func TestInternObject(t *testing.T) {
-	ctx := cacheFill(context.Background())
+	ctx := Fill(context.Background())
 	stream := decodeWatch(t, 3, true)
 	want, err := watchLoads(ctx, decodeClient(t, stream, "opgen-load", true))
 	require.NoError(t, err)
@@ -22,7 +22,7 @@ func TestInternObject(t *testing.T) {
 	for i := range got {
 		got[i].OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "u"}}
 		want[i].OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "u"}}
-		_, err := keepOwnManagedFields(got[i], "opgen-load")
+		_, err := trimOwn(got[i], "opgen-load")
 		require.NoError(t, err)
 	}
 	cached(t, want, false) // the same transform, for the managedFields

@@ -1,4 +1,4 @@
-package runtime
+package election
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ import (
 // cannot tell such renewals apart (RetryPeriod below 1s renews so).
 func TestObserveSubSecondRenewals(t *testing.T) {
 	c := clocktesting.NewFakeClock(time.Now())
-	e := newElector(nil, LeaderElectionOptions{LeaseDuration: 3 * time.Second}, c, logr.Discard())
+	e := New(nil, Config{LeaseDuration: 3 * time.Second}, c, logr.Discard())
 	base := time.Date(2026, 1, 1, 0, 0, 0, 100_000_000, time.UTC)
 	r := resourcelock.LeaderElectionRecord{HolderIdentity: "other", LeaseDurationSeconds: 3, RenewTime: metav1.NewTime(base)}
 	e.observe(r, "")

@@ -1,4 +1,4 @@
-package runtime
+package cachefill
 
 import (
 	"bytes"
@@ -219,7 +219,7 @@ func decodeClient(t testing.TB, body []byte, manager string, keep bool) *rest.RE
 	hc, err := rest.HTTPClientFor(cfg)
 	require.NoError(t, err)
 	if !keep {
-		hc = withFilter(hc, newManagedFieldsFilter(manager))
+		hc = NewFilter(manager).Client(hc)
 	}
 	rc, err := rest.RESTClientForConfigAndClient(cfg, hc)
 	require.NoError(t, err)
@@ -255,9 +255,9 @@ func cached(t *testing.T, objs []*decodeLoad, heads bool) []*decodeLoad {
 	for _, o := range objs {
 		var err error
 		if heads {
-			_, err = trimManagedFields(o, "opgen-load")
+			_, err = Trim(o, "opgen-load", true)
 		} else {
-			_, err = keepOwnManagedFields(o, "opgen-load")
+			_, err = trimOwn(o, "opgen-load")
 		}
 		require.NoError(t, err)
 	}
@@ -276,7 +276,7 @@ func pointers(items []decodeLoad) []*decodeLoad {
 // watched objects is the same with the filter as without: the operator's
 // own apply entry, and with heads every entry's head.
 func TestFilterCachesTheSame(t *testing.T) {
-	ctx := cacheFill(context.Background())
+	ctx := Fill(context.Background())
 	for _, extra := range []bool{false, true} {
 		for _, heads := range []bool{false, true} {
 			t.Run(fmt.Sprintf("extra=%v,heads=%v", extra, heads), func(t *testing.T) {
@@ -284,7 +284,7 @@ func TestFilterCachesTheSame(t *testing.T) {
 				want, err := listLoads(ctx, decodeClient(t, list, "opgen-load", true))
 				require.NoError(t, err)
 				rc := decodeClient(t, list, "opgen-load", false)
-				rc.Client.Transport.(*filterTransport).filter.heads.Store(heads)
+				rc.Client.Transport.(*transport).filter.heads.Store(heads)
 				got, err := listLoads(ctx, rc)
 				require.NoError(t, err)
 				require.Equal(t, cached(t, pointers(want.Items), heads), cached(t, pointers(got.Items), heads))
@@ -298,7 +298,7 @@ func TestFilterCachesTheSame(t *testing.T) {
 				wantW, err := watchLoads(ctx, decodeClient(t, stream, "opgen-load", true))
 				require.NoError(t, err)
 				rc = decodeClient(t, stream, "opgen-load", false)
-				rc.Client.Transport.(*filterTransport).filter.heads.Store(heads)
+				rc.Client.Transport.(*transport).filter.heads.Store(heads)
 				gotW, err := watchLoads(ctx, rc)
 				require.NoError(t, err)
 				require.Len(t, gotW, 20)
@@ -308,14 +308,14 @@ func TestFilterCachesTheSame(t *testing.T) {
 	}
 }
 
-// TestFilterOnlyCacheFills checks that requests outside cacheFill's
+// TestFilterOnlyCacheFills checks that requests outside Fill's
 // context (a handler's reads) get every entry.
 func TestFilterOnlyCacheFills(t *testing.T) {
 	rc := decodeClient(t, decodeList(t, 2, false), "opgen-load", false)
 	list, err := listLoads(context.Background(), rc)
 	require.NoError(t, err)
 	require.Len(t, list.Items[0].ManagedFields, 2)
-	list, err = listLoads(cacheFill(context.Background()), rc)
+	list, err = listLoads(Fill(context.Background()), rc)
 	require.NoError(t, err)
 	require.Empty(t, list.Items[0].ManagedFields)
 }
@@ -324,7 +324,7 @@ func TestFilterOnlyCacheFills(t *testing.T) {
 // time, with the whitespace of pretty-printed JSON, escapes in strings and
 // a first member that is dropped.
 func TestFilterReaderChunks(t *testing.T) {
-	f := newManagedFieldsFilter("opgen-load")
+	f := NewFilter("opgen-load")
 	in := `{"type":"ADDED","object":{"metadata":{"managedFields":[{"manager":"x","operation":"Apply","fieldsV1":{"f:a\"}":{}}}],"name":"a\\"}}}` + "\n" +
 		`{ "type" : "MODIFIED" , "object" : { "metadata" : { "name" : "b{[" , "managedFields" : [ { "manager" : "opgen-load" , "operation" : "Apply" } , { "manager" : "y" } ] } } }` + "\n" +
 		`{"type":"MODIFIED","object":{"metadata":{"name":"c","managedFields":[{"manager":"y"}]},"spec":{"metadata":{"managedFields":[{"manager":"z"}]}}}}` + "\n" +
@@ -338,18 +338,18 @@ func TestFilterReaderChunks(t *testing.T) {
 		"bytes": iotest.OneByteReader,
 		"half":  iotest.HalfReader,
 	} {
-		r := &filterReader{body: io.NopCloser(wrap(strings.NewReader(in))), filter: f}
+		r := &reader{body: io.NopCloser(wrap(strings.NewReader(in))), filter: f}
 		got, err := io.ReadAll(iotest.OneByteReader(r))
 		require.NoError(t, err, name)
 		require.Equal(t, want, string(got), name)
 	}
 	// not a stream of objects: passed on as is
-	r := &filterReader{body: io.NopCloser(strings.NewReader(`["x",{"metadata":{"managedFields":[]}}]`)), filter: f}
+	r := &reader{body: io.NopCloser(strings.NewReader(`["x",{"metadata":{"managedFields":[]}}]`)), filter: f}
 	got, err := io.ReadAll(r)
 	require.NoError(t, err)
 	require.Equal(t, `["x",{"metadata":{"managedFields":[]}}]`, string(got))
 	// a cut stream: what came is passed on, the decoder reports the rest
-	r = &filterReader{body: io.NopCloser(strings.NewReader(`{"metadata":{"managedFields":[{"manager":"y"}]}}{"metadata":{"mana`)), filter: f}
+	r = &reader{body: io.NopCloser(strings.NewReader(`{"metadata":{"managedFields":[{"manager":"y"}]}}{"metadata":{"mana`)), filter: f}
 	got, err = io.ReadAll(r)
 	require.NoError(t, err)
 	require.Equal(t, `{"metadata":{}}{"metadata":{"mana`, string(got))
@@ -360,12 +360,12 @@ func TestFilterReaderChunks(t *testing.T) {
 // and as a watch-list stream, with and without the managedFields filter.
 // The transform the cache runs after the decode is included in both.
 //
-//	go test ./pkg/runtime -run '^$' -bench BenchmarkListDecode -benchmem
+//	go test ./pkg/runtime/internal/cachefill -run '^$' -bench BenchmarkListDecode -benchmem
 func BenchmarkListDecode(b *testing.B) {
 	const n = 1000
 	list, stream := decodeList(b, n, false), decodeWatch(b, n, false)
 	b.Logf("%d objects, %d B of JSON each", n, len(list)/n)
-	ctx := cacheFill(context.Background())
+	ctx := Fill(context.Background())
 	for _, filter := range []bool{false, true} {
 		b.Run(fmt.Sprintf("list/filter=%v", filter), func(b *testing.B) {
 			rc := decodeClient(b, list, "opgen-load", !filter)
@@ -376,7 +376,7 @@ func BenchmarkListDecode(b *testing.B) {
 					b.Fatal(err, len(l.Items))
 				}
 				for i := range l.Items {
-					_, _ = keepOwnManagedFields(&l.Items[i], "opgen-load")
+					_, _ = trimOwn(&l.Items[i], "opgen-load")
 				}
 			}
 		})
@@ -389,23 +389,23 @@ func BenchmarkListDecode(b *testing.B) {
 					b.Fatal(err, len(objs))
 				}
 				for _, o := range objs {
-					_, _ = keepOwnManagedFields(o, "opgen-load")
+					_, _ = trimOwn(o, "opgen-load")
 				}
 			}
 		})
 	}
 }
 
-// TestPaceSync checks that the GC target is lowered while any operator's
+// TestPaceGC checks that the GC target is lowered while any operator's
 // caches fill and restored when the last is done.
-func TestPaceSync(t *testing.T) {
+func TestPaceGC(t *testing.T) {
 	if os.Getenv("GOGC") != "" || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		t.Skip("the process sets GOGC or a memory limit: paceSync leaves the collector alone")
+		t.Skip("the process sets GOGC or a memory limit: PaceGC leaves the collector alone")
 	}
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
-	a := paceSync()
-	b := paceSync()
+	a := PaceGC()
+	b := PaceGC()
 	require.Equal(t, syncGCPercent, debug.SetGCPercent(syncGCPercent))
 	a()
 	a() // twice: counted once
@@ -418,13 +418,13 @@ func TestPaceSync(t *testing.T) {
 // Load-shaped objects (42 MB of JSON) and reports the heap's peak during
 // the fill (runtime/metrics, sampled every 100µs, and the largest GC heap
 // goal) and the heap after a GC with the objects kept, with the default
-// GC target and with paceSync.
+// GC target and with PaceGC.
 //
-//	go test ./pkg/runtime -run '^$' -bench BenchmarkSyncPeak -benchmem -benchtime 3x
+//	go test ./pkg/runtime/internal/cachefill -run '^$' -bench BenchmarkSyncPeak -benchmem -benchtime 3x
 func BenchmarkSyncPeak(b *testing.B) {
 	const n = 10000
 	stream := decodeWatch(b, n, false)
-	ctx := cacheFill(context.Background())
+	ctx := Fill(context.Background())
 	for _, paced := range []bool{false, true} {
 		b.Run(fmt.Sprintf("paced=%v", paced), func(b *testing.B) {
 			rc := decodeClient(b, stream, "opgen-load", false)
@@ -451,7 +451,7 @@ func BenchmarkSyncPeak(b *testing.B) {
 				}()
 				restore := func() {}
 				if paced {
-					restore = paceSync()
+					restore = PaceGC()
 				}
 				objs, err := watchLoads(ctx, rc)
 				restore()
@@ -490,11 +490,11 @@ func heapMetrics() [2]uint64 {
 // GCs). The informer's index (one key string and map entry per object)
 // comes on top.
 //
-//	go test ./pkg/runtime -run '^$' -bench BenchmarkCachedBytes -benchtime 1x
+//	go test ./pkg/runtime/internal/cachefill -run '^$' -bench BenchmarkCachedBytes -benchtime 1x
 func BenchmarkCachedBytes(b *testing.B) {
 	const n = 10000
 	stream := decodeWatch(b, n, false)
-	ctx := cacheFill(context.Background())
+	ctx := Fill(context.Background())
 	heap := func() float64 {
 		goruntime.GC()
 		goruntime.GC()
@@ -512,7 +512,7 @@ func BenchmarkCachedBytes(b *testing.B) {
 					if variant == "stripped" {
 						o.ManagedFields = nil
 					} else {
-						_, _ = keepOwnManagedFields(o, "opgen-load")
+						_, _ = trimOwn(o, "opgen-load")
 					}
 				}
 				all := heap()
@@ -540,3 +540,6 @@ func BenchmarkCachedBytes(b *testing.B) {
 		})
 	}
 }
+
+// trimOwn is the transform of a cache without heads.
+func trimOwn(obj any, manager string) (any, error) { return Trim(obj, manager, false) }

@@ -1,4 +1,4 @@
-package runtime
+package shard
 
 import (
 	"testing"
@@ -8,8 +8,6 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
-
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 )
 
 func memberLease(name, holder string, renew time.Time, held string) *coordinationv1.Lease {
@@ -22,7 +20,7 @@ func memberLease(name, holder string, renew time.Time, held string) *coordinatio
 		l.Spec.RenewTime = &rt
 	}
 	if held != "" {
-		l.Annotations = map[string]string{heldAnnotation: held}
+		l.Annotations = map[string]string{HeldAnnotation: held}
 	}
 	return l
 }
@@ -46,7 +44,7 @@ func TestMemberLeasesExpireFromTheRenewalSeen(t *testing.T) {
 	m.observe(memberLease("op-member-b", "pod-b", renewed, `{"generation":3,"buckets":[1,2]}`), false)
 	live, held, next := m.live()
 	assert.Equal(t, []string{"a", "b"}, live)
-	assert.Equal(t, shard.Held{Generation: 3, Buckets: []int{1, 2}}, held["b"], "the report is read")
+	assert.Equal(t, Held{Generation: 3, Buckets: []int{1, 2}}, held["b"], "the report is read")
 	assert.Equal(t, 2*time.Second, next, "b's report did not renew its Lease")
 
 	c.Step(2 * time.Second)
@@ -91,7 +89,7 @@ func TestMemberLeasesOfTheInitialList(t *testing.T) {
 func TestColdStartWaitsForMembersToJoin(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	none := map[string]shard.Held{"a": {}, "b": {}, "c": {}}
+	none := map[string]Held{"a": {}, "b": {}, "c": {}}
 
 	c := coldStart{quiet: time.Second, limit: 5 * time.Second}
 	assert.Equal(t, time.Second, c.wait(at(0), nil, nil), "no member yet")
@@ -112,6 +110,6 @@ func TestColdStartWaitsForMembersToJoin(t *testing.T) {
 	assert.Zero(t, c.wait(at(5400*time.Millisecond), []string{"a"}, none), "at most limit after the first look")
 
 	c = coldStart{quiet: time.Second, limit: 5 * time.Second}
-	assert.Zero(t, c.wait(at(0), []string{"a", "b"}, map[string]shard.Held{"a": {Buckets: []int{3}}, "b": {}}),
+	assert.Zero(t, c.wait(at(0), []string{"a", "b"}, map[string]Held{"a": {Buckets: []int{3}}, "b": {}}),
 		"a member holds buckets: a running set, assign at once")
 }

@@ -1,4 +1,4 @@
-package runtime
+package cachefill
 
 import (
 	"reflect"
@@ -87,11 +87,11 @@ func internMap(m map[string]string) map[string]string {
 
 var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 
-// internObject interns the strings of the object obj points to, as
-// internMeta does for its metadata, and every string of the rest (spec,
-// status): exported struct fields, through pointers, slices, arrays and
-// maps (rebuilt). The values do not change.
-func internObject(obj any) {
+// Intern shares the strings of the object obj points to with the other
+// cached objects: its metadata's (internMeta) and every other exported
+// string field, through pointers, slices, arrays and maps. The values do
+// not change.
+func Intern(obj any) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return

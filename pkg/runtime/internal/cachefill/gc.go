@@ -1,0 +1,61 @@
+package cachefill
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"sync"
+)
+
+// syncGCPercent is the garbage collector's target (GOGC) while the caches
+// fill. The initial lists decode several times the objects' final size in
+// short-lived garbage. At the default 100 the heap peaks near twice the
+// cached objects, and that peak stays the process's peak RSS. 25 keeps it
+// near 1.25 times, for a few more collections during the sync.
+const syncGCPercent = 25
+
+// gcPacing counts the operators of the process whose caches fill. The GC
+// target is process-wide: the first lowers it and the last restores it.
+var gcPacing struct {
+	sync.Mutex
+	n       int
+	restore int // the GC percent to restore; -1: leave it
+}
+
+// PaceGC lowers the garbage collector's target while the caches fill,
+// unless the process chose its own: GOGC in the environment, or a memory
+// limit (GOMEMLIMIT, debug.SetMemoryLimit), to which the collector paces
+// already. The returned func restores the target; it may be called twice.
+func PaceGC() (restore func()) {
+	gcPacing.Lock()
+	defer gcPacing.Unlock()
+	gcPacing.n++
+	if gcPacing.n == 1 {
+		gcPacing.restore = lowerGCPercent()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			gcPacing.Lock()
+			defer gcPacing.Unlock()
+			gcPacing.n--
+			if gcPacing.n == 0 && gcPacing.restore >= 0 {
+				debug.SetGCPercent(gcPacing.restore)
+			}
+		})
+	}
+}
+
+// lowerGCPercent sets syncGCPercent and returns the target to restore, or
+// -1 when it left the collector alone.
+func lowerGCPercent() int {
+	if os.Getenv("GOGC") != "" || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return -1
+	}
+	old := debug.SetGCPercent(syncGCPercent)
+	if old < 0 { // the collector is off: leave it so
+		debug.SetGCPercent(old)
+		return -1
+	}
+	return old
+}

@@ -1,0 +1,204 @@
+package cachefill
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"sync/atomic"
+)
+
+// fillKey marks a context whose API requests fill a cache.
+type fillKey struct{}
+
+// Fill returns ctx marked so that a filtered HTTP client filters the
+// lists and watches made under it.
+func Fill(ctx context.Context) context.Context {
+	return context.WithValue(ctx, fillKey{}, true)
+}
+
+func filling(ctx context.Context) bool {
+	v, _ := ctx.Value(fillKey{}).(bool)
+	return v
+}
+
+// Filter drops from cache fills the managedFields entries that Trim
+// would drop after the decode.
+type Filter struct {
+	manager []byte // the operator's name as a JSON string
+	name    string
+	heads   atomic.Bool
+}
+
+// NewFilter returns the filter of an operator whose field manager is
+// manager.
+func NewFilter(manager string) *Filter {
+	m, _ := json.Marshal(manager)
+	return &Filter{manager: m, name: manager}
+}
+
+// KeepHeads makes the filter keep every entry without its field set, as
+// Trim does with heads. A controller that dispatches by written version
+// needs them.
+func (f *Filter) KeepHeads() { f.heads.Store(true) }
+
+// Client returns a copy of hc whose transport filters cache fills.
+// rest.HTTPClientFor may return http.DefaultClient, which the whole
+// process shares, so hc itself is left alone.
+func (f *Filter) Client(hc *http.Client) *http.Client {
+	out := *hc
+	next := out.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	out.Transport = &transport{next: next, filter: f}
+	return &out
+}
+
+// transport filters the JSON answers of the GET requests that fill
+// caches.
+type transport struct {
+	next   http.RoundTripper
+	filter *Filter
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !filling(req.Context()) {
+		return resp, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		return resp, err // protobuf, CBOR: not filtered
+	}
+	resp.Body = &reader{body: resp.Body, filter: t.filter}
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+// reader passes a stream of JSON values through the filter, one value at
+// a time, as soon as each is complete. The stream is one list, or the
+// events of a watch. It filters in place: a value only ever shrinks.
+type reader struct {
+	body   io.ReadCloser
+	filter *Filter
+
+	// buf[r:w] is filtered and not read yet. buf[start:] is the value in
+	// progress, scanned up to scan.
+	buf               []byte
+	r, w, start, scan int
+	err               error
+	raw               bool // not a sequence of objects: passed on as it is
+
+	depth    int
+	inString bool
+	escape   bool
+}
+
+func (fr *reader) Close() error { return fr.body.Close() }
+
+func (fr *reader) Read(p []byte) (int, error) {
+	for {
+		if fr.r < fr.w {
+			n := copy(p, fr.buf[fr.r:fr.w])
+			fr.r += n
+			return n, nil
+		}
+		if fr.err != nil {
+			if fr.start < len(fr.buf) { // an incomplete value: the decoder reports it
+				fr.r, fr.w, fr.start = fr.start, len(fr.buf), len(fr.buf)
+				continue
+			}
+			return 0, fr.err
+		}
+		fr.fill()
+	}
+}
+
+// fill moves the value in progress to the front, reads more and filters
+// what is complete.
+func (fr *reader) fill() {
+	n := copy(fr.buf, fr.buf[fr.start:])
+	fr.buf = fr.buf[:n]
+	fr.scan -= fr.start
+	fr.r, fr.w, fr.start = 0, 0, 0
+	if cap(fr.buf)-len(fr.buf) < 16<<10 {
+		grown := make([]byte, len(fr.buf), 2*cap(fr.buf)+32<<10)
+		copy(grown, fr.buf)
+		fr.buf = grown
+	}
+	m, err := fr.body.Read(fr.buf[len(fr.buf):cap(fr.buf)])
+	fr.buf = fr.buf[:len(fr.buf)+m]
+	fr.process()
+	fr.err = err
+}
+
+// process filters every complete value after scan and moves it, and the
+// whitespace between values, to buf[:w].
+func (fr *reader) process() {
+	b := fr.buf
+	if fr.raw {
+		fr.w = len(b)
+		fr.start, fr.scan = len(b), len(b)
+		return
+	}
+	i := fr.scan
+	for i < len(b) {
+		c := b[i]
+		if fr.depth == 0 {
+			switch c {
+			case ' ', '\t', '\r', '\n':
+				b[fr.w] = c
+				fr.w++
+				i++
+				fr.start = i
+				continue
+			case '{':
+				fr.start = i
+			default:
+				fr.passRaw(i)
+				return
+			}
+		}
+		fr.step(c)
+		if fr.depth == 0 && !fr.inString && (c == '}' || c == ']') {
+			// filtered in place: w <= start, and the value only shrinks
+			fr.w += len(fr.filter.appendFiltered(b[fr.w:fr.w], b[fr.start:i+1]))
+			fr.start = i + 1
+		}
+		i++
+	}
+	fr.scan = i
+}
+
+// step follows the nesting of the JSON value at byte c.
+func (fr *reader) step(c byte) {
+	switch {
+	case fr.inString:
+		switch {
+		case fr.escape:
+			fr.escape = false
+		case c == '\\':
+			fr.escape = true
+		case c == '"':
+			fr.inString = false
+		}
+	case c == '"':
+		fr.inString = true
+	case c == '{' || c == '[':
+		fr.depth++
+	case c == '}' || c == ']':
+		fr.depth--
+	}
+}
+
+// passRaw gives up filtering at b[i]: the stream is not a sequence of
+// objects.
+func (fr *reader) passRaw(i int) {
+	fr.raw = true
+	fr.w = copy(fr.buf[fr.w:], fr.buf[i:]) + fr.w
+	fr.buf = fr.buf[:fr.w]
+	fr.start, fr.scan = fr.w, fr.w
+}
