@@ -166,4 +166,3 @@ func (f *Filter) isManager(s []byte) bool {
 	var name string
 	return json.Unmarshal(s, &name) == nil && name == f.name
 }
-
