@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/go-logr/logr"
+
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/election"
 )
 

@@ -3,182 +3,27 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"k8s.io/client-go/util/workqueue"
 
-	"github.com/opgen-sdk/opgen/pkg/telemetry"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/securemetrics"
 )
 
-// metrics are the operator's Prometheus collectors, in a registry of its
-// own (Operator.Registry) so that two operators in one process, as in tests,
-// do not collide.
-type metrics struct {
-	registry        *prometheus.Registry
-	reconciles      *prometheus.CounterVec
-	reconcileErrors *prometheus.CounterVec
-	duration        *prometheus.HistogramVec
-	writes          *prometheus.CounterVec
-	leader          prometheus.Gauge
-	queue           queueMetrics
-	// Sharding (shard.go): members live as the sharder sees them, the
-	// buckets this member holds, moves by verb, handover durations.
-	shardMembers  prometheus.Gauge
-	shardBuckets  prometheus.Gauge
-	shardMoves    *prometheus.CounterVec
-	shardHandover prometheus.Histogram
-}
-
-func newMetrics() *metrics {
-	m := &metrics{
-		registry: prometheus.NewRegistry(),
-		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "opgen_reconcile_total", Help: "Actions handled, by controller and verb.",
-		}, []string{"controller", "verb"}),
-		reconcileErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "opgen_reconcile_errors_total", Help: "Actions that failed, by controller, verb and whether the error was terminal (not retried).",
-		}, []string{"controller", "verb", "terminal"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "opgen_reconcile_duration_seconds", Help: "Time to run the pipeline for one action, by controller and verb.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-		}, []string{"controller", "verb"}),
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "opgen_api_writes_total", Help: "API writes made by the pipeline steps, by controller and what was written (status, finalizer, descendant, prune).",
-		}, []string{"controller", "what"}),
-		leader: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "opgen_leader", Help: "1 while this replica holds the leader election lease (or election is off and it works), else 0.",
-		}),
-	}
-	m.shardMembers = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "opgen_shard_members", Help: "Live members of sharding, as the sharder on the leader sees them (0 elsewhere).",
-	})
-	m.shardBuckets = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "opgen_shard_buckets", Help: "Buckets of objects this member of sharding holds (caches and handles).",
-	})
-	m.shardMoves = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "opgen_shard_moves_total", Help: "Buckets moved by the sharder (assign, drain, reassign), or let go (release) and started on (take) by this member, by verb.",
-	}, []string{"verb"})
-	m.shardHandover = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "opgen_shard_handover_seconds", Help: "From the sharder's drain of a bucket to its assignment to its new member, once the old one let go.",
-		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-	})
-	m.queue = newQueueMetrics()
-	m.registry.MustRegister(m.shardMembers, m.shardBuckets, m.shardMoves, m.shardHandover)
-	m.registry.MustRegister(m.reconciles, m.reconcileErrors, m.duration, m.writes, m.leader,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.queue.register(m.registry)
-	clientMetrics().register(m.registry)
-	return m
-}
-
-// handle counts the events the metrics are made of: the metrics are a
-// subscriber of the operator's telemetry like any other.
-func (m *metrics) handle(e telemetry.Event) {
-	switch e := e.(type) {
-	case telemetry.ReconcileSucceeded:
-		m.action(e.Reconcile, e.Duration)
-	case telemetry.ReconcileFailed:
-		m.action(e.Reconcile, e.Duration)
-		m.reconcileErrors.WithLabelValues(e.Controller, e.Verb, strconv.FormatBool(e.Terminal)).Inc()
-		if !e.Terminal {
-			// Counted here, not by the queue: client-go's queue counts every
-			// delayed add, periodic requeues included.
-			m.queue.retries.WithLabelValues(e.Controller).Inc()
-		}
-	case telemetry.ShardMoved:
-		m.shardMoves.WithLabelValues(e.Verb).Inc()
-		if e.Handover > 0 {
-			m.shardHandover.Observe(e.Handover.Seconds())
-		}
-	case telemetry.LeaderAcquired:
-		m.leader.Set(1)
-	case telemetry.LeaderLost:
-		m.leader.Set(0)
-	}
-}
-
-func (m *metrics) action(r telemetry.Reconcile, d time.Duration) {
-	m.reconciles.WithLabelValues(r.Controller, r.Verb).Inc()
-	m.duration.WithLabelValues(r.Controller, r.Verb).Observe(d.Seconds())
-}
-
-// queueMetrics implement client-go's workqueue.MetricsProvider with
-// opgen_workqueue_* metrics labelled by queue name (the controller name).
-type queueMetrics struct {
-	depth, unfinished, longest *prometheus.GaugeVec
-	adds, retries              *prometheus.CounterVec
-	latency, work              *prometheus.HistogramVec
-}
-
-var _ workqueue.MetricsProvider = queueMetrics{}
-
-func newQueueMetrics() queueMetrics {
-	gauge := func(name, help string) *prometheus.GaugeVec {
-		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "opgen_workqueue_" + name, Help: help}, []string{"name"})
-	}
-	counter := func(name, help string) *prometheus.CounterVec {
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opgen_workqueue_" + name, Help: help}, []string{"name"})
-	}
-	histogram := func(name, help string) *prometheus.HistogramVec {
-		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "opgen_workqueue_" + name, Help: help,
-			Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"name"})
-	}
-	return queueMetrics{
-		depth:      gauge("depth", "Keys waiting in the queue."),
-		unfinished: gauge("unfinished_work_seconds", "Seconds of work in progress not yet finished."),
-		longest:    gauge("longest_running_processor_seconds", "Seconds the longest running handler has been running."),
-		adds:       counter("adds_total", "Keys added to the queue."),
-		retries:    counter("retries_total", "Keys requeued after an error."),
-		latency:    histogram("queue_duration_seconds", "Seconds a key waits in the queue before a worker takes it."),
-		work:       histogram("work_duration_seconds", "Seconds a worker takes to handle a key."),
-	}
-}
-
-func (q queueMetrics) register(r *prometheus.Registry) {
-	r.MustRegister(q.depth, q.unfinished, q.longest, q.adds, q.retries, q.latency, q.work)
-}
-
-func (q queueMetrics) NewDepthMetric(name string) workqueue.GaugeMetric {
-	return q.depth.WithLabelValues(name)
-}
-func (q queueMetrics) NewAddsMetric(name string) workqueue.CounterMetric {
-	return q.adds.WithLabelValues(name)
-}
-func (q queueMetrics) NewLatencyMetric(name string) workqueue.HistogramMetric {
-	return q.latency.WithLabelValues(name)
-}
-func (q queueMetrics) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
-	return q.work.WithLabelValues(name)
-}
-func (q queueMetrics) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	return q.unfinished.WithLabelValues(name)
-}
-func (q queueMetrics) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	return q.longest.WithLabelValues(name)
-}
-
-// NewRetriesMetric gives the queue a counter that counts nothing: the
-// queue would count every AddAfter (periodic requeues too); metrics.handle
-// counts requeues after an error.
-func (q queueMetrics) NewRetriesMetric(string) workqueue.CounterMetric {
-	return noopCounter{}
-}
-
-type noopCounter struct{}
-
-func (noopCounter) Inc() {}
+// Secure metrics' certificate files in Options.MetricsCertDir: the keys of
+// a kubernetes.io/tls Secret, as cert-manager writes them.
+const (
+	MetricsCertFile = securemetrics.CertFile
+	MetricsKeyFile  = securemetrics.KeyFile
+)
 
 // SharedCollector registers c with the operator's registry and returns it,
-// or returns the collector of the same description registered before: the
+// or returns the collector of the same description registered before. The
 // packages built on the runtime (scheduler, task) share one set of
-// collectors per operator however many schedulers or runners it has. It
+// collectors per operator, however many schedulers or runners it has. It
 // panics when c conflicts with a different collector of the same name, a
 // programming error.
 func SharedCollector[C prometheus.Collector](op *Operator, c C) C {
-	err := op.metrics.registry.Register(c)
+	err := op.metrics.Registry.Register(c)
 	if err == nil {
 		return c
 	}

@@ -43,6 +43,11 @@ func TestRESTClientMetrics(t *testing.T) {
 	requests := func(method string) float64 {
 		return metric(t, h.op, "rest_client_requests_total", "host", host, "method", method, "code", "200")
 	}
+	// client-go observes a request's latency after the server answered,
+	// which the status read above may see first.
+	eventually(t, "the status apply's latency", func() bool {
+		return metric(t, h.op, "rest_client_request_duration_seconds", "host", host, "verb", "PATCH") > 0
+	})
 	assert.Positive(t, requests("GET"), "the lists and watches")
 	assert.Positive(t, requests("PATCH"), "the status apply")
 	assert.Positive(t, metric(t, h.op, "rest_client_request_duration_seconds", "host", host, "verb", "GET"), "GET latencies")

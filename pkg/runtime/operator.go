@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -51,7 +52,7 @@ type Operator struct {
 	factories   map[string]informers.SharedInformerFactory
 	broadcaster events.EventBroadcaster
 	recorder    events.EventRecorder
-	metrics     *metrics
+	metrics     *observe.Metrics
 	caches      *sharedCaches
 	// leases reads and writes the Leases of leader election and sharding.
 	leases coordinationclient.CoordinationV1Interface
@@ -111,8 +112,8 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = opts.Name
 	}
-	o := &Operator{config: cfg, opts: opts, log: opts.Logger.WithName(opts.Name), metrics: newMetrics(), serving: make(chan struct{})}
-	o.bus = newBus(o.metrics, o.log)
+	o := &Operator{config: cfg, opts: opts, log: opts.Logger.WithName(opts.Name), metrics: observe.NewMetrics(), serving: make(chan struct{})}
+	o.bus = observe.NewBus(o.metrics, o.log)
 	o.tracer = newTracer(opts.TracerProvider)
 	if err := o.buildClients(); err != nil {
 		return nil, err
@@ -197,7 +198,7 @@ func (o *Operator) Recorder() events.EventRecorder { return o.recorder }
 
 // Registry is the Prometheus registry served on /metrics; register a
 // handler's own collectors with it.
-func (o *Operator) Registry() *prometheus.Registry { return o.metrics.registry }
+func (o *Operator) Registry() *prometheus.Registry { return o.metrics.Registry }
 
 // Options returns the options in force, defaults and environment applied.
 func (o *Operator) Options() Options { return o.opts }
@@ -288,3 +289,10 @@ func (o *Operator) add(r runner) error {
 	o.controllers = append(o.controllers, r)
 	return nil
 }
+
+// Telemetry returns the operator's event bus: subscribe to it for every
+// watch, reconcile, scheduler, task and leadership event (see package
+// telemetry). The operator's metrics and logs are subscribers of it.
+func (o *Operator) Telemetry() *telemetry.Bus { return o.bus }
+
+func (o *Operator) emit(e telemetry.Event) { o.bus.Emit(e) }

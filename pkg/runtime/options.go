@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -398,4 +399,16 @@ func orDefault[V comparable](v, def V) V {
 		return def
 	}
 	return v
+}
+
+// checkMetricsAddr rejects one fixed address for secure metrics and the
+// health probes: the probes are plain HTTP, the metrics HTTPS.
+func (o Options) checkMetricsAddr() error {
+	if o.MetricsInsecure || o.MetricsAddr != o.HealthAddr || o.MetricsAddr == "0" {
+		return nil
+	}
+	if _, port, err := net.SplitHostPort(o.MetricsAddr); err == nil && port == "0" {
+		return nil // two free ports
+	}
+	return fmt.Errorf("runtime.New: Options.MetricsAddr and HealthAddr are both %q, but secure metrics are served over HTTPS and the health probes over HTTP: give them different addresses (--metrics-bind-address, --health-probe-bind-address), or serve plain metrics with --metrics-secure=false (Options.MetricsInsecure)", o.MetricsAddr)
 }

@@ -97,17 +97,17 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	}
 	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
-		MetricsProvider: op.metrics.queue,
+		MetricsProvider: op.metrics.Queue,
 		Clock:           op.opts.Clock,
 		Queue:           &firstQueue{urgent: c.urgent},
 	})
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
-		MetricsProvider: op.metrics.queue,
+		MetricsProvider: op.metrics.Queue,
 		Clock:           op.opts.Clock,
 		DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[cache.ObjectName]{
 			Name:            opts.Name,
-			MetricsProvider: op.metrics.queue,
+			MetricsProvider: op.metrics.Queue,
 			Clock:           op.opts.Clock,
 			Queue:           queue,
 		}),
@@ -117,7 +117,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
 	if op.shardKeys != nil {
-		if err := op.metrics.registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		if err := op.metrics.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "opgen_shard_objects", Help: "Objects of the controller's kind in this member's share (its cache).",
 			ConstLabels: prometheus.Labels{"controller": c.name},
 		}, c.shardObjects)); err != nil {
@@ -138,7 +138,7 @@ func defaultFinalizer(gvk schema.GroupVersionKind) string {
 // (ControllerOptions.Pipeline receives it). Its client and descendant store
 // count the writes the steps make through them in opgen_api_writes_total.
 func (c *Controller[T]) newEnv() plug.Env[T] {
-	count := func(what string) { c.op.metrics.writes.WithLabelValues(c.name, what).Inc() }
+	count := func(what string) { c.op.metrics.Writes.WithLabelValues(c.name, what).Inc() }
 	env := plug.Env[T]{
 		GVK:          c.kind.GVK,
 		Controller:   c.name,

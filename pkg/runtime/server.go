@@ -15,6 +15,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/securemetrics"
 )
 
 // servers runs the metrics and health endpoints.
@@ -75,7 +78,7 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 }
 
 func (o *Operator) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(o.metrics.registry, promhttp.HandlerOpts{Registry: o.metrics.registry})
+	return promhttp.HandlerFor(o.metrics.Registry, promhttp.HandlerOpts{Registry: o.metrics.Registry})
 }
 
 // startMetrics serves /metrics on its own address: over HTTPS to
@@ -83,7 +86,7 @@ func (o *Operator) metricsHandler() http.Handler {
 // Options.MetricsInsecure.
 func (o *Operator) startMetrics(s *servers) error {
 	const option = "Options.MetricsAddr (--metrics-bind-address)"
-	if clientMetrics() == nil {
+	if !observe.RESTMetrics() {
 		o.log.Info("client-go's REST metrics were registered by another package: /metrics has no rest_client_* series")
 	}
 	mux := http.NewServeMux()
@@ -93,15 +96,12 @@ func (o *Operator) startMetrics(s *servers) error {
 		s.metricsAddr, err = s.serve(o.opts.MetricsAddr, mux, option)
 		return err
 	}
-	auth, err := o.newMetricsAuth()
+	auth := securemetrics.NewAuth(o.clientset, o.log.WithName("metrics"))
+	cfg, err := securemetrics.TLS(s.ctx, o.opts.MetricsCertDir)
 	if err != nil {
 		return err
 	}
-	cfg, err := o.metricsTLS(s.ctx)
-	if err != nil {
-		return err
-	}
-	mux.Handle("/metrics", auth.wrap(o.metricsHandler()))
+	mux.Handle("/metrics", auth.Wrap(o.metricsHandler()))
 	s.metricsSecure = true
 	s.metricsAddr, err = s.serveTLS(o.opts.MetricsAddr, mux, cfg, option)
 	return err

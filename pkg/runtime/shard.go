@@ -34,8 +34,8 @@ func (o *Operator) shardEnv() shard.Env {
 			Moved: func(mv shard.Move, handover time.Duration) {
 				o.emit(telemetry.ShardMoved{Bucket: mv.Bucket, Verb: string(mv.Verb), From: mv.From, To: mv.To, Handover: handover})
 			},
-			Members: func(n int) { o.metrics.shardMembers.Set(float64(n)) },
-			Buckets: func(n int) { o.metrics.shardBuckets.Set(float64(n)) },
+			Members: func(n int) { o.metrics.ShardMembers.Set(float64(n)) },
+			Buckets: func(n int) { o.metrics.ShardBuckets.Set(float64(n)) },
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -192,4 +193,35 @@ func (l *listObserver) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 // newObject returns a new, empty T (T is a pointer to a struct).
 func newObject[T apis.Object]() T {
 	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+}
+
+// observeStream reports how a watch stream ends: WatchStopped when its
+// informer stopped (ctx ended), WatchTimedOut when it lasted the timeout
+// client-go asked for, WatchFinished when the server ended it early.
+// Streams that end with an error event are reported as WatchFailed by
+// errorObserver and not again here.
+func (l *listObserver) observeStream(ctx context.Context, opts metav1.ListOptions) func(failed bool) {
+	l.op.emit(telemetry.WatchOpened{Watch: l.w})
+	start := time.Now()
+	return func(failed bool) {
+		switch d := time.Since(start); {
+		case ctx.Err() != nil:
+			l.op.emit(telemetry.WatchStopped{Watch: l.w})
+		case failed:
+		case opts.TimeoutSeconds != nil && d >= time.Duration(*opts.TimeoutSeconds)*time.Second:
+			l.op.emit(telemetry.WatchTimedOut{Watch: l.w, Timeout: time.Duration(*opts.TimeoutSeconds) * time.Second})
+		default:
+			l.op.emit(telemetry.WatchFinished{Watch: l.w, Duration: d})
+		}
+	}
+}
+
+// chunk reports one page of a list.
+func (l *listObserver) chunk(obj runtime.Object) {
+	n := meta.LenList(obj)
+	more := false
+	if lm, err := meta.ListAccessor(obj); err == nil {
+		more = lm.GetContinue() != ""
+	}
+	l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n, More: more})
 }

@@ -1,4 +1,4 @@
-package runtime
+package observe
 
 import (
 	"context"
@@ -79,6 +79,10 @@ func clientMetrics() *restClientMetrics {
 	})
 	return restMetrics
 }
+
+// RESTMetrics reports whether the operators' registries serve client-go's
+// REST metrics: false when another package registered them first.
+func RESTMetrics() bool { return clientMetrics() != nil }
 
 func (m *restClientMetrics) register(r *prometheus.Registry) {
 	if m != nil {

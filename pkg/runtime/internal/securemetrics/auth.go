@@ -1,18 +1,12 @@
-package runtime
+package securemetrics
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -23,27 +17,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/client-go/kubernetes"
 	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
-	certutil "k8s.io/client-go/util/cert"
 )
 
-// Secure metrics follow controller-runtime's pkg/metrics/filters and
-// kube-controller-manager: the API server authenticates the scraper's
-// bearer token (TokenReview) and authorizes it (SubjectAccessReview), and
-// the answers are cached as k8s.io/apiserver's delegating authenticator and
-// authorizer cache them (a token for a minute, an allow for five, a deny
-// for thirty seconds). Those two are not used themselves: their packages
-// link the API server's CEL, OpenTelemetry and gRPC stacks into every
-// operator, twice the binary and 16 MiB more memory at start for two
-// review requests.
+// k8s.io/apiserver's delegating authenticator and authorizer are not used
+// themselves. Their packages link the API server's CEL, OpenTelemetry and
+// gRPC stacks into every operator: twice the binary, and 16 MiB more
+// memory at start, for two review requests.
 
-// Secure metrics' certificate files in Options.MetricsCertDir, the names
-// of a kubernetes.io/tls Secret's keys (and cert-manager's).
+// The certificate files in a certificate directory: the keys of a
+// kubernetes.io/tls Secret, as cert-manager writes them.
 const (
-	MetricsCertFile = "tls.crt"
-	MetricsKeyFile  = "tls.key"
+	CertFile = "tls.crt"
+	KeyFile  = "tls.key"
 )
 
 // reviewBackoff retries a TokenReview or SubjectAccessReview that failed
@@ -61,22 +49,10 @@ const (
 	reviewCache   = 1024 // answers kept of each kind
 )
 
-// checkMetricsAddr rejects one fixed address for secure metrics and the
-// health probes: the probes are plain HTTP, the metrics HTTPS.
-func (o Options) checkMetricsAddr() error {
-	if o.MetricsInsecure || o.MetricsAddr != o.HealthAddr || o.MetricsAddr == "0" {
-		return nil
-	}
-	if _, port, err := net.SplitHostPort(o.MetricsAddr); err == nil && port == "0" {
-		return nil // two free ports
-	}
-	return fmt.Errorf("runtime.New: Options.MetricsAddr and HealthAddr are both %q, but secure metrics are served over HTTPS and the health probes over HTTP: give them different addresses (--metrics-bind-address, --health-probe-bind-address), or serve plain metrics with --metrics-secure=false (Options.MetricsInsecure)", o.MetricsAddr)
-}
-
-// metricsAuth lets a request through when the API server authenticates its
+// Auth lets a request through when the API server authenticates its
 // bearer token and authorizes the user to get the request's path as a
 // non-resource URL.
-type metricsAuth struct {
+type Auth struct {
 	tokens  authenticationv1client.TokenReviewInterface
 	reviews authorizationv1client.SubjectAccessReviewInterface
 	// users maps a token's SHA-256 to its TokenReviewStatus; decisions a
@@ -88,20 +64,22 @@ type metricsAuth struct {
 	failed *rate.Sometimes
 }
 
-func (o *Operator) newMetricsAuth() (*metricsAuth, error) {
-	return &metricsAuth{
-		tokens:    o.clientset.AuthenticationV1().TokenReviews(),
-		reviews:   o.clientset.AuthorizationV1().SubjectAccessReviews(),
+// NewAuth returns the check of requests that asks the API server behind
+// cs. It logs to log.
+func NewAuth(cs kubernetes.Interface, log logr.Logger) *Auth {
+	return &Auth{
+		tokens:    cs.AuthenticationV1().TokenReviews(),
+		reviews:   cs.AuthorizationV1().SubjectAccessReviews(),
 		users:     cache.NewLRUExpireCache(reviewCache),
 		decisions: cache.NewLRUExpireCache(reviewCache),
-		log:       o.log.WithName("metrics"),
+		log:       log,
 		failed:    &rate.Sometimes{Interval: 30 * time.Second},
-	}, nil
+	}
 }
 
-// wrap answers 401 without a valid bearer token, 403 when its user may not
+// Wrap answers 401 without a valid bearer token, 403 when its user may not
 // get the path, and 500 when the API server could not be asked.
-func (a *metricsAuth) wrap(h http.Handler) http.Handler {
+func (a *Auth) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, err := a.authenticate(r)
 		if err != nil {
@@ -132,7 +110,7 @@ func (a *metricsAuth) wrap(h http.Handler) http.Handler {
 // authenticate returns the user of the request's bearer token, nil when
 // there is none or the API server does not accept it, or the error of a
 // review that could not be made.
-func (a *metricsAuth) authenticate(r *http.Request) (*authenticationv1.UserInfo, error) {
+func (a *Auth) authenticate(r *http.Request) (*authenticationv1.UserInfo, error) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "bearer") || token == "" {
@@ -161,7 +139,7 @@ func (a *metricsAuth) authenticate(r *http.Request) (*authenticationv1.UserInfo,
 }
 
 // authorize asks whether user may verb the non-resource path.
-func (a *metricsAuth) authorize(ctx context.Context, user *authenticationv1.UserInfo, verb, path string) (bool, string, error) {
+func (a *Auth) authorize(ctx context.Context, user *authenticationv1.UserInfo, verb, path string) (bool, string, error) {
 	spec := authorizationv1.SubjectAccessReviewSpec{
 		User: user.Username, Groups: user.Groups, UID: user.UID,
 		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: verb},
@@ -206,7 +184,7 @@ func (a *metricsAuth) authorize(ctx context.Context, user *authenticationv1.User
 // retry makes a review, again with reviewBackoff while it fails for a
 // reason that may pass (the API server unreachable, overloaded or failing),
 // each attempt bounded by reviewTimeout.
-func (a *metricsAuth) retry(ctx context.Context, review func(context.Context) error) error {
+func (a *Auth) retry(ctx context.Context, review func(context.Context) error) error {
 	var last error
 	err := wait.ExponentialBackoffWithContext(ctx, reviewBackoff, func(ctx context.Context) (bool, error) {
 		rctx, cancel := context.WithTimeout(ctx, reviewTimeout)
@@ -232,65 +210,10 @@ func transient(err error) bool {
 		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err)
 }
 
-func (a *metricsAuth) reviewFailed(w http.ResponseWriter, review string, err error) {
+func (a *Auth) reviewFailed(w http.ResponseWriter, review string, err error) {
 	a.failed.Do(func() {
 		a.log.Error(err, "could not check a metrics request with the API server: is it reachable, and may the operator create "+
 			"tokenreviews (authentication.k8s.io) and subjectaccessreviews (authorization.k8s.io)? The scrape was refused", "review", review)
 	})
 	http.Error(w, "could not check the request with the API server ("+review+"); see the operator's log", http.StatusInternalServerError)
-}
-
-// metricsTLS returns the TLS configuration of secure metrics: the
-// certificate in Options.MetricsCertDir, reloaded when its files change
-// until ctx ends, or a self-signed one.
-func (o *Operator) metricsTLS(ctx context.Context) (*tls.Config, error) {
-	// HTTP/2 is off: a scrape needs none of it, and it closes the class of
-	// HTTP/2 stream floods (Rapid Reset), as kubebuilder's scaffold does.
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
-	if dir := o.opts.MetricsCertDir; dir != "" {
-		files, err := dynamiccertificates.NewDynamicServingContentFromFiles("metrics-serving-cert",
-			filepath.Join(dir, MetricsCertFile), filepath.Join(dir, MetricsKeyFile))
-		if err != nil {
-			return nil, fmt.Errorf("runtime: Options.MetricsCertDir (--metrics-cert-dir) %s: %w; it must hold %s and %s", dir, err, MetricsCertFile, MetricsKeyFile)
-		}
-		go files.Run(ctx, 1)
-		cfg.GetCertificate = (&reloadingCert{files: files}).get
-		return cfg, nil
-	}
-	host, _ := os.Hostname()
-	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("localhost", []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, []string{host})
-	if err != nil {
-		return nil, fmt.Errorf("runtime: secure metrics: make a self-signed certificate: %w", err)
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: secure metrics: %w", err)
-	}
-	cfg.Certificates = []tls.Certificate{pair}
-	return cfg, nil
-}
-
-// reloadingCert parses the certificate files' current content when it
-// changed since the last handshake.
-type reloadingCert struct {
-	files *dynamiccertificates.DynamicCertKeyPairContent
-
-	mu              sync.Mutex
-	certPEM, keyPEM []byte
-	pair            *tls.Certificate
-}
-
-func (c *reloadingCert) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-	certPEM, keyPEM := c.files.CurrentCertKeyContent()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pair != nil && bytes.Equal(certPEM, c.certPEM) && bytes.Equal(keyPEM, c.keyPEM) {
-		return c.pair, nil
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: the metrics certificate in --metrics-cert-dir: %w", err)
-	}
-	c.certPEM, c.keyPEM, c.pair = certPEM, keyPEM, &pair
-	return c.pair, nil
 }

@@ -1,33 +1,23 @@
-package runtime
+package observe
 
 import (
-	"context"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-// Telemetry returns the operator's event bus: subscribe to it for every
-// watch, reconcile, scheduler, task and leadership event (see package
-// telemetry). The operator's metrics and logs are subscribers of it.
-func (o *Operator) Telemetry() *telemetry.Bus { return o.bus }
-
-func (o *Operator) emit(e telemetry.Event) { o.bus.Emit(e) }
-
-// newBus returns a bus with the operator's metrics and logs subscribed.
-func newBus(m *metrics, log logr.Logger) *telemetry.Bus {
+// NewBus returns an operator's telemetry bus with its metrics and logs
+// subscribed.
+func NewBus(m *Metrics, log logr.Logger) *telemetry.Bus {
 	b := &telemetry.Bus{OnPanic: func(e telemetry.Event, r any) {
 		log.Error(nil, "a telemetry subscriber panicked; the event was dropped for it", "event", e.Name(), "panic", r)
 	}}
-	telemetry.On(b, m.handle)
+	telemetry.On(b, m.Handle)
 	telemetry.On(b, logEvent(log))
 	telemetry.On(b, watchMetrics(m))
 	telemetry.On(b, logLifecycle(log))
@@ -132,11 +122,11 @@ func watchValues(w telemetry.Watch) []any {
 // watchMetrics counts the watches' lifecycle events by controller, kind
 // and event name (watch.opened, watch.timedout, ...): a watch that keeps
 // reopening without timing out shows here first.
-func watchMetrics(m *metrics) func(telemetry.Event) {
+func watchMetrics(m *Metrics) func(telemetry.Event) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "opgen_watch_events_total", Help: "Watch lifecycle events (opened, chunk received, finished, timed out, failed, stopped), by controller, kind and event.",
 	}, []string{"controller", "kind", "event"})
-	m.registry.MustRegister(c)
+	m.Registry.MustRegister(c)
 	return func(e telemetry.Event) {
 		if w, ok := watchOf(e); ok {
 			c.WithLabelValues(w.Controller, w.GVK.Kind, e.Name()).Inc()
@@ -185,35 +175,4 @@ func logLifecycle(log logr.Logger) func(telemetry.Event) {
 			log.V(1).Info("task registered", "task", e.Task, "every", e.Every)
 		}
 	}
-}
-
-// observeStream reports how a watch stream ends: WatchStopped when its
-// informer stopped (ctx ended), WatchTimedOut when it lasted the timeout
-// client-go asked for, WatchFinished when the server ended it early.
-// Streams that end with an error event are reported as WatchFailed by
-// errorObserver and not again here.
-func (l *listObserver) observeStream(ctx context.Context, opts metav1.ListOptions) func(failed bool) {
-	l.op.emit(telemetry.WatchOpened{Watch: l.w})
-	start := time.Now()
-	return func(failed bool) {
-		switch d := time.Since(start); {
-		case ctx.Err() != nil:
-			l.op.emit(telemetry.WatchStopped{Watch: l.w})
-		case failed:
-		case opts.TimeoutSeconds != nil && d >= time.Duration(*opts.TimeoutSeconds)*time.Second:
-			l.op.emit(telemetry.WatchTimedOut{Watch: l.w, Timeout: time.Duration(*opts.TimeoutSeconds) * time.Second})
-		default:
-			l.op.emit(telemetry.WatchFinished{Watch: l.w, Duration: d})
-		}
-	}
-}
-
-// chunk reports one page of a list.
-func (l *listObserver) chunk(obj runtime.Object) {
-	n := meta.LenList(obj)
-	more := false
-	if lm, err := meta.ListAccessor(obj); err == nil {
-		more = lm.GetContinue() != ""
-	}
-	l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n, More: more})
 }
