@@ -20,7 +20,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen/manifest"
 	"github.com/opgen-sdk/opgen/gen/rbac"
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 )
 
 // objectsOf parses a manifest into its documents, by "Kind name".
@@ -150,7 +150,7 @@ func installServiceMonitorKind(t *testing.T) {
 	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
-	optest.Eventually(t, "the ServiceMonitor stand-in CRD to be established", func() bool {
+	testkit.Eventually(t, "the ServiceMonitor stand-in CRD to be established", func() bool {
 		got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 		if err != nil {
 			return false

@@ -13,12 +13,12 @@ import (
 
 	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
 	"github.com/opgen-sdk/opgen/examples/todo-operator/pkg/generated/clientset/versioned"
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
 // Private: the chaos tests stop and restart the servers.
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd", "../../internal/testapi/crd"}, Private: true})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../examples/todo-operator/config/crd", "../../internal/testkit/testapi/crd"}, Private: true})
 
 func TestMain(m *testing.M) {
 	if id := os.Getenv(replicaEnv); id != "" {
@@ -102,7 +102,7 @@ func TestKillMidDelete(t *testing.T) {
 			_, err := todos.Create(ctx, &todov1.Todo{ObjectMeta: metav1.ObjectMeta{Name: names[i]}, Spec: todov1.TodoSpec{Title: "todo " + names[i]}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}
-		optest.Eventually(t, fmt.Sprintf("round %d: the finalizer on all %d Todos", r, perRound), func() bool {
+		testkit.Eventually(t, fmt.Sprintf("round %d: the finalizer on all %d Todos", r, perRound), func() bool {
 			list, err := todos.List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false
@@ -119,7 +119,7 @@ func TestKillMidDelete(t *testing.T) {
 		}
 		// Kill as soon as the operator has finished at least one delete:
 		// it is then in the middle of the burst (unless it was faster).
-		optest.Eventually(t, fmt.Sprintf("round %d: the first Todo to go", r), func() bool {
+		testkit.Eventually(t, fmt.Sprintf("round %d: the first Todo to go", r), func() bool {
 			list, err := todos.List(ctx, metav1.ListOptions{})
 			return err == nil && len(list.Items) < perRound
 		})
@@ -130,7 +130,7 @@ func TestKillMidDelete(t *testing.T) {
 		left := len(list.Items)
 		totalLeft += left
 		op = startOperator(t, bin, ns, logPath)
-		optest.Eventually(t, fmt.Sprintf("round %d: every Todo gone after the restart", r), func() bool {
+		testkit.Eventually(t, fmt.Sprintf("round %d: every Todo gone after the restart", r), func() bool {
 			list, err := todos.List(ctx, metav1.ListOptions{})
 			return err == nil && len(list.Items) == 0
 		})

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/apis"
-	"github.com/opgen-sdk/opgen/internal/optest"
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/external"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -24,7 +24,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testkit/testapi/crd"}})
 
 func TestMain(m *testing.M) { env.Main(m) }
 
@@ -45,7 +45,7 @@ func start(t *testing.T, ns string, r external.Reconciler[*testapi.Gadget, recor
 	require.NoError(t, err)
 	kind, err := testapi.KindFor(op)
 	require.NoError(t, err)
-	require.NoError(t, register(op, kind, plug.Handler[*testapi.Gadget](external.New(r)), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(op, kind, plug.Handler[*testapi.Gadget](external.New(r)), runtime.ControllerOptions[*testapi.Gadget]{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	o := &operator{op: op, cancel: cancel, done: make(chan error, 1)}
 	go func() { o.done <- op.Run(ctx) }()
@@ -65,7 +65,7 @@ func (o *operator) stop(t *testing.T) {
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	optest.Eventually(t, what, cond)
+	testkit.Eventually(t, what, cond)
 }
 
 func gadgets(t testing.TB, ns string) testapi.Client {

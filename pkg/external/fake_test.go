@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/external"
 )
 

@@ -12,7 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/external"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -44,7 +45,7 @@ func TestK8sPhases(t *testing.T) {
 	require.NoError(t, err)
 	r, err := external.NewK8s(env.Config, "k8s-phases", greetingConfigMap)
 	require.NoError(t, err)
-	require.NoError(t, register(op, kind, plug.Handler[*testapi.Gadget](external.New(r)), runtime.ControllerOptions[*testapi.Gadget]{
+	require.NoError(t, testkit.Register(op, kind, plug.Handler[*testapi.Gadget](external.New(r)), runtime.ControllerOptions[*testapi.Gadget]{
 		ReconcileEvery: time.Second, // Read and Diff again soon, to see the drift repaired
 	}))
 	ctx, cancel := context.WithCancel(context.Background())

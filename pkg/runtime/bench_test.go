@@ -21,7 +21,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -163,7 +164,7 @@ func cacheBytesPerObject(b *testing.B, ns string, n int, keep bool) float64 {
 	require.NoError(b, err)
 	before := heap()
 	op, kind := benchOperator(b, ns, runtime.Options{KeepManagedFields: keep, LeaderElection: runtime.LeaderElectionOptions{Namespace: leaseNS}})
-	require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(b, testkit.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	stop := runOperator(b, op)
 	after := heap()
 	goruntime.KeepAlive(op)
@@ -185,7 +186,7 @@ func BenchmarkWriteToReconcile(b *testing.B) {
 	ns := benchNamespace(b)
 	op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	started := make(chan int64, 1)
-	require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
+	require.NoError(b, testkit.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
 		OnModify: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 			started <- a.Object.Generation
 			return nil
@@ -216,7 +217,7 @@ func BenchmarkLeaderHandover(b *testing.B) {
 	le := runtime.LeaderElectionOptions{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
 	newOp := func() *runtime.Operator {
 		op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: le})
-		require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
+		require.NoError(b, testkit.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}), runtime.ControllerOptions[*testapi.Gadget]{}))
 		return op
 	}
 	leader := newOp()
@@ -277,7 +278,7 @@ func BenchmarkOwnedObjectMemory(b *testing.B) {
 	for b.Loop() {
 		before := heap()
 		op, kind := benchOperator(b, ns, runtime.Options{LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
-		require.NoError(b, register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
+		require.NoError(b, testkit.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
 			runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}}))
 		stop := runOperator(b, op)
 		after := heap()

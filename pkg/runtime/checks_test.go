@@ -15,7 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -43,7 +44,7 @@ func TestUserChecksAndPprof(t *testing.T) {
 		return nil
 	}))
 	require.ErrorContains(t, h.op.AddReadyCheck("database", func(*http.Request) error { return nil }), `a check named "database" exists`)
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 
 	code, body := get(t, "http://"+h.op.HealthAddr()+"/readyz")
@@ -110,7 +111,7 @@ func TestJSONLogs(t *testing.T) {
 	require.NoError(t, err)
 	h := &harness{t: t, ns: ns, op: op, writes: &writes{}, kind: kind}
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	createGadget(t, ns, "logged", testapi.GadgetSpec{})
 	eventually(t, `the Logger step's "handled" line`, func() bool { return strings.Contains(out.String(), `"msg":"handled"`) })

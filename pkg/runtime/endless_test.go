@@ -16,7 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -56,7 +57,7 @@ func TestEndlessErrors(t *testing.T) {
 	h := newOperator(t, ns, cfg, runtime.Options{})
 	var mu sync.Mutex
 	var tries []time.Time
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		mu.Lock()
 		tries = append(tries, time.Now())
 		mu.Unlock()

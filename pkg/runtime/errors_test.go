@@ -14,7 +14,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/opgen-sdk/opgen/apis"
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -28,7 +29,7 @@ func TestErrorIsRetriedWithBackoff(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if c.n.Load() <= 2 {
 			return errors.New("not yet")
 		}
@@ -74,7 +75,7 @@ func TestTerminalErrorIsRecordedNotRetried(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		return plug.Terminal(errors.New("spec.size is impossible"))
 	}}), runtime.ControllerOptions[*testapi.Gadget]{ReconcileEvery: time.Minute}))
 
@@ -113,7 +114,7 @@ func TestPeriodicReconcile(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
 		runtime.ControllerOptions[*testapi.Gadget]{ReconcileEvery: time.Minute}))
 
 	h.start()

@@ -11,7 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -30,7 +31,7 @@ func TestForeignWriter(t *testing.T) {
 	ns := env.Namespace(t)
 	c := &calls{}
 	h := newOperator(t, ns, nil, runtime.Options{})
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: configMapAndService}),
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: configMapAndService}),
 		runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK, serviceGVK}}))
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{Message: "hello"})

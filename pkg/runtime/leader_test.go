@@ -17,7 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -37,7 +38,7 @@ func newReplica(t *testing.T, ns string, id int, le runtime.LeaderElectionOption
 	le.Identity = fmt.Sprint("replica-", id)
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		active[id].Add(1)
 		if active[1-id].Load() > 0 {
 			overlap.Store(true)
@@ -134,7 +135,7 @@ func TestExpiredLeaseIsTaken(t *testing.T) {
 		})
 	})
 	h := newOperator(t, ns, cfg, runtime.Options{LeaderElection: le})
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 
 	// The old leader renews once more while the standby watches, then
@@ -164,7 +165,7 @@ func TestLostLeadershipStopsWork(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: fastElection})
 	entered, cancelled := make(chan struct{}), make(chan struct{})
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		close(entered)
 		<-ctx.Done()
 		close(cancelled)

@@ -16,15 +16,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/optest"
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
 // Private: the chaos tests stop and restart the servers.
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testapi/crd"}, Private: true})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testkit/testapi/crd"}, Private: true})
 
 func TestMain(m *testing.M) {
 	if os.Getenv(shardReplicaEnv) != "" {
@@ -151,7 +151,7 @@ func (h *harness) stop() error {
 // eventually polls cond every 20ms for up to 30s.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	optest.Eventually(t, what, cond)
+	testkit.Eventually(t, what, cond)
 }
 
 // calls records the actions a handler ran.
@@ -258,5 +258,5 @@ func getGadget(t testing.TB, ns, name string) (*testapi.Gadget, error) {
 // metric reads one sample of the operator's registry.
 func metric(t testing.TB, op *runtime.Operator, name string, labels ...string) float64 {
 	t.Helper()
-	return optest.Metric(t, op, name, labels...)
+	return testkit.Metric(t, op, name, labels...)
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -32,7 +33,7 @@ func TestRESTClientMetrics(t *testing.T) {
 
 	h := newOperator(t, ns, cfg, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{})
 	eventually(t, "the status write", func() bool {

@@ -13,7 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -48,7 +49,7 @@ func TestMissingOwnedKindWaitsForItsCRD(t *testing.T) {
 	logs := &logBuffer{}
 	h := newOperator(t, ns, nil, runtime.Options{Logger: logs.logger()})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
 		runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{widgetGVK}}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -15,7 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -113,7 +114,7 @@ func TestReadyzFollowsTheAPIServer(t *testing.T) {
 	ns := env.Namespace(t)
 	p := newProxy(t, apiHost(t))
 	h := newOperator(t, ns, p.config(t), runtime.Options{HealthAddr: "127.0.0.1:0"})
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	eventually(t, "/readyz 200", func() bool { return readyz(t, h.op) == http.StatusOK })
 	p.cut()
@@ -130,7 +131,7 @@ func TestNeverReadyWhenNeverSynced(t *testing.T) {
 	p := newProxy(t, apiHost(t))
 	cfg := p.config(t)
 	h := newOperator(t, ns, cfg, runtime.Options{HealthAddr: "127.0.0.1:0"})
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	p.cut()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

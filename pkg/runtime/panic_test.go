@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -20,7 +21,7 @@ func TestPanicIsRecorded(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		panic("boom")
 	}}), runtime.ControllerOptions[*testapi.Gadget]{RateLimiter: slowRetries()}))
 	h.start()

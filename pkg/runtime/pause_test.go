@@ -10,7 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/opgen-sdk/opgen/apis"
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -26,7 +27,7 @@ func TestPauseAnnotation(t *testing.T) {
 	pauses := make(chan telemetry.ReconcilePaused, 100)
 	telemetry.On(h.op.Telemetry(), func(e telemetry.ReconcilePaused) { pauses <- e })
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	ctx := context.Background()
 	_, err := gadgetClient(t, ns).Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{

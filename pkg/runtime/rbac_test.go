@@ -11,7 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -57,7 +58,7 @@ func TestLeastPrivilege(t *testing.T) {
 
 	h := newOperator(t, ns, cfg, runtime.Options{})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if a.Verb == plug.Delete {
 			return nil
 		}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
@@ -46,7 +46,7 @@ func TestReaderReadsTheWatchedNamespaces(t *testing.T) {
 	})
 	require.NoError(t, err)
 	r := configMapReader(op)
-	optest.Run(t, op)
+	testkit.Run(t, op)
 
 	got, err := r.Get(ns, "labelled")
 	require.NoError(t, err, "synced before Run returned ready")

@@ -10,7 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -24,7 +25,7 @@ func TestRecorderCutsLongNotes(t *testing.T) {
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	long := strings.Repeat("é", 1000) + strings.Repeat("x", 1000) // 3,000 bytes
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if a.Verb == plug.Add {
 			h.op.Recorder().Eventf(a.Object, nil, corev1.EventTypeWarning, "Long", "Check", "%s: %s", "long", long)
 		}

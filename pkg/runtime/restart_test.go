@@ -9,7 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -21,14 +22,14 @@ import (
 func TestChangesWhileStoppedAreNotLost(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	register := func(c *calls) *harness {
+	start := func(c *calls) *harness {
 		h := newOperator(t, ns, nil, runtime.Options{})
-		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+		require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 		h.start()
 		return h
 	}
 	c1 := &calls{}
-	h1 := register(c1)
+	h1 := start(c1)
 	for _, name := range []string{"deleted", "changed", "same"} {
 		createGadget(t, ns, name, testapi.GadgetSpec{Size: 1})
 	}
@@ -48,7 +49,7 @@ func TestChangesWhileStoppedAreNotLost(t *testing.T) {
 	require.NotNil(t, g.DeletionTimestamp)
 
 	c2 := &calls{}
-	register(c2)
+	start(c2)
 	eventually(t, "Delete after the restart", func() bool { return count(c2.verbs("deleted"), plug.Delete) == 1 })
 	eventually(t, "the deleted object to go", func() bool { _, err := getGadget(t, ns, "deleted"); return apierrors.IsNotFound(err) })
 	eventually(t, "Modify after the restart", func() bool { return len(c2.of("changed")) > 0 })

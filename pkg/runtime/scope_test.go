@@ -13,7 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -25,7 +26,7 @@ func TestNamespaceScope(t *testing.T) {
 	ns1, ns2, other := env.Namespace(t), env.Namespace(t), env.Namespace(t)
 	h := newOperator(t, ns1, nil, runtime.Options{Namespaces: []string{ns1, ns2}})
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	createGadget(t, other, "outside", testapi.GadgetSpec{})
 	createGadget(t, ns1, "one", testapi.GadgetSpec{})
@@ -63,7 +64,7 @@ func TestKindWithoutObservedGeneration(t *testing.T) {
 		return nil
 	}
 	h := newOperator(t, ns, nil, runtime.Options{})
-	require.NoError(t, register(h.op, configMapKind(h.op.Clientset()),
+	require.NoError(t, testkit.Register(h.op, configMapKind(h.op.Clientset()),
 		plug.Handler[*corev1.ConfigMap](plug.HandlerFuncs[*corev1.ConfigMap]{OnAdd: record, OnModify: record, OnReconcile: record}),
 		runtime.ControllerOptions[*corev1.ConfigMap]{}))
 
@@ -89,7 +90,7 @@ func TestWatchAndFullInformerForOwnedKind(t *testing.T) {
 	lister := h.op.Informers(ns).Core().V1().ConfigMaps().Lister()
 	seen := make(chan string, 100)
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if cm, err := lister.ConfigMaps(ns).Get(a.Object.Name + "-0"); err == nil {
 			seen <- cm.Data["message"]
 		}

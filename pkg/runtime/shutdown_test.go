@@ -14,7 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -30,7 +31,7 @@ func TestGracefulShutdown(t *testing.T) {
 		h := newOperator(t, ns, nil, runtime.Options{ShutdownTimeout: time.Minute})
 		entered, release := make(chan struct{}), make(chan struct{})
 		ctxErr := make(chan error, 1)
-		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 			close(entered)
 			<-release
 			ctxErr <- ctx.Err()
@@ -65,7 +66,7 @@ func TestGracefulShutdown(t *testing.T) {
 		ns := env.Namespace(t)
 		h := newOperator(t, ns, nil, runtime.Options{ShutdownTimeout: 200 * time.Millisecond})
 		entered := make(chan struct{})
-		require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 			close(entered)
 			<-ctx.Done()
 			return ctx.Err()
@@ -113,7 +114,7 @@ func TestShutdownWithStuckHandler(t *testing.T) {
 	h := newOperator(t, ns, nil, runtime.Options{ShutdownTimeout: 200 * time.Millisecond, LeaderElection: le, Logger: logs.logger()})
 	entered, release := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		close(entered)
 		<-release // ignores ctx
 		return nil

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -77,7 +78,7 @@ func TestTelemetryEventsInOrder(t *testing.T) {
 	rec := &recorder{}
 	telemetry.On(h.op.Telemetry(), rec.add)
 	c := &calls{}
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(context.Context, *plug.Action[*testapi.Gadget]) error {
 		if c.n.Load() == 1 {
 			return errors.New("first try fails")
 		}
@@ -137,7 +138,7 @@ func TestLifecycleEvents(t *testing.T) {
 	h := newOperator(t, ns, nil, runtime.Options{})
 	rec := &recorder{}
 	telemetry.On(h.op.Telemetry(), rec.add)
-	require.NoError(t, register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	has := func(name string) bool {
 		for _, e := range rec.all() {

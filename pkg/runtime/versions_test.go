@@ -22,7 +22,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
@@ -179,7 +180,7 @@ func TestVersionDispatch(t *testing.T) {
 	calls := &versionCalls{inside: map[string]string{}}
 	rule := runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}
 	for _, v := range []string{"v1", "v2"} {
-		require.NoError(t, register(h.op, versionedKind(t, h.op, v), plug.Handler[*testapi.Gadget](&versionHandler{version: v, calls: calls}),
+		require.NoError(t, testkit.Register(h.op, versionedKind(t, h.op, v), plug.Handler[*testapi.Gadget](&versionHandler{version: v, calls: calls}),
 			runtime.ControllerOptions[*testapi.Gadget]{Name: "gadget-" + v, VersionDispatch: &rule}))
 	}
 	h.start()
@@ -294,21 +295,21 @@ func TestVersionDispatchRegisterSaysWhatToFix(t *testing.T) {
 	both := runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Written: true, Default: "v1"}
 
 	op := newOp()
-	err := register(op, versionedKind(t, op, "v3"), noop, opts("g3", both))
+	err := testkit.Register(op, versionedKind(t, op, "v3"), noop, opts("g3", both))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "lacks the controller's own version v3")
 
-	err = register(op, versionedKind(t, op, "v1"), noop, opts("g1", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v9"}))
+	err = testkit.Register(op, versionedKind(t, op, "v1"), noop, opts("g1", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v9"}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `Default "v9" is not one of its Versions`)
 
 	op = newOp()
-	require.NoError(t, register(op, versionedKind(t, op, "v1"), noop, opts("g1", both)))
-	err = register(op, versionedKind(t, op, "v2"), noop, opts("g2", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v2"}))
+	require.NoError(t, testkit.Register(op, versionedKind(t, op, "v1"), noop, opts("g1", both)))
+	err = testkit.Register(op, versionedKind(t, op, "v2"), noop, opts("g2", runtime.VersionDispatch{Versions: []string{"v1", "v2"}, Default: "v2"}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "give every version's controller the same")
-	err = register(op, versionedKind(t, op, "v1"), noop, opts("g1b", both))
+	err = testkit.Register(op, versionedKind(t, op, "v1"), noop, opts("g1b", both))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "one controller per version")
-	require.NoError(t, register(op, versionedKind(t, op, "v2"), noop, opts("g2", both)))
+	require.NoError(t, testkit.Register(op, versionedKind(t, op, "v2"), noop, opts("g2", both)))
 }

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -35,16 +35,16 @@ func newOperator(t *testing.T, ns string) *runtime.Operator {
 
 func run(t *testing.T, op *runtime.Operator) {
 	t.Helper()
-	optest.Run(t, op)
+	testkit.Run(t, op)
 	eventually(t, "leadership", op.Leading)
 }
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	optest.Eventually(t, what, cond)
+	testkit.Eventually(t, what, cond)
 }
 
-func podNamespace(t testing.TB) string { return optest.PodNamespace(t, env) }
+func podNamespace(t testing.TB) string { return testkit.PodNamespace(t, env) }
 
 // createNode creates a Node (a plain API object: no kubelet runs it) with
 // its Ready condition, deleted when t ends. A ready node also loses the

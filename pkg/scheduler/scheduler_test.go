@@ -14,7 +14,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/scheduler"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -154,5 +154,5 @@ func hasNote(events []eventsv1.Event, reason, note string) bool {
 
 func metric(t testing.TB, op *runtime.Operator, name string, labels ...string) float64 {
 	t.Helper()
-	return optest.Metric(t, op, name, labels...)
+	return testkit.Metric(t, op, name, labels...)
 }

@@ -15,7 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/task"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -104,7 +104,7 @@ func (h *harness) step(t *testing.T, d time.Duration) {
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	optest.Eventually(t, what, cond)
+	testkit.Eventually(t, what, cond)
 }
 
 var noElection = runtime.LeaderElectionOptions{Disabled: true}
@@ -255,7 +255,7 @@ func TestTaskIsChecked(t *testing.T) {
 
 func counter(t testing.TB, op *runtime.Operator, name, result string) float64 {
 	t.Helper()
-	return optest.Metric(t, op, name, "result", result)
+	return testkit.Metric(t, op, name, "result", result)
 }
 
 // TestKeepCarriesStateUnchanged: Keep runs the task again with the state

@@ -16,7 +16,7 @@ import (
 	shapesv2 "github.com/opgen-sdk/opgen/gen/internal/versions/apis/shapes/v2"
 	"github.com/opgen-sdk/opgen/gen/internal/versions/internal/controller"
 	"github.com/opgen-sdk/opgen/gen/internal/versions/pkg/generated/clientset/versioned"
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
@@ -58,7 +58,7 @@ func TestControllerPerVersion(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.NoError(t, controller.Setup(op))
-	optest.Run(t, op)
+	testkit.Run(t, op)
 
 	cs, err := versioned.NewForConfig(env.Config)
 	require.NoError(t, err)
@@ -71,11 +71,11 @@ func TestControllerPerVersion(t *testing.T) {
 	require.NoError(t, err)
 
 	rec := controller.Actions
-	optest.Eventually(t, "v1's controller to add one", func() bool { return len(rec.Of("v1", "one")) > 0 })
-	optest.Eventually(t, "v2's controller to add two", func() bool { return len(rec.Of("v2", "two")) > 0 })
+	testkit.Eventually(t, "v1's controller to add one", func() bool { return len(rec.Of("v1", "one")) > 0 })
+	testkit.Eventually(t, "v2's controller to add two", func() bool { return len(rec.Of("v2", "two")) > 0 })
 	assert.Equal(t, plug.Add, rec.Of("v1", "one")[0].Verb)
 	assert.Equal(t, plug.Add, rec.Of("v2", "two")[0].Verb)
-	optest.Eventually(t, "one's observedGeneration 1", func() bool {
+	testkit.Eventually(t, "one's observedGeneration 1", func() bool {
 		s, err := v1.Get(ctx, "one", metav1.GetOptions{})
 		return err == nil && s.Status.ObservedGeneration == 1
 	})
@@ -86,7 +86,7 @@ func TestControllerPerVersion(t *testing.T) {
 	nextSecond(t, one)
 	_, err = v2.Patch(ctx, "one", types.MergePatchType, []byte(`{"spec":{"size":2}}`), metav1.PatchOptions{FieldManager: "writer"})
 	require.NoError(t, err)
-	optest.Eventually(t, "v2's controller to handle one", func() bool { return len(rec.Of("v2", "one")) > 0 })
+	testkit.Eventually(t, "v2's controller to handle one", func() bool { return len(rec.Of("v2", "one")) > 0 })
 	assert.Equal(t, plug.Modify, rec.Of("v2", "one")[0].Verb, "a moved object is not added again")
 	for _, h := range rec.Of("v1", "one") {
 		assert.Equal(t, int64(1), h.Generation, "v1's controller handled one after it moved: %+v", h)
@@ -95,7 +95,7 @@ func TestControllerPerVersion(t *testing.T) {
 	// Deleted, it runs Delete in v2 only.
 	handledInV1 := len(rec.Of("v1", "one"))
 	require.NoError(t, v1.Delete(ctx, "one", metav1.DeleteOptions{}))
-	optest.Eventually(t, "one to go", func() bool { _, err := v1.Get(ctx, "one", metav1.GetOptions{}); return apierrors.IsNotFound(err) })
+	testkit.Eventually(t, "one to go", func() bool { _, err := v1.Get(ctx, "one", metav1.GetOptions{}); return apierrors.IsNotFound(err) })
 	assert.Contains(t, verbs(rec.Of("v2", "one")), plug.Delete)
 	assert.Len(t, rec.Of("v1", "one"), handledInV1)
 	assert.Empty(t, rec.Of("v1", "two"), "v1's controller never handles two")

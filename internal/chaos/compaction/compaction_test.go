@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"log/slog"
 
-	"github.com/opgen-sdk/opgen/internal/testapi"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"

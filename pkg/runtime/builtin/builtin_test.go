@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
@@ -55,7 +56,7 @@ func TestPodPrinter(t *testing.T) {
 	ns := podNamespace(t)
 	op := newOperator(t, ns, nil)
 	p := &printer{}
-	require.NoError(t, register(op, builtin.Pods(op, builtin.Options{}),
+	require.NoError(t, testkit.Register(op, builtin.Pods(op, builtin.Options{}),
 		plug.Handler[*corev1.Pod](plug.HandlerFuncs[*corev1.Pod]{OnAdd: p.print, OnModify: p.print, OnReconcile: p.print}),
 		runtime.ControllerOptions[*corev1.Pod]{}))
 
@@ -96,7 +97,7 @@ func TestChaosMonkey(t *testing.T) {
 	ns := podNamespace(t)
 	op := newOperator(t, ns, nil)
 	m := &monkey{op: op}
-	require.NoError(t, register(op, builtin.Pods(op, builtin.Options{LabelSelector: "chaos=enabled"}),
+	require.NoError(t, testkit.Register(op, builtin.Pods(op, builtin.Options{LabelSelector: "chaos=enabled"}),
 		plug.Handler[*corev1.Pod](m), runtime.ControllerOptions[*corev1.Pod]{Name: "chaos-monkey"}))
 
 	run(t, op)
@@ -185,7 +186,7 @@ func TestWatchFailedAndRelisted(t *testing.T) {
 		}
 	})
 	p := &printer{}
-	require.NoError(t, register(op, builtin.ConfigMaps(op, builtin.Options{}),
+	require.NoError(t, testkit.Register(op, builtin.ConfigMaps(op, builtin.Options{}),
 		plug.Handler[*corev1.ConfigMap](plug.HandlerFuncs[*corev1.ConfigMap]{OnAdd: func(_ context.Context, a *plug.Action[*corev1.ConfigMap]) error {
 			p.mu.Lock()
 			p.seen = append(p.seen, "Add "+a.Object.Name+" ")

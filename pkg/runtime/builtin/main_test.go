@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/optest"
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -35,14 +35,14 @@ func newOperator(t *testing.T, ns string, cfg *rest.Config) *runtime.Operator {
 	return op
 }
 
-func run(t *testing.T, op *runtime.Operator) { optest.Run(t, op) }
+func run(t *testing.T, op *runtime.Operator) { testkit.Run(t, op) }
 
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	optest.Eventually(t, what, cond)
+	testkit.Eventually(t, what, cond)
 }
 
-func podNamespace(t testing.TB) string { return optest.PodNamespace(t, env) }
+func podNamespace(t testing.TB) string { return testkit.PodNamespace(t, env) }
 
 // createPod creates a Pod that never runs (there is no kubelet) in a
 // namespace from podNamespace.

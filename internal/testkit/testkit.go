@@ -1,17 +1,21 @@
-// Package optest holds, beside the public kit pkg/optest, the helpers the tests of opgen's packages share:
-// running an operator for a test, polling for a condition, reading a
-// metric, and a namespace where Pods can be created.
-package optest
+// Package testkit holds what the tests of opgen's own packages share,
+// beside the public kit pkg/optest. Only test files import it. It and
+// testapi are the only packages under internal/ that import pkg/.
+package testkit
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/optest"
+	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -80,4 +84,27 @@ func Metric(t testing.TB, op *runtime.Operator, name string, labels ...string) f
 		}
 	}
 	return 0
+}
+
+// Register is runtime.Register for tests that need only its error.
+func Register[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], h plug.Handler[T], opts runtime.ControllerOptions[T]) error {
+	_, err := runtime.Register(op, kind, h, opts)
+	return err
+}
+
+// NextSecond waits until the clock passes the second of obj's newest
+// managedFields entry. Their times have second precision: the next write
+// must be visibly newer for the written-version rule to see it.
+func NextSecond(t testing.TB, obj metav1.Object) {
+	t.Helper()
+	var newest time.Time
+	for _, e := range obj.GetManagedFields() {
+		if e.Time != nil && e.Time.After(newest) {
+			newest = e.Time.Time
+		}
+	}
+	if d := time.Until(newest.Truncate(time.Second).Add(time.Second)); d > 0 {
+		t.Logf("waiting %s for the clock to pass the second of %s's last write", d.Round(time.Millisecond), obj.GetName())
+		time.Sleep(d)
+	}
 }
