@@ -5,14 +5,13 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/opgen-sdk/opgen/internal/pki"
 )
 
 // credentials is the key material of one environment: a CA, the apiserver's
@@ -34,79 +33,38 @@ type credentials struct {
 // which the apiserver authorizes for everything without RBAC rules.
 const adminUser = "opgen-admin"
 
+// credentialsLife is how long an environment's certificates hold: longer
+// than any test run.
+const credentialsLife = 10 * 365 * 24 * time.Hour
+
 func newCredentials(dir string) (*credentials, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	now := time.Now()
+	ca, err := pki.NewCA("opgen-testenv", now, credentialsLife)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now().Add(-time.Hour)
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "opgen-testenv-ca"},
-		NotBefore:             now,
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	ips := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)}
+	hosts := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
+	serving, err := pki.NewServing(ca, hosts, ips, now, credentialsLife)
 	if err != nil {
 		return nil, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	admin, err := pki.NewClient(ca, adminUser, []string{"system:masters"}, now, credentialsLife)
 	if err != nil {
 		return nil, err
 	}
-	c := &credentials{caPEM: pemBlock("CERTIFICATE", caDER)}
-
-	servingCert, servingKey, err := issue(ca, caKey, &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now,
-		NotAfter:     caTmpl.NotAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-	})
+	saKey, saPub, err := signingKey()
 	if err != nil {
 		return nil, err
 	}
-	c.adminCertPEM, c.adminKeyPEM, err = issue(ca, caKey, &x509.Certificate{
-		SerialNumber: big.NewInt(3),
-		Subject:      pkix.Name{CommonName: adminUser, Organization: []string{"system:masters"}},
-		NotBefore:    now,
-		NotAfter:     caTmpl.NotAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	if err != nil {
-		return nil, err
+	c := &credentials{
+		caPEM: ca.CertPEM, adminCertPEM: admin.CertPEM, adminKeyPEM: admin.KeyPEM,
+		caFile: filepath.Join(dir, "ca.crt"), servingCert: filepath.Join(dir, "apiserver.crt"), servingKey: filepath.Join(dir, "apiserver.key"),
+		saSigningKey: filepath.Join(dir, "sa.key"), saVerifyingKey: filepath.Join(dir, "sa.pub"),
 	}
-	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	saPriv, err := x509.MarshalECPrivateKey(saKey)
-	if err != nil {
-		return nil, err
-	}
-	saPub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
-	if err != nil {
-		return nil, err
-	}
-
-	c.caFile = filepath.Join(dir, "ca.crt")
-	c.servingCert = filepath.Join(dir, "apiserver.crt")
-	c.servingKey = filepath.Join(dir, "apiserver.key")
-	c.saSigningKey = filepath.Join(dir, "sa.key")
-	c.saVerifyingKey = filepath.Join(dir, "sa.pub")
 	files := map[string][]byte{
-		c.caFile:         c.caPEM,
-		c.servingCert:    servingCert,
-		c.servingKey:     servingKey,
-		c.saSigningKey:   pemBlock("EC PRIVATE KEY", saPriv),
-		c.saVerifyingKey: pemBlock("PUBLIC KEY", saPub),
+		c.caFile: ca.CertPEM, c.servingCert: serving.CertPEM, c.servingKey: serving.KeyPEM,
+		c.saSigningKey: saKey, c.saVerifyingKey: saPub,
 	}
 	for path, data := range files {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -116,21 +74,22 @@ func newCredentials(dir string) (*credentials, error) {
 	return c, nil
 }
 
-// issue signs tmpl with the CA and returns the certificate and its new key.
-func issue(ca *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
+// signingKey makes the service-account token signing key, private and
+// public, as PEM.
+func signingKey() (keyPEM, pubPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sign %s: %w", tmpl.Subject.CommonName, err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	priv, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		return nil, nil, err
 	}
-	return pemBlock("CERTIFICATE", der), pemBlock("EC PRIVATE KEY", keyDER), nil
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pemBlock("EC PRIVATE KEY", priv), pemBlock("PUBLIC KEY", pub), nil
 }
 
 func pemBlock(typ string, der []byte) []byte {

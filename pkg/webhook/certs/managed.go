@@ -202,7 +202,7 @@ func (m *managed) sync(ctx context.Context) error {
 				return fmt.Errorf("write Secret %s/%s: %w", m.o.Namespace, m.o.SecretName, err)
 			}
 			m.o.Log.Info("webhook certificate updated", "secret", m.o.Namespace+"/"+m.o.SecretName, "changes", changes,
-				"servingExpires", next.serving.cert.NotAfter, "caExpires", next.signer.cert.NotAfter)
+				"servingExpires", next.serving.Cert.NotAfter, "caExpires", next.signer.Cert.NotAfter)
 		}
 		if err := m.load(secret); err != nil {
 			return err

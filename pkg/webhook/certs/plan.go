@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/cert"
+
+	"github.com/opgen-sdk/opgen/internal/pki"
 )
 
 // The Secret of a managed certificate: a kubernetes.io/tls Secret (tls.crt,
@@ -29,8 +31,8 @@ const (
 
 // state is what the Secret holds, parsed.
 type state struct {
-	signer, next *keyPair
-	serving      *keyPair
+	signer, next *pki.KeyPair
+	serving      *pki.KeyPair
 	trusted      []*x509.Certificate // the CA bundle
 	stagedAt     time.Time
 	promotedAt   time.Time
@@ -46,13 +48,13 @@ type lifetimes struct {
 func readState(s *corev1.Secret) (*state, error) {
 	st := &state{}
 	var err error
-	if st.signer, err = parseKeyPair(s.Data[signerCertKey], s.Data[signerKeyKey]); err != nil {
+	if st.signer, err = pki.Parse(s.Data[signerCertKey], s.Data[signerKeyKey]); err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", signerCertKey, signerKeyKey, err)
 	}
-	if st.next, err = parseKeyPair(s.Data[nextCertKey], s.Data[nextKeyKey]); err != nil {
+	if st.next, err = pki.Parse(s.Data[nextCertKey], s.Data[nextKeyKey]); err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", nextCertKey, nextKeyKey, err)
 	}
-	if st.serving, err = parseKeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
+	if st.serving, err = pki.Parse(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", corev1.TLSCertKey, corev1.TLSPrivateKeyKey, err)
 	}
 	if b := s.Data[CAFile]; len(b) > 0 {
@@ -78,14 +80,14 @@ func readState(s *corev1.Secret) (*state, error) {
 func (st *state) write(s *corev1.Secret) {
 	s.Type = corev1.SecretTypeTLS
 	s.Data = map[string][]byte{
-		signerCertKey:           st.signer.certPEM,
-		signerKeyKey:            st.signer.keyPEM,
-		corev1.TLSCertKey:       st.serving.certPEM,
-		corev1.TLSPrivateKeyKey: st.serving.keyPEM,
-		CAFile:                  encodeBundle(st.trusted),
+		signerCertKey:           st.signer.CertPEM,
+		signerKeyKey:            st.signer.KeyPEM,
+		corev1.TLSCertKey:       st.serving.CertPEM,
+		corev1.TLSPrivateKeyKey: st.serving.KeyPEM,
+		CAFile:                  pki.Bundle(st.trusted),
 	}
 	if st.next != nil {
-		s.Data[nextCertKey], s.Data[nextKeyKey] = st.next.certPEM, st.next.keyPEM
+		s.Data[nextCertKey], s.Data[nextKeyKey] = st.next.CertPEM, st.next.KeyPEM
 	}
 	if s.Annotations == nil {
 		s.Annotations = map[string]string{}
@@ -115,16 +117,16 @@ func (st *state) write(s *corev1.Secret) {
 //     changed, a new serving certificate from the same CA (the bundle
 //     needs no change).
 func plan(st *state, name string, hosts []string, ips []net.IP, lt lifetimes, now time.Time) (*state, []string, error) {
-	if st == nil || !now.Before(st.signer.cert.NotAfter) {
-		ca, err := newCA(name, now, lt.ca)
+	if st == nil || !now.Before(st.signer.Cert.NotAfter) {
+		ca, err := pki.NewCA(name, now, lt.ca)
 		if err != nil {
 			return nil, nil, err
 		}
-		serving, err := newServing(ca, hosts, ips, now, lt.serving)
+		serving, err := pki.NewServing(ca, hosts, ips, now, lt.serving)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &state{signer: ca, serving: serving, trusted: []*x509.Certificate{ca.cert}}, []string{"new CA and serving certificate"}, nil
+		return &state{signer: ca, serving: serving, trusted: []*x509.Certificate{ca.Cert}}, []string{"new CA and serving certificate"}, nil
 	}
 	next := *st
 	next.trusted = slices.Clone(st.trusted)
@@ -135,7 +137,7 @@ func plan(st *state, name string, hosts []string, ips []net.IP, lt lifetimes, no
 		switch {
 		case !now.Before(c.NotAfter):
 			return false
-		case c.Equal(next.signer.cert), next.next != nil && c.Equal(next.next.cert):
+		case c.Equal(next.signer.Cert), next.next != nil && c.Equal(next.next.Cert):
 			return true
 		default:
 			return !next.promotedAt.IsZero() && now.Before(next.promotedAt.Add(lt.overlap))
@@ -146,8 +148,8 @@ func plan(st *state, name string, hosts []string, ips []net.IP, lt lifetimes, no
 			next.trusted = append(next.trusted, c)
 		}
 	}
-	if next.next == nil && !now.Before(renewAt(next.signer.cert)) {
-		ca, err := newCA(name, now, lt.ca)
+	if next.next == nil && !now.Before(pki.RenewAt(next.signer.Cert)) {
+		ca, err := pki.NewCA(name, now, lt.ca)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -155,14 +157,14 @@ func plan(st *state, name string, hosts []string, ips []net.IP, lt lifetimes, no
 		changes = append(changes, "next CA staged in the bundle")
 	}
 	if next.next != nil && !now.Before(next.stagedAt.Add(lt.overlap)) {
-		ensure(next.signer.cert) // the old CA stays for the overlap
+		ensure(next.signer.Cert) // the old CA stays for the overlap
 		next.signer, next.next, next.stagedAt, next.promotedAt = next.next, nil, time.Time{}, now
 		next.serving = nil
 		changes = append(changes, "next CA promoted to sign")
 	}
-	ensure(next.signer.cert)
+	ensure(next.signer.Cert)
 	if next.next != nil {
-		ensure(next.next.cert)
+		ensure(next.next.Cert)
 	}
 	if n := len(next.trusted); n > 0 {
 		next.trusted = slices.DeleteFunc(next.trusted, func(c *x509.Certificate) bool { return !keep(c) })
@@ -173,9 +175,9 @@ func plan(st *state, name string, hosts []string, ips []net.IP, lt lifetimes, no
 	if !next.promotedAt.IsZero() && !now.Before(next.promotedAt.Add(lt.overlap)) {
 		next.promotedAt = time.Time{}
 	}
-	if next.serving == nil || !signedBy(next.serving.cert, next.signer.cert) || !names(next.serving.cert, hosts, ips) ||
-		!now.Before(renewAt(next.serving.cert)) {
-		serving, err := newServing(next.signer, hosts, ips, now, lt.serving)
+	if next.serving == nil || !pki.SignedBy(next.serving.Cert, next.signer.Cert) || !pki.Names(next.serving.Cert, hosts, ips) ||
+		!now.Before(pki.RenewAt(next.serving.Cert)) {
+		serving, err := pki.NewServing(next.signer, hosts, ips, now, lt.serving)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -62,7 +62,7 @@ func TestPlanKeepsTrust(t *testing.T) {
 		recent := history[max(0, len(history)-2):]
 		for _, served := range recent {
 			for _, bundle := range recent {
-				require.NoError(t, verifies(served.serving.cert, bundle.trusted, now),
+				require.NoError(t, verifies(served.serving.Cert, bundle.trusted, now),
 					"at %s (step %d, changes %v): a serving certificate still served is not trusted by a bundle the API server may hold", now, i, changes)
 			}
 		}
@@ -89,13 +89,13 @@ func TestPlanStartsAgain(t *testing.T) {
 	again, changes, err := plan(st, "x", testHosts, nil, lt, now.Add(2*time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"new CA and serving certificate"}, changes, "an expired CA is replaced")
-	assert.False(t, again.signer.cert.Equal(st.signer.cert))
+	assert.False(t, again.signer.Cert.Equal(st.signer.Cert))
 
 	renamed, changes, err := plan(st, "x", testHosts, []net.IP{net.IPv4(127, 0, 0, 1)}, lt, now.Add(time.Minute))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"serving certificate renewed"}, changes)
-	assert.True(t, renamed.signer.cert.Equal(st.signer.cert), "the same CA")
-	assert.True(t, renamed.serving.cert.IPAddresses[0].Equal(net.IPv4(127, 0, 0, 1)))
+	assert.True(t, renamed.signer.Cert.Equal(st.signer.Cert), "the same CA")
+	assert.True(t, renamed.serving.Cert.IPAddresses[0].Equal(net.IPv4(127, 0, 0, 1)))
 
 	_, err = readState(&corev1.Secret{Data: map[string][]byte{signerCertKey: []byte("not PEM"), signerKeyKey: []byte("x")}})
 	require.ErrorContains(t, err, signerCertKey)

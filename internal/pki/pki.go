@@ -1,4 +1,7 @@
-package certs
+// Package pki makes and parses certificates: CAs, serving and client
+// certificates, with P-256 keys. The webhook server's managed certificates
+// and the test environment's control plane use it.
+package pki
 
 import (
 	"bytes"
@@ -19,19 +22,19 @@ import (
 	"k8s.io/client-go/util/keyutil"
 )
 
-// keyPair is a certificate with its key, parsed and as PEM.
-type keyPair struct {
-	cert    *x509.Certificate
-	key     crypto.Signer
-	certPEM []byte
-	keyPEM  []byte
+// KeyPair is a certificate with its key, parsed and as PEM.
+type KeyPair struct {
+	Cert    *x509.Certificate
+	Key     crypto.Signer
+	CertPEM []byte
+	KeyPEM  []byte
 }
 
-// newKeyPair makes a P-256 key (client-go's keyutil) and a certificate
-// for it from template, signed by parent (self-signed when nil), valid
-// from a little before now (clock skew between the operator and the API
-// server) for life.
-func newKeyPair(template *x509.Certificate, parent *keyPair, now time.Time, life time.Duration) (*keyPair, error) {
+// New makes a P-256 key (client-go's keyutil) and a certificate for it
+// from template, signed by parent (self-signed when nil). It is valid
+// from a little before now, for clock skew between the signer and its
+// peers, for life, and never beyond its CA.
+func New(template *x509.Certificate, parent *KeyPair, now time.Time, life time.Duration) (*KeyPair, error) {
 	keyPEM, err := keyutil.MakeEllipticPrivateKeyPEM()
 	if err != nil {
 		return nil, err
@@ -53,9 +56,9 @@ func newKeyPair(template *x509.Certificate, parent *keyPair, now time.Time, life
 	template.NotAfter = now.Add(life).UTC()
 	signerCert, signerKey := template, key
 	if parent != nil {
-		signerCert, signerKey = parent.cert, parent.key
-		if template.NotAfter.After(parent.cert.NotAfter) {
-			template.NotAfter = parent.cert.NotAfter // never outlives its CA
+		signerCert, signerKey = parent.Cert, parent.Key
+		if template.NotAfter.After(parent.Cert.NotAfter) {
+			template.NotAfter = parent.Cert.NotAfter
 		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, template, signerCert, key.Public(), signerKey)
@@ -70,12 +73,12 @@ func newKeyPair(template *x509.Certificate, parent *keyPair, now time.Time, life
 	if err != nil {
 		return nil, err
 	}
-	return &keyPair{cert: c, key: key, certPEM: certPEM, keyPEM: keyPEM}, nil
+	return &KeyPair{Cert: c, Key: key, CertPEM: certPEM, KeyPEM: keyPEM}, nil
 }
 
-// newCA makes a CA named name.
-func newCA(name string, now time.Time, life time.Duration) (*keyPair, error) {
-	return newKeyPair(&x509.Certificate{
+// NewCA makes a CA named name.
+func NewCA(name string, now time.Time, life time.Duration) (*KeyPair, error) {
+	return New(&x509.Certificate{
 		Subject:               pkix.Name{CommonName: fmt.Sprintf("%s-ca@%d", name, now.Unix())},
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		BasicConstraintsValid: true,
@@ -83,13 +86,13 @@ func newCA(name string, now time.Time, life time.Duration) (*keyPair, error) {
 	}, nil, now, life)
 }
 
-// newServing makes a serving certificate for hosts and ips signed by ca.
-func newServing(ca *keyPair, hosts []string, ips []net.IP, now time.Time, life time.Duration) (*keyPair, error) {
+// NewServing makes a serving certificate for hosts and ips signed by ca.
+func NewServing(ca *KeyPair, hosts []string, ips []net.IP, now time.Time, life time.Duration) (*KeyPair, error) {
 	cn := "webhook"
 	if len(hosts) > 0 {
 		cn = hosts[0]
 	}
-	return newKeyPair(&x509.Certificate{
+	return New(&x509.Certificate{
 		Subject:               pkix.Name{CommonName: cn},
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -99,9 +102,17 @@ func newServing(ca *keyPair, hosts []string, ips []net.IP, now time.Time, life t
 	}, ca, now, life)
 }
 
-// parseKeyPair parses a certificate and key in PEM; nil, nil when both are
-// empty.
-func parseKeyPair(certPEM, keyPEM []byte) (*keyPair, error) {
+// NewClient makes a client certificate for user in groups, signed by ca.
+func NewClient(ca *KeyPair, user string, groups []string, now time.Time, life time.Duration) (*KeyPair, error) {
+	return New(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: user, Organization: groups},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, ca, now, life)
+}
+
+// Parse parses a certificate and key in PEM; nil, nil when both are empty.
+func Parse(certPEM, keyPEM []byte) (*KeyPair, error) {
 	if len(certPEM) == 0 && len(keyPEM) == 0 {
 		return nil, nil
 	}
@@ -120,21 +131,21 @@ func parseKeyPair(certPEM, keyPEM []byte) (*keyPair, error) {
 	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
 		return nil, err // the key does not match the certificate
 	}
-	return &keyPair{cert: certs[0], key: key, certPEM: certPEM, keyPEM: keyPEM}, nil
+	return &KeyPair{Cert: certs[0], Key: key, CertPEM: certPEM, KeyPEM: keyPEM}, nil
 }
 
-// renewAt is when c should be replaced: two thirds into its life.
-func renewAt(c *x509.Certificate) time.Time {
+// RenewAt is when c should be replaced: two thirds into its life.
+func RenewAt(c *x509.Certificate) time.Time {
 	return c.NotBefore.Add(c.NotAfter.Sub(c.NotBefore) * 2 / 3)
 }
 
-// signedBy reports whether ca signed c.
-func signedBy(c, ca *x509.Certificate) bool {
+// SignedBy reports whether ca signed c.
+func SignedBy(c, ca *x509.Certificate) bool {
 	return c.CheckSignatureFrom(ca) == nil
 }
 
-// names reports whether c is made for exactly hosts and ips.
-func names(c *x509.Certificate, hosts []string, ips []net.IP) bool {
+// Names reports whether c is made for exactly hosts and ips.
+func Names(c *x509.Certificate, hosts []string, ips []net.IP) bool {
 	if !slices.Equal(c.DNSNames, hosts) || len(c.IPAddresses) != len(ips) {
 		return false
 	}
@@ -146,8 +157,8 @@ func names(c *x509.Certificate, hosts []string, ips []net.IP) bool {
 	return true
 }
 
-// encodeBundle is the PEM of certs, in order.
-func encodeBundle(certs []*x509.Certificate) []byte {
+// Bundle is the PEM of certs, in order.
+func Bundle(certs []*x509.Certificate) []byte {
 	var out bytes.Buffer
 	for _, c := range certs {
 		b, _ := cert.EncodeCertificates(c) // encoding a parsed certificate cannot fail
