@@ -1,5 +1,5 @@
 // Package dockerfile writes a minimal multi-stage Dockerfile for an opgen
-// operator, Bonny's `mix bonny.gen.dockerfile` for Go.
+// operator.
 //
 // # Flow
 //

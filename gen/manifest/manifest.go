@@ -1,6 +1,6 @@
-// Package manifest writes an operator's whole deployment manifest, Bonny's
-// `mix bonny.gen.manifest` for opgen: the CRDs and RBAC that `opgen generate`
-// wrote under config/, plus the objects that run the operator in a cluster.
+// Package manifest writes an operator's whole deployment manifest: the CRDs
+// and RBAC that `opgen generate` wrote under config/, plus the objects that
+// run the operator in a cluster.
 //
 // # Flow
 //

@@ -11,8 +11,7 @@ import (
 	"github.com/opgen-sdk/opgen/apis"
 )
 
-// Action carries one object through the pipeline for one verb: Bonny's Axn,
-// typed. The handler and the steps read and change it; the steps that write
+// Action carries one object through the pipeline for one verb. The handler and the steps read and change it; the steps that write
 // to the API (ApplyStatus, ApplyDescendants, RecordEvents) act on what it
 // holds when the handler returns.
 //

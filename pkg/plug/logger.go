@@ -11,7 +11,7 @@ import (
 
 // Logger logs each action at its end: verb, duration and error; and each
 // apply the steps inside it make (the status, every descendant, every
-// Kubernetes Event), as Bonny's Logger step does.
+// Kubernetes Event).
 //
 // # Flow
 //

@@ -23,7 +23,7 @@ import (
 // Environment variables New reads when the matching option is unset.
 const (
 	// EnvWatchNamespace, OPGEN_WATCH_NAMESPACE, lists the namespaces to
-	// watch, comma-separated, or "all" (Bonny's BONNY_POD_NAMESPACE).
+	// watch, comma-separated, or "all".
 	EnvWatchNamespace = osenv.WatchNamespace
 	// EnvPodNamespace, OPGEN_POD_NAMESPACE, is the operator's own
 	// namespace, where the leader election Lease lives; set it from the
@@ -35,9 +35,9 @@ const (
 // means every namespace.
 const AllNamespaces = metav1.NamespaceAll
 
-// allNamespacesBonny is Bonny's spelling of every namespace
-// (BONNY_POD_NAMESPACE=__ALL__), accepted wherever "all" is.
-const allNamespacesBonny = "__ALL__"
+// allNamespacesAlias spells every namespace as operators ported from
+// Bonny do (docs/parity.md). It is accepted wherever "all" is.
+const allNamespacesAlias = "__ALL__"
 
 // Options configure an Operator. The zero value is usable once Name is set;
 // each field documents its default. Precedence: a flag bound with
@@ -272,7 +272,7 @@ func splitNamespaces(s string) []string {
 	var out []string
 	for _, ns := range strings.Split(s, ",") {
 		ns = strings.TrimSpace(ns)
-		if ns == "all" || ns == allNamespacesBonny || ns == "" {
+		if ns == "all" || ns == allNamespacesAlias || ns == "" {
 			return []string{AllNamespaces}
 		}
 		out = append(out, ns)
@@ -291,7 +291,7 @@ func (o Options) complete() (Options, error) {
 	}
 	if len(o.Namespaces) > 0 {
 		for _, ns := range o.Namespaces {
-			if ns == AllNamespaces || ns == allNamespacesBonny {
+			if ns == AllNamespaces || ns == allNamespacesAlias {
 				o.Namespaces = []string{AllNamespaces}
 				break
 			}

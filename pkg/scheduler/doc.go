@@ -1,6 +1,5 @@
 // Package scheduler runs a custom Kubernetes scheduler inside an opgen
-// operator, Bonny's Bonny.Server.Scheduler typed: the user picks a node
-// for a pod, the runtime does the rest.
+// operator: the user picks a node for a pod, the runtime does the rest.
 //
 //	cheap := scheduler.Func(func(ctx context.Context, pod *corev1.Pod, nodes iter.Seq[*corev1.Node]) (*corev1.Node, error) {
 //		for n := range nodes {

@@ -10,8 +10,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-// fetchNodes lists the node cache, reporting the read as Bonny's
-// scheduler reports its nodes fetch.
+// fetchNodes lists the node cache and reports the read as a nodes fetch.
 func (b *binder) fetchNodes() ([]*corev1.Node, error) {
 	f := telemetry.Fetch{Scheduler: b.opts.Name, Resource: telemetry.FetchNodes}
 	b.op.Telemetry().Emit(telemetry.SchedulerFetchStarted{Fetch: f})
@@ -30,7 +29,7 @@ func (b *binder) fetchNodes() ([]*corev1.Node, error) {
 // SchedulerFetchSucceeded per page, and a failed list or watch is a
 // SchedulerFetchFailed. A pods fetch has no Started event: the list
 // request's start is not visible to the runtime's ListWatch wrapper before
-// it returns (Bonny's pods fetch has none either).
+// it returns.
 func reportPodFetches(op *runtime.Operator, name, controller string) {
 	f := telemetry.Fetch{Scheduler: name, Resource: telemetry.FetchPods}
 	telemetry.On(op.Telemetry(), func(e telemetry.WatchChunkReceived) {

@@ -1,7 +1,7 @@
-// Package task runs periodic tasks in an opgen operator, Bonny's
-// Bonny.PeriodicTask typed: named functions that run on an interval with
-// jitter, carry a state of their own type from one run to the next, and
-// run only on the leader.
+// Package task runs periodic tasks in an opgen operator: named functions
+// that run on an interval with jitter. Each carries a state of its own
+// type from one run to the next, and runs only on the leader.
+// docs/parity.md maps Bonny's PeriodicTask to it.
 //
 //	tasks, err := task.NewRunner(op, task.Options{})
 //	err = task.Register(tasks, task.Task[int]{
@@ -17,7 +17,7 @@
 //			}
 //			return task.Continue(seen + n), nil // again after Every, with a new state
 //		},
-//		OnError: task.Backoff, // or task.Halt: stop the task on its first failure, as Bonny does
+//		OnError: task.Backoff, // or task.Halt: stop the task on its first failure
 //	})
 //
 // # Flow
@@ -28,15 +28,11 @@
 // run, plus a random jitter of up to Jitter×Every. A run that returns an
 // error (or panics) is retried after a backoff that starts at
 // Options.InitialBackoff and doubles up to Options.MaxBackoff, with the
-// state it had (OnError Backoff, the default), or ends the task (OnError
-// Halt, Bonny's behaviour). Continue(s) replaces the state, Keep() keeps
-// it (Bonny's {:ok, state}), Stop() ends the task. The jitter's random
-// numbers come from Options.Rand, so a test can fix them.
-//
-// Bonny's PeriodicTask maps as: id → Name, interval → Every, jitter →
-// Jitter, state → State, handler → Run, {:ok, state} → Continue(state) or
-// Keep(), :stop → Stop(), a failing handler → OnError Halt. Tasks are
-// registered and unregistered at any time, before or during Run.
+// state it had (OnError Backoff, the default). With OnError Halt it ends
+// the task. Continue(s) replaces the state, Keep() keeps it, Stop() ends
+// the task. The jitter's random numbers come from Options.Rand, so a test
+// can fix them. Tasks are registered and unregistered at any time, before
+// or during Run.
 //
 // # Guarantees
 //

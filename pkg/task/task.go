@@ -19,8 +19,7 @@ type Result[S any] struct {
 // state.
 func Continue[S any](state S) Result[S] { return Result[S]{state: state, set: true} }
 
-// Keep runs the task again after its interval with its state unchanged
-// (Bonny's {:ok, state} when the state is what the run got).
+// Keep runs the task again after its interval with its state unchanged.
 func Keep[S any]() Result[S] { return Result[S]{} }
 
 // Stop ends the task: it is unregistered and never runs again.
@@ -34,8 +33,8 @@ const (
 	// Backoff retries the run after the Runner's backoff, with the same
 	// state. The default.
 	Backoff ErrorPolicy = iota
-	// Halt stops the task, as Bonny stops a task whose function fails: it
-	// is unregistered, and telemetry.TaskStopped says why
+	// Halt stops the task when its function fails: it is unregistered,
+	// and telemetry.TaskStopped says why
 	// (StoppedByError, with the error).
 	Halt
 )

@@ -3,7 +3,7 @@
 // reports what happens to it as a typed Event on the operator's Bus, and
 // anyone may Subscribe. The operator's own Prometheus metrics and logs are
 // subscribers like any other, so what a dashboard counts is exactly what a
-// user's hook sees. It is Bonny's :telemetry events, typed.
+// user's hook sees. docs/parity.md maps Bonny's telemetry events to these.
 //
 // # Events
 //
@@ -24,46 +24,6 @@
 //	telemetry.On(op.Telemetry(), func(e telemetry.ReconcileFailed) {
 //		alerts.Notify(e.Controller, e.Key, e.Err)
 //	})
-//
-// # Bonny's events
-//
-// Every event of Bonny's Bonny.Sys.Event (v0.4) has a typed counterpart:
-//
-//	Bonny [:bonny, ...]                    opgen
-//	watcher initialized                    WatchInitialized
-//	watcher watch started                  WatchStarted (the first list done, watching)
-//	watcher watch succeeded                WatchOpened (each watch the server accepts)
-//	watcher watch finished                 WatchFinished
-//	watcher watch failed                   WatchFailed
-//	watcher watch timedout                 WatchTimedOut
-//	watcher chunk received                 WatchChunkReceived
-//	watcher genserver down                 WatchStopped
-//	reconciler initialized                 ControllerStarted
-//	reconciler fetch succeeded             WatchChunkReceived, WatchRelisted (reads come from the cache these lists fill)
-//	reconciler fetch failed                WatchFailed
-//	reconciler run started                 ReconcileStarted
-//	reconciler reconcile succeeded         ReconcileSucceeded
-//	reconciler reconcile failed            ReconcileFailed
-//	reconciler genserver down              ControllerStopped
-//	scheduler pods fetch succeeded         SchedulerFetchSucceeded{Resource: FetchPods}
-//	scheduler pods fetch failed            SchedulerFetchFailed{Resource: FetchPods}
-//	scheduler nodes fetch succeeded        SchedulerFetchSucceeded{Resource: FetchNodes}
-//	scheduler nodes fetch failed           SchedulerFetchFailed{Resource: FetchNodes}
-//	(no Bonny event: nodes fetch start)    SchedulerFetchStarted{Resource: FetchNodes}
-//	scheduler binding succeeded            BindSucceeded
-//	scheduler binding failed               BindFailed
-//	task initialized                       TaskInitialized
-//	task registered                        TaskRegistered
-//	task unregistered                      TaskStopped{Reason: StoppedByUnregister}
-//	task succeeded                         TaskRan with a nil Err
-//	task failed                            TaskRan with Err (and TaskStopped{Reason: StoppedByError} with OnError Halt)
-//	task stopped                           TaskStopped{Reason: StoppedByTask}
-//
-// Bonny 1.x replaced these with :telemetry spans ([:reconciler, :reconcile],
-// [:watcher, :watch], [:scheduler, :binding], [:task, :execution], each
-// :start, :stop, :exception): ReconcileStarted/Succeeded/Failed,
-// WatchOpened/Finished/Failed, BindSucceeded/Failed and TaskRan cover them;
-// durations are in the events' Duration fields.
 //
 // The operator's metrics count the reconcile, leadership and watch events
 // (opgen_watch_events_total{controller,kind,event}); its log writes the
