@@ -77,8 +77,8 @@ type Operator struct {
 	// (versions.go).
 	dispatch dispatchGroups
 
-	// replicaServers run on every replica (AddReplicaRunnable, webhook.go).
-	replicaServers []Runnable
+	// replicaRunnables run on every replica (AddReplicaRunnable).
+	replicaRunnables []Runnable
 }
 
 // runner is a controller as the operator sees it, without its type

@@ -80,7 +80,7 @@ func TestServersRunOnEveryReplica(t *testing.T) {
 	default:
 		t.Fatal("Run returned before the server's context ended and it returned")
 	}
-	assert.ErrorContains(t, op.AddReplicaRunnable(runtime.RunnableFunc(func(context.Context) error { return nil })), "add every server before Run")
+	assert.ErrorContains(t, op.AddReplicaRunnable(runtime.RunnableFunc(func(context.Context) error { return nil })), "add every Runnable before Run")
 }
 
 // TestServerFailureStopsRun: a server that fails (a port taken) stops the
