@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -165,20 +164,9 @@ func (e *Environment) StopAPIServer() {
 // same certificates and etcd, and waits until it is ready: Config and
 // Kubeconfig stay valid.
 func (e *Environment) StartAPIServer(ctx context.Context) error {
-	e.mustBePrivate("StartAPIServer")
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.apiserver != nil && e.apiserver.running() {
-		return errors.New("testenv: StartAPIServer: kube-apiserver is running; call StopAPIServer first")
-	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.StartTimeout)
-	defer cancel()
-	p, err := e.startAPIServer(e.apiPort, "http://127.0.0.1:"+strconv.Itoa(e.etcdPort))
-	if err != nil {
-		return fmt.Errorf("testenv: %w", err)
-	}
-	e.apiserver = p
-	return waitFor(ctx, p, e.apiserverReady)
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(e.etcdPort)
+	return e.restart(ctx, "StartAPIServer", "kube-apiserver", &e.apiserver,
+		func() (*process, error) { return e.startAPIServer(e.apiPort, etcdURL) }, e.apiserverReady)
 }
 
 // StopEtcd stops etcd (SIGTERM, SIGKILL after two seconds), leaving the
@@ -194,21 +182,29 @@ func (e *Environment) StopEtcd() {
 // StartEtcd starts etcd again on the same ports and data directory and
 // waits until it is healthy.
 func (e *Environment) StartEtcd(ctx context.Context) error {
-	e.mustBePrivate("StartEtcd")
+	url := "http://127.0.0.1:" + strconv.Itoa(e.etcdPort)
+	return e.restart(ctx, "StartEtcd", "etcd", &e.etcd,
+		func() (*process, error) { return e.startEtcd(e.etcdPort, e.peerPort) },
+		func(ctx context.Context) error { return etcdHealthy(ctx, url) })
+}
+
+// restart starts the stopped server *p again with start, and waits until
+// ready answers. method names the caller in errors.
+func (e *Environment) restart(ctx context.Context, method, server string, p **process, start func() (*process, error), ready func(context.Context) error) error {
+	e.mustBePrivate(method)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.etcd != nil && e.etcd.running() {
-		return errors.New("testenv: StartEtcd: etcd is running; call StopEtcd first")
+	if *p != nil && (*p).running() {
+		return fmt.Errorf("testenv: %s: %s is running; stop it first", method, server)
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.StartTimeout)
 	defer cancel()
-	p, err := e.startEtcd(e.etcdPort, e.peerPort)
+	started, err := start()
 	if err != nil {
 		return fmt.Errorf("testenv: %w", err)
 	}
-	e.etcd = p
-	url := "http://127.0.0.1:" + strconv.Itoa(e.etcdPort)
-	return waitFor(ctx, p, func(ctx context.Context) error { return etcdHealthy(ctx, url) })
+	*p = started
+	return waitFor(ctx, started, ready)
 }
 
 // waitFor polls check until it succeeds, the process exits or ctx ends; the
