@@ -47,7 +47,7 @@ func init() {
 // test Gadget CRD in another group, served in v1 (stored) and v2.
 func installVersionedGadgets(t *testing.T) {
 	t.Helper()
-	crds, err := testenv.ReadCRDs(filepath.Join("..", "..", "internal", "testapi", "crd"))
+	crds, err := testenv.ReadCRDs(filepath.Join("..", "..", "internal", "testkit", "testapi", "crd"))
 	require.NoError(t, err)
 	require.Len(t, crds, 1)
 	crd := crds[0].DeepCopy()

@@ -39,7 +39,7 @@ import (
 // Private: its kube-apiserver has its own flags, and the test compacts
 // its etcd.
 var env = testenv.New(testenv.Options{
-	CRDDirs:        []string{"../../testapi/crd"},
+	CRDDirs:        []string{"../../testkit/testapi/crd"},
 	APIServerFlags: []string{"--watch-cache=false"},
 	Private:        true,
 })
