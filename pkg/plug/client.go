@@ -44,8 +44,9 @@ type DescendantStore interface {
 	Namespaced(gvk schema.GroupVersionKind) (bool, error)
 	// Applied reports whether the object key already carries hash (its
 	// AppliedHashAnnotation) and nothing changed a field the operator
-	// applied since: applying that body again would change nothing.
-	Applied(key ObjectKey, hash string) bool
+	// applied since: applying that body again would change nothing. body
+	// builds the body to apply, for a store that must look at it.
+	Applied(key ObjectKey, hash string, body func() (*unstructured.Unstructured, error)) bool
 	// Apply applies obj with server-side apply; its AppliedHashAnnotation
 	// holds the hash of its body.
 	Apply(ctx context.Context, obj *unstructured.Unstructured) error

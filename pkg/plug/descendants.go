@@ -53,12 +53,12 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // A steady state makes no writes: an unchanged declaration is skipped from
 // the cache, and the operator's own write is not repeated while the cache
 // catches up. A descendant changed by someone else in any field the
-// operator applied (spec, data, a label, an annotation; the runtime's
-// store compares the operator's managedFields entry with the one its
-// apply left) is applied again on the next action, which that change
-// triggers. After a restart each descendant is applied once (the server
-// changes nothing when nothing drifted). Declaring nothing prunes every owned
-// object. On a failed handler nothing is applied or pruned; on Delete
+// operator applied (spec, data, a label, an annotation) is applied again
+// on the next action, which that change triggers: the runtime's store
+// compares the operator's managedFields entry with the field set of the
+// body. It judges from the cache, not from memory, so a restart over
+// converged descendants writes nothing. Declaring nothing prunes every
+// owned object. On a failed handler nothing is applied or pruned; on Delete
 // nothing either: the garbage collector removes owned objects with their
 // owner.
 //
@@ -139,21 +139,37 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 	}
 	hash := hashOf(data, a.Object.GetUID(), k.Namespace, a.labels)
 	start := time.Now()
-	if env.Descendants.Applied(k, hash) {
+	var u *unstructured.Unstructured
+	body := func() (*unstructured.Unstructured, error) {
+		if u == nil {
+			u, err = appliedBody(env, a, k, data, hash)
+		}
+		return u, err
+	}
+	if env.Descendants.Applied(k, hash, body) {
 		logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, ApplyUnchanged, start)
 		return nil
 	}
+	if _, err := body(); err != nil {
+		return err
+	}
+	err = env.Descendants.Apply(ctx, u)
+	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
+	return err
+}
+
+// appliedBody is the body applied for the declaration data of k: owned by
+// a.Object, with the labels asked for and the hash annotation.
+func appliedBody[T apis.Object](env Env[T], a *Action[T], k ObjectKey, data []byte, hash string) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
-		return err
+		return nil, err
 	}
 	u.SetNamespace(k.Namespace)
 	u.SetOwnerReferences([]metav1.OwnerReference{ownerReference(env, a.Object)})
 	u.SetLabels(withDefaults(u.GetLabels(), a.labels))
 	u.SetAnnotations(withDefaults(map[string]string{AppliedHashAnnotation: hash}, u.GetAnnotations()))
-	err = env.Descendants.Apply(ctx, u)
-	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
-	return err
+	return u, nil
 }
 
 // withDefaults returns m with the entries of defaults it lacks.

@@ -99,7 +99,9 @@ func (s *fakeStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) {
 	return true, nil
 }
 
-func (s *fakeStore) Applied(k plug.ObjectKey, hash string) bool { return s.hashes[k] == hash }
+func (s *fakeStore) Applied(k plug.ObjectKey, hash string, _ func() (*unstructured.Unstructured, error)) bool {
+	return s.hashes[k] == hash
+}
 
 func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured) error {
 	k := plug.ObjectKey{GVK: u.GroupVersionKind(), Namespace: u.GetNamespace(), Name: u.GetName()}

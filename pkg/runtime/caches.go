@@ -115,7 +115,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 				if m, err := meta.Accessor(obj); err == nil {
 					k := plug.ObjectKey{GVK: kc.gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
 					for _, st := range kc.stores {
-						st.forget(k)
+						st.forget(k, m.GetUID())
 					}
 				}
 			}
@@ -141,7 +141,7 @@ func (s *sharedCaches) metadataInformer(kc *kindCache, ns, selector string) (cac
 	}
 	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0,
 		cache.Indexers{controllerUIDIndex: controllerUID}, tweak).Informer()
-	return inf, inf.SetTransform(s.op.transform())
+	return inf, inf.SetTransform(s.op.transformOwned())
 }
 
 // get returns the cached object namespace/name, as metadata.

@@ -52,7 +52,7 @@ func converged(t *testing.T, ns string) bool {
 // of ConfigMap data, a removed label, a replace that drops the
 // applied-hash annotation, a Service port and selector edit, drift made
 // while the operator was down), the next action reverts it, and a steady
-// state writes nothing.
+// state writes nothing, and a restart over converged objects neither.
 func TestDescendantsConverge(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
@@ -131,4 +131,12 @@ func TestDescendantsConverge(t *testing.T) {
 	eventually(t, "a Reconcile", func() bool { return len(c.of("g")) > n })
 	settle(t, c, "g")
 	assert.Equal(t, writes, h.writes.all(), "a steady state after a restart writes nothing")
+
+	// A restart over converged objects writes nothing: the cache shows the
+	// declarations' hashes and the operator's untouched managedFields.
+	require.NoError(t, h.stop())
+	h = start()
+	eventually(t, "an action after the restart", func() bool { return len(c.of("g")) > n+1 })
+	settle(t, c, "g")
+	assert.Empty(t, h.writes.all(), "a restart over converged objects writes nothing")
 }

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"sync"
 	"time"
 
@@ -25,6 +24,13 @@ const memoTTL = time.Minute
 
 // descendantStore implements plug.DescendantStore for one controller on
 // the shared caches of its owned kinds.
+//
+// It judges "already applied" from the cache, not from process memory, so
+// a restart over converged objects writes nothing. The cached object must
+// carry the declaration's hash (plug.AppliedHashAnnotation), and the
+// operator's managedFields entry must hold exactly the fields of the body.
+// With server-side apply, another writer that changes a field the operator
+// owns takes it out of that entry.
 type descendantStore struct {
 	op           *Operator
 	controller   string
@@ -33,21 +39,25 @@ type descendantStore struct {
 	// ownerBucket is the bucket label of a descendant's owner (sharded).
 	ownerBucket func(descendant metav1.Object) string
 
-	mu   sync.Mutex
-	memo map[plug.ObjectKey]applied
+	mu sync.Mutex
+	// fields holds, by owned object, the hash of the field set its current
+	// declaration gives: learned from an apply's answer, or from the schema
+	// once after a start.
+	fields map[types.UID]declared
+	// pending holds the applies the cache has not seen yet.
+	pending map[plug.ObjectKey]pendingApply
 }
 
-// applied is what the store remembers of its last apply of an object: the
-// declaration's hash and how the server recorded the apply (UID, resource
-// version, the operator's managedFields entry), and the resource version
-// the cache showed before it, to bridge the moment before the cache sees
-// the write.
-type applied struct {
+// declared is the field set of an object's declaration.
+type declared struct {
+	hash   string // the declaration's
+	fields uint64 // cachefill.FieldsHash of the field set its apply records
+}
+
+// pendingApply bridges the moment between an apply and its watch event.
+type pendingApply struct {
 	hash   string
-	uid    types.UID
-	rv     string // resource version the apply returned, or a later one found equal
 	before string // resource version the cache showed when applying
-	fields uint64 // hash of the operator's managedFields entry after the apply
 	at     time.Time
 }
 
@@ -62,21 +72,72 @@ func (s *descendantStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) 
 	return kc.namespaced, nil
 }
 
-func (s *descendantStore) Applied(k plug.ObjectKey, hash string) bool {
+func (s *descendantStore) Applied(k plug.ObjectKey, hash string, body func() (*unstructured.Unstructured, error)) bool {
 	kc, ok := s.owns[k.GVK]
 	if !ok {
 		return false
 	}
 	cached, found := kc.get(k.Namespace, k.Name)
+	if up, sure := s.inFlight(k, hash, cached, found); sure {
+		return up
+	}
+	if !found || cached.GetAnnotations()[plug.AppliedHashAnnotation] != hash {
+		return false
+	}
+	have, ok := cachefill.OwnFields(cached, s.fieldManager)
+	if !ok {
+		return false
+	}
+	want, ok := s.declaredFields(cached.GetUID(), hash, body)
+	return ok && have == want
+}
+
+// inFlight answers for an object the store applied a moment ago whose
+// apply the cache has not shown yet; sure is false otherwise.
+func (s *descendantStore) inFlight(k plug.ObjectKey, hash string, cached metav1.Object, found bool) (up, sure bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, remembered := s.memo[k]
-	up, seen := s.upToDate(cached, found, m, remembered, hash)
-	if up && seen != "" {
-		m.rv = seen // compare by resource version until the object changes again
-		s.memo[k] = m
+	p, ok := s.pending[k]
+	if !ok {
+		return false, false
 	}
-	return up
+	fresh := p.hash == hash && s.op.opts.Clock.Since(p.at) < memoTTL
+	switch {
+	case fresh && !found:
+		return true, true // created a moment ago
+	case fresh && cached.GetResourceVersion() == p.before:
+		return true, true // changed a moment ago
+	}
+	delete(s.pending, k) // the cache caught up, or the declaration changed
+	return false, false
+}
+
+// declaredFields returns the field set hash of the declaration hash of the
+// object uid: remembered, or computed from its body once.
+func (s *descendantStore) declaredFields(uid types.UID, hash string, body func() (*unstructured.Unstructured, error)) (uint64, bool) {
+	s.mu.Lock()
+	d, ok := s.fields[uid]
+	s.mu.Unlock()
+	if ok && d.hash == hash {
+		return d.fields, true
+	}
+	u, err := body()
+	if err != nil {
+		return 0, false
+	}
+	sum, err := s.op.schemas.Of(u)
+	if err != nil {
+		s.op.log.V(1).Info("cannot tell the field set of a descendant from its schema; applying it", "kind", u.GetKind(), "error", err.Error())
+		return 0, false
+	}
+	s.remember(uid, hash, sum)
+	return sum, true
+}
+
+func (s *descendantStore) remember(uid types.UID, hash string, fields uint64) {
+	s.mu.Lock()
+	s.fields[uid] = declared{hash: hash, fields: fields}
+	s.mu.Unlock()
 }
 
 func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
@@ -104,72 +165,14 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 	if err != nil {
 		return err
 	}
-	fields, _ := ownFields(got, s.fieldManager)
-	s.mu.Lock()
-	s.memo[k] = applied{
-		hash:   obj.GetAnnotations()[plug.AppliedHashAnnotation],
-		uid:    got.GetUID(),
-		rv:     got.GetResourceVersion(),
-		before: before,
-		fields: fields,
-		at:     s.op.opts.Clock.Now(),
+	hash := obj.GetAnnotations()[plug.AppliedHashAnnotation]
+	if fields, ok := cachefill.OwnFields(got, s.fieldManager); ok {
+		s.remember(got.GetUID(), hash, fields)
 	}
+	s.mu.Lock()
+	s.pending[k] = pendingApply{hash: hash, before: before, at: s.op.opts.Clock.Now()}
 	s.mu.Unlock()
 	return nil
-}
-
-// upToDate reports whether applying a body with hash would change nothing
-// the operator owns. It compares the live object in the cache with what
-// the last apply left: the same resource version means nothing changed;
-// otherwise the operator's managedFields entry (the caches keep it, see
-// Operator.transform) must be as the apply left it, since a foreign write
-// to a field the operator owns (an edit, a replace, a removed label or
-// annotation, a forced apply) takes that field out of the entry, while a
-// status or other foreign field leaves it alone. seen is the cached
-// resource version found up to date by that comparison.
-//
-// With no memory of an apply (the process restarted, or never applied this
-// declaration), it is not up to date: the apply changes nothing on the
-// server when nothing drifted.
-func (s *descendantStore) upToDate(cached metav1.Object, found bool, m applied, remembered bool, hash string) (up bool, seen string) {
-	if !remembered || m.hash != hash {
-		return false, ""
-	}
-	fresh := s.op.opts.Clock.Since(m.at) < memoTTL
-	if !found {
-		return fresh, "" // created a moment ago: the cache has not seen it yet
-	}
-	rv := cached.GetResourceVersion()
-	if fresh && rv == m.before {
-		return true, "" // the cache has not seen the apply yet
-	}
-	if cached.GetUID() != m.uid {
-		return false, ""
-	}
-	if rv == m.rv {
-		return true, ""
-	}
-	fields, ok := ownFields(cached, s.fieldManager)
-	if !ok || fields != m.fields || cached.GetAnnotations()[plug.AppliedHashAnnotation] != hash {
-		return false, ""
-	}
-	return true, rv
-}
-
-// ownFields hashes the field set of manager's Apply entry in obj's
-// managedFields; ok is false when there is none.
-func ownFields(obj metav1.Object, manager string) (sum uint64, ok bool) {
-	entries := obj.GetManagedFields()
-	for i := range entries {
-		if e := &entries[i]; cachefill.Own(e, manager) {
-			h := fnv.New64a()
-			if e.FieldsV1 != nil {
-				h.Write(e.FieldsV1.GetRawBytes())
-			}
-			return h.Sum64(), true
-		}
-	}
-	return 0, false
 }
 
 func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool) (int, error) {
@@ -208,13 +211,14 @@ func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.Obje
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("prune %s %s: %w", k.GVK.Kind, k.Name, err)
 	}
-	s.forget(k)
+	s.forget(k, uid)
 	return nil
 }
 
 // forget drops the memory of an object the cache saw deleted.
-func (s *descendantStore) forget(k plug.ObjectKey) {
+func (s *descendantStore) forget(k plug.ObjectKey, uid types.UID) {
 	s.mu.Lock()
-	delete(s.memo, k)
+	delete(s.pending, k)
+	delete(s.fields, uid)
 	s.mu.Unlock()
 }

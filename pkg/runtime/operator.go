@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fieldset"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -54,6 +55,8 @@ type Operator struct {
 	recorder    events.EventRecorder
 	metrics     *observe.Metrics
 	caches      *sharedCaches
+	// schemas tell the field set of a descendant's apply.
+	schemas *fieldset.Schemas
 	// leases reads and writes the Leases of leader election and sharding.
 	leases coordinationclient.CoordinationV1Interface
 	// shard and member are set with Options.Sharding (shard.go).
@@ -125,6 +128,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		o.member = shard.NewMember(o.shardEnv())
 	}
 	o.caches = newSharedCaches(o)
+	o.schemas = fieldset.NewSchemas(o.clientset.Discovery().OpenAPIV3())
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
 	o.recorder = noteLimit{o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
 	return o, nil
@@ -273,6 +277,16 @@ func (o *Operator) transform() cache.TransformFunc {
 		return nil
 	}
 	return func(obj any) (any, error) { return cachefill.Trim(obj, o.opts.Name, false) }
+}
+
+// transformOwned is the transform of the metadata-only caches of owned
+// and watched kinds: of the operator's own managedFields entry they keep
+// only the hash of its field set, which is all the descendant store reads.
+func (o *Operator) transformOwned() cache.TransformFunc {
+	if o.opts.KeepManagedFields {
+		return nil
+	}
+	return func(obj any) (any, error) { return cachefill.TrimOwned(obj, o.opts.Name) }
 }
 
 func (o *Operator) add(r runner) error {

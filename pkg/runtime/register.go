@@ -113,7 +113,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		}),
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
-		owns: map[schema.GroupVersionKind]*kindCache{}, memo: map[plug.ObjectKey]applied{}, ownerBucket: c.bucketLabel}
+		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: c.bucketLabel}
 	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
 	if op.shardKeys != nil {
@@ -362,7 +362,7 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 	ownerGK := c.kind.GVK.GroupKind()
 	return c.handleAll(kc, func(m metav1.Object, deleted bool) {
 		if deleted {
-			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()})
+			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
 		}
 		ref := metav1.GetControllerOfNoCopy(m)
 		if ref == nil {
