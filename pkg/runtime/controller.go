@@ -41,6 +41,7 @@ type Controller[T apis.Object] struct {
 	// workers (the metrics).
 	started atomic.Pointer[[]cache.SharedIndexInformer]
 	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	marks   userMarks // keys woken by someone's change (queue.go)
 	store   *descendantStore
 	reconID atomic.Uint64
 	// dispatch is shared with the controllers of the kind's other
@@ -97,8 +98,9 @@ func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
 	return t, ok
 }
 
-// Enqueue asks for an action on the object with key, as an event would.
-func (c *Controller[T]) Enqueue(key cache.ObjectName) { c.queue.Add(key) }
+// Enqueue asks for an action on the object with key, as someone's change
+// to it would.
+func (c *Controller[T]) Enqueue(key cache.ObjectName) { c.wake(key, true) }
 
 func (c *Controller[T]) informers() []cache.SharedIndexInformer {
 	out := make([]cache.SharedIndexInformer, 0, len(c.caches))
@@ -208,7 +210,7 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 	c.op.emit(telemetry.ReconcileStarted{Reconcile: r})
 	start := time.Now()
 	spanCtx, span := startReconcile(ctx, c.op.tracer, r)
-	err := c.run(spanCtx, a)
+	err := c.runTimed(spanCtx, a, r)
 	endSpan(span, err)
 	var next time.Duration
 	switch {
@@ -279,6 +281,33 @@ func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, la
 	if _, ok := c.Get(key); ok {
 		c.queue.Add(key)
 	}
+}
+
+// DefaultActionTimeout is ControllerOptions.ActionTimeout's default: long
+// enough for any handler that makes progress, short enough that a wedged
+// one does not hold its worker for good unnoticed.
+const DefaultActionTimeout = 10 * time.Minute
+
+// runTimed runs the pipeline within the controller's ActionTimeout. It
+// reports the deadline when it passes, and again when the action still
+// runs a grace period after it.
+func (c *Controller[T]) runTimed(ctx context.Context, a *plug.Action[T], r telemetry.Reconcile) error {
+	timeout := c.opts.ActionTimeout
+	if timeout < 0 {
+		return c.run(ctx, a)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	grace := max(timeout/10, time.Second)
+	deadline := time.AfterFunc(timeout, func() {
+		c.op.emit(telemetry.ReconcileTimedOut{Reconcile: r, Timeout: timeout})
+	})
+	stuck := time.AfterFunc(timeout+grace, func() {
+		c.op.emit(telemetry.ReconcileTimedOut{Reconcile: r, Timeout: timeout, Stuck: true})
+	})
+	defer deadline.Stop()
+	defer stuck.Stop()
+	return c.run(ctx, a)
 }
 
 // run runs the pipeline, turning a panic into an error that is retried.

@@ -35,6 +35,15 @@ type ControllerOptions[T apis.Object] struct {
 	// handled by two workers at the same time. Default: Options.Workers.
 	Workers int
 
+	// ActionTimeout bounds one action. At the deadline its context is
+	// cancelled, opgen_reconcile_timeouts_total counts it and a log line
+	// names the key; the action fails and is retried with backoff. A
+	// handler that still runs ActionTimeout/10 later (at least a second)
+	// ignores its context: it is logged once, and its worker waits for it,
+	// since no other worker may take the key meanwhile. Default
+	// DefaultActionTimeout; negative: none.
+	ActionTimeout time.Duration
+
 	// Watches wake objects of this controller when objects of other kinds
 	// change, through a mapping function.
 	Watches []Watch

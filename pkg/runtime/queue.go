@@ -2,57 +2,120 @@ package runtime
 
 import (
 	"slices"
+	"sync"
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
 
-// firstQueue is the storage under a controller's work queue: two FIFOs,
-// and keys the urgent function picks go first. The controller calls a key
-// urgent while its object lacks the finalizer the kind needs, so a new
-// object is protected before any other queued work runs (see
-// Controller.finalizeFirst). workqueue.Typed calls every method under its
-// own lock, from one goroutine at a time.
-type firstQueue struct {
+// Lanes of a controller's work queue, first served first.
+const (
+	// laneFinalize: the object lacks the finalizer its kind needs, so a
+	// new object is protected before any other queued work runs (see
+	// Controller.finalizeFirst).
+	laneFinalize = iota
+	// laneUser: a change someone made. An add after the initial list, an
+	// update that passes the filter, a delete, or a change to an owned or
+	// watched object.
+	laneUser
+	// laneBulk: the initial list after a start, periodic reconciles,
+	// requeues and retries.
+	laneBulk
+	lanes
+)
+
+// userBurst is how many keys the user lane may serve in a row while bulk
+// keys wait: one bulk key follows, so that bulk work is never starved.
+const userBurst = 8
+
+// laneQueue is the storage under a controller's work queue: a FIFO per
+// lane. workqueue.Typed calls its methods under its own lock, from one
+// goroutine at a time.
+type laneQueue struct {
+	// urgent reports whether a key belongs in laneFinalize.
 	urgent func(cache.ObjectName) bool
-	first  []cache.ObjectName
-	rest   []cache.ObjectName
+	marks  *userMarks
+	fifo   [lanes][]cache.ObjectName
+	burst  int // user keys served in a row while bulk keys waited
 }
 
-var _ workqueue.Queue[cache.ObjectName] = (*firstQueue)(nil)
+var _ workqueue.Queue[cache.ObjectName] = (*laneQueue)(nil)
+
+func (q *laneQueue) lane(key cache.ObjectName) int {
+	switch {
+	case q.urgent(key):
+		return laneFinalize
+	case q.marks.take(key):
+		return laneUser
+	}
+	return laneBulk
+}
 
 // Push adds a key that is not queued.
-func (q *firstQueue) Push(key cache.ObjectName) {
-	if q.urgent(key) {
-		q.first = append(q.first, key)
-		return
-	}
-	q.rest = append(q.rest, key)
+func (q *laneQueue) Push(key cache.ObjectName) {
+	l := q.lane(key)
+	q.fifo[l] = append(q.fifo[l], key)
 }
 
-// Touch is a queued key added again: it moves ahead when it became urgent
-// (an owned object's event queued the owner before the owner's own add).
-func (q *firstQueue) Touch(key cache.ObjectName) {
-	i := slices.Index(q.rest, key)
-	if i < 0 || !q.urgent(key) {
-		return
+// Touch is a queued key added again: it moves to a lane ahead of its own
+// when it became urgent, or someone changed its object.
+func (q *laneQueue) Touch(key cache.ObjectName) {
+	l := q.lane(key)
+	for from := l + 1; from < lanes; from++ {
+		if i := slices.Index(q.fifo[from], key); i >= 0 {
+			q.fifo[from] = slices.Delete(q.fifo[from], i, i+1)
+			q.fifo[l] = append(q.fifo[l], key)
+			return
+		}
 	}
-	q.rest = slices.Delete(q.rest, i, i+1)
-	q.first = append(q.first, key)
 }
 
 // Len is the number of queued keys.
-func (q *firstQueue) Len() int { return len(q.first) + len(q.rest) }
+func (q *laneQueue) Len() int { return len(q.fifo[0]) + len(q.fifo[1]) + len(q.fifo[2]) }
 
-// Pop takes the oldest urgent key, else the oldest other one; the
-// workqueue calls it only when Len > 0.
-func (q *firstQueue) Pop() cache.ObjectName {
-	from := &q.rest
-	if len(q.first) > 0 {
-		from = &q.first
+// Pop takes the oldest key of the first lane that has one, but a bulk key
+// after userBurst user keys in a row. The workqueue calls it only when
+// Len > 0.
+func (q *laneQueue) Pop() cache.ObjectName {
+	l := laneFinalize
+	for len(q.fifo[l]) == 0 {
+		l++
 	}
-	key := (*from)[0]
-	(*from)[0] = cache.ObjectName{}
-	*from = (*from)[1:]
+	switch {
+	case l == laneUser && len(q.fifo[laneBulk]) > 0 && q.burst >= userBurst:
+		l, q.burst = laneBulk, 0
+	case l == laneUser && len(q.fifo[laneBulk]) > 0:
+		q.burst++
+	case l == laneBulk:
+		q.burst = 0
+	}
+	key := q.fifo[l][0]
+	q.fifo[l][0] = cache.ObjectName{}
+	q.fifo[l] = q.fifo[l][1:]
 	return key
+}
+
+// userMarks are the keys someone's change woke, until the queue places
+// them in the user lane.
+type userMarks struct {
+	mu   sync.Mutex
+	keys map[cache.ObjectName]struct{}
+}
+
+func (m *userMarks) mark(key cache.ObjectName) {
+	m.mu.Lock()
+	if m.keys == nil {
+		m.keys = map[cache.ObjectName]struct{}{}
+	}
+	m.keys[key] = struct{}{}
+	m.mu.Unlock()
+}
+
+// take reports whether key was marked, and unmarks it.
+func (m *userMarks) take(key cache.ObjectName) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.keys[key]
+	delete(m.keys, key)
+	return ok
 }

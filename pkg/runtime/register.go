@@ -68,6 +68,9 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	if opts.UpdateFilter == nil {
 		opts.UpdateFilter = kind.UpdateFilter
 	}
+	if opts.ActionTimeout == 0 {
+		opts.ActionTimeout = DefaultActionTimeout
+	}
 	if opts.RateLimiter == nil {
 		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
 	}
@@ -99,7 +102,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		Name:            opts.Name,
 		MetricsProvider: op.metrics.Queue,
 		Clock:           op.opts.Clock,
-		Queue:           &firstQueue{urgent: c.urgent},
+		Queue:           &laneQueue{urgent: c.urgent, marks: &c.marks},
 	})
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
@@ -299,10 +302,12 @@ func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, selector stri
 }
 
 // events enqueues adds, updates that pass the filter, and forgets deletes.
+// What the initial list adds goes to the bulk lane, the rest to the user
+// lane.
 func (c *Controller[T]) events() cache.ResourceEventHandler {
 	filter := c.opts.UpdateFilter // nil: GenerationOrMetadataChanged
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { c.enqueue(obj) },
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) { c.enqueue(obj, !initial) },
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(T)
 			n, ok2 := newObj.(T)
@@ -310,7 +315,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 				return
 			}
 			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
-				c.enqueue(newObj)
+				c.enqueue(newObj, true)
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -333,7 +338,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 					c.mu.Lock()
 					c.gone[key] = last
 					c.mu.Unlock()
-					c.queue.Add(key)
+					c.wake(key, true)
 				} else {
 					c.mu.Lock()
 					delete(c.deleting, last.GetUID())
@@ -345,10 +350,18 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 	}
 }
 
-func (c *Controller[T]) enqueue(obj any) {
+func (c *Controller[T]) enqueue(obj any, user bool) {
 	if key, err := cache.ObjectToName(obj); err == nil {
-		c.queue.Add(key)
+		c.wake(key, user)
 	}
+}
+
+// wake queues key, in the user lane when someone's change woke it.
+func (c *Controller[T]) wake(key cache.ObjectName, user bool) {
+	if user {
+		c.marks.mark(key)
+	}
+	c.queue.Add(key)
 }
 
 // own watches gvk and wakes the controller owner of each changed object.
@@ -360,7 +373,7 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 	c.store.owns[gvk] = kc
 	kc.stores = append(kc.stores, c.store)
 	ownerGK := c.kind.GVK.GroupKind()
-	return c.handleAll(kc, func(m metav1.Object, deleted bool) {
+	return c.handleAll(kc, func(m metav1.Object, deleted, initial bool) {
 		if deleted {
 			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
 		}
@@ -376,7 +389,7 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 		if !c.kind.Namespaced {
 			ns = ""
 		}
-		c.queue.Add(cache.ObjectName{Namespace: ns, Name: ref.Name})
+		c.wake(cache.ObjectName{Namespace: ns, Name: ref.Name}, !initial)
 	})
 }
 
@@ -389,34 +402,34 @@ func (c *Controller[T]) watch(w Watch) error {
 	if err != nil {
 		return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
 	}
-	return c.handleAll(kc, func(m metav1.Object, _ bool) {
+	return c.handleAll(kc, func(m metav1.Object, _, initial bool) {
 		for _, key := range w.Map(m) {
-			c.queue.Add(key)
+			c.wake(key, !initial)
 		}
 	})
 }
 
 // handleAll calls f for every add, update (a new resourceVersion) and
-// delete on kc's informers.
-func (c *Controller[T]) handleAll(kc *kindCache, f func(m metav1.Object, deleted bool)) error {
-	call := func(obj any, deleted bool) {
+// delete on kc's informers; initial tells the adds of the initial list.
+func (c *Controller[T]) handleAll(kc *kindCache, f func(m metav1.Object, deleted, initial bool)) error {
+	call := func(obj any, deleted, initial bool) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		if m, err := meta.Accessor(obj); err == nil {
-			f(m, deleted)
+			f(m, deleted, initial)
 		}
 	}
-	h := cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { call(obj, false) },
+	h := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) { call(obj, false, initial) },
 		UpdateFunc: func(oldObj, newObj any) {
 			o, err1 := meta.Accessor(oldObj)
 			n, err2 := meta.Accessor(newObj)
 			if err1 == nil && err2 == nil && o.GetResourceVersion() != n.GetResourceVersion() {
-				call(newObj, false)
+				call(newObj, false, false)
 			}
 		},
-		DeleteFunc: func(obj any) { call(obj, true) },
+		DeleteFunc: func(obj any) { call(obj, true, false) },
 	}
 	for _, inf := range kc.informers {
 		if _, err := inf.AddEventHandler(h); err != nil {

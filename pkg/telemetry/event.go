@@ -130,6 +130,16 @@ type ReconcileFailed struct {
 // ran.
 type ReconcilePaused struct{ Reconcile }
 
+// ReconcileTimedOut: an action ran past its controller's ActionTimeout and
+// its context was cancelled. Stuck is false at the deadline, and true
+// once the action still ran a grace period later: the handler ignores its
+// context, and its worker waits for it.
+type ReconcileTimedOut struct {
+	Reconcile
+	Timeout time.Duration
+	Stuck   bool
+}
+
 // Binding names one pod a scheduler placed or tried to place.
 type Binding struct {
 	Scheduler string
@@ -266,6 +276,7 @@ func (ReconcileStarted) Name() string        { return "reconcile.started" }
 func (ReconcileSucceeded) Name() string      { return "reconcile.succeeded" }
 func (ReconcileFailed) Name() string         { return "reconcile.failed" }
 func (ReconcilePaused) Name() string         { return "reconcile.paused" }
+func (ReconcileTimedOut) Name() string       { return "reconcile.timedout" }
 func (BindSucceeded) Name() string           { return "scheduler.bind.succeeded" }
 func (BindFailed) Name() string              { return "scheduler.bind.failed" }
 func (TaskRan) Name() string                 { return "task.ran" }
@@ -293,6 +304,7 @@ func (ReconcileStarted) event()        {}
 func (ReconcileSucceeded) event()      {}
 func (ReconcileFailed) event()         {}
 func (ReconcilePaused) event()         {}
+func (ReconcileTimedOut) event()       {}
 func (BindSucceeded) event()           {}
 func (BindFailed) event()              {}
 func (TaskRan) event()                 {}

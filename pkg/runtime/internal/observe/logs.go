@@ -43,6 +43,8 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 			logWatchFailed(log, limit, e)
 		case telemetry.WatchRelisted:
 			log.V(1).Info("listed again", watchValues(e.Watch)...)
+		case telemetry.ReconcileTimedOut:
+			logTimeout(log, e)
 		case telemetry.ReconcilePaused:
 			log.V(1).Info("paused by annotation", "controller", e.Controller, "namespace", e.Key.Namespace, "name", e.Key.Name)
 		case telemetry.BindSucceeded:
@@ -63,6 +65,17 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 			log.V(2).Info("shard move", "bucket", e.Bucket, "verb", e.Verb, "from", e.From, "to", e.To)
 		}
 	}
+}
+
+// logTimeout logs an action past its deadline, and once more when its
+// handler ignores the cancelled context.
+func logTimeout(log logr.Logger, e telemetry.ReconcileTimedOut) {
+	kv := []any{"controller", e.Controller, "namespace", e.Key.Namespace, "name", e.Key.Name, "verb", e.Verb, "reconcileID", e.ID, "timeout", e.Timeout}
+	if e.Stuck {
+		log.Error(nil, "the handler ignores its cancelled context: its worker waits for it, and no other action on the object starts meanwhile", kv...)
+		return
+	}
+	log.Info("the action ran past its timeout; its context is cancelled and it is retried", kv...)
 }
 
 // watchFailedEvery bounds how often one watch's failures are logged: a

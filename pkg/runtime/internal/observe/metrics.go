@@ -27,6 +27,7 @@ type Metrics struct {
 
 	reconciles      *prometheus.CounterVec
 	reconcileErrors *prometheus.CounterVec
+	timeouts        *prometheus.CounterVec
 	duration        *prometheus.HistogramVec
 	leader          prometheus.Gauge
 	shardMoves      *prometheus.CounterVec
@@ -43,6 +44,9 @@ func NewMetrics() *Metrics {
 		reconcileErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "opgen_reconcile_errors_total", Help: "Actions that failed, by controller, verb and whether the error was terminal (not retried).",
 		}, []string{"controller", "verb", "terminal"}),
+		timeouts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_reconcile_timeouts_total", Help: "Actions that ran past their controller's ActionTimeout, by controller.",
+		}, []string{"controller"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "opgen_reconcile_duration_seconds", Help: "Time to run the pipeline for one action, by controller and verb.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
@@ -69,7 +73,7 @@ func NewMetrics() *Metrics {
 	})
 	m.Queue = newQueueMetrics()
 	m.Registry.MustRegister(m.ShardMembers, m.ShardBuckets, m.shardMoves, m.shardHandover)
-	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.duration, m.Writes, m.leader,
+	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.timeouts, m.duration, m.Writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Queue.register(m.Registry)
 	clientMetrics().register(m.Registry)
@@ -89,6 +93,10 @@ func (m *Metrics) Handle(e telemetry.Event) {
 			// Counted here, not by the queue: client-go's queue counts every
 			// delayed add, periodic requeues included.
 			m.Queue.retries.WithLabelValues(e.Controller).Inc()
+		}
+	case telemetry.ReconcileTimedOut:
+		if !e.Stuck {
+			m.timeouts.WithLabelValues(e.Controller).Inc()
 		}
 	case telemetry.ShardMoved:
 		m.shardMoves.WithLabelValues(e.Verb).Inc()
