@@ -3,9 +3,11 @@ package runtime
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
@@ -57,6 +59,10 @@ type kindCache struct {
 	// stores are the descendant stores of the controllers that own the
 	// kind: a sharded member's dropped bucket leaves their memory.
 	stores []*descendantStore
+	// writes holds what the operator's applies of the kind returned, and
+	// pruned the UIDs it deleted, until the cache shows them (writes.go).
+	writes *ownWrites[*unstructured.Unstructured]
+	pruned sync.Map // types.UID → struct{}
 }
 
 func newSharedCaches(op *Operator) *sharedCaches {
@@ -79,6 +85,7 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCac
 		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 		sharded:    sharded,
 		informers:  map[string]cache.SharedIndexInformer{},
+		writes:     s.op.ownedWrites(mapping.Resource.GroupResource()),
 	}
 	for _, ns := range s.op.namespaces(kc.namespaced) {
 		inf, err := s.informer(kc, ns)

@@ -42,6 +42,9 @@ type Controller[T apis.Object] struct {
 	started atomic.Pointer[[]cache.SharedIndexInformer]
 	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
 	marks   userMarks // keys woken by someone's change (queue.go)
+	// writes holds what the controller's own writes to its objects
+	// returned until the cache shows them (writes.go).
+	writes  ownWrites[T]
 	store   *descendantStore
 	reconID atomic.Uint64
 	// dispatch is shared with the controllers of the kind's other
@@ -80,7 +83,8 @@ func (c *Controller[T]) Name() string { return c.name }
 func (c *Controller[T]) controllerName() string { return c.name }
 
 // Get returns the cached object with key, not a copy: treat it as
-// read-only.
+// read-only. After a write of the controller's own, it returns at least
+// what was written, until the cache shows it.
 func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
 	var zero T
 	inf := c.caches[AllNamespaces]
@@ -91,11 +95,11 @@ func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
 		return zero, false
 	}
 	obj, ok, err := inf.GetIndexer().GetByKey(key.String())
-	if err != nil || !ok {
+	if err != nil {
 		return zero, false
 	}
 	t, ok := obj.(T)
-	return t, ok
+	return c.writes.read(key, t, ok)
 }
 
 // Enqueue asks for an action on the object with key, as someone's change

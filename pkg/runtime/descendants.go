@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
@@ -38,6 +39,9 @@ type descendantStore struct {
 	owns         map[schema.GroupVersionKind]*kindCache
 	// ownerBucket is the bucket label of a descendant's owner (sharded).
 	ownerBucket func(descendant metav1.Object) string
+	// wakeOwner wakes the owner of a descendant, for an event that came
+	// during an apply of it and was not the apply's.
+	wakeOwner func(descendant metav1.Object)
 
 	mu sync.Mutex
 	// fields holds, by owned object, the hash of the field set its current
@@ -160,8 +164,13 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 		labels[s.op.shardKeys.Label] = s.ownerBucket(obj)
 		obj.SetLabels(labels)
 	}
+	key := cache.ObjectName{Namespace: k.Namespace, Name: k.Name}
+	kc.writes.begin(key)
 	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,
 		metav1.ApplyOptions{FieldManager: s.fieldManager, Force: true})
+	if kc.writes.end(key, got, err == nil, before) {
+		s.wakeOwner(obj)
+	}
 	if err != nil {
 		return err
 	}
@@ -204,10 +213,14 @@ func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[p
 
 func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.ObjectKey, uid types.UID) error {
 	background := metav1.DeletePropagationBackground
+	kc.pruned.Store(uid, struct{}{}) // before: the watch may tell the delete before the call returns
 	err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 		PropagationPolicy: &background,
 	})
+	if err != nil {
+		kc.pruned.Delete(uid)
+	}
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("prune %s %s: %w", k.GVK.Kind, k.Name, err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -82,6 +84,10 @@ type Operator struct {
 
 	// replicaRunnables run on every replica (AddReplicaRunnable).
 	replicaRunnables []Runnable
+
+	// owned holds, by resource, what the operator's applies of owned
+	// objects returned, for the readers (writes.go).
+	owned map[schema.GroupResource]*ownWrites[*unstructured.Unstructured]
 }
 
 // runner is a controller as the operator sees it, without its type
@@ -268,6 +274,21 @@ func (o *Operator) namespaces(namespaced bool) []string {
 		return []string{AllNamespaces}
 	}
 	return o.opts.Namespaces
+}
+
+// ownedWrites returns the writes to the owned objects of gr.
+func (o *Operator) ownedWrites(gr schema.GroupResource) *ownWrites[*unstructured.Unstructured] {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.owned == nil {
+		o.owned = map[schema.GroupResource]*ownWrites[*unstructured.Unstructured]{}
+	}
+	w, ok := o.owned[gr]
+	if !ok {
+		w = &ownWrites[*unstructured.Unstructured]{}
+		o.owned[gr] = w
+	}
+	return w
 }
 
 // transform is the transform of every cache: cachefill.Trim, unless

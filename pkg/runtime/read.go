@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,6 +33,9 @@ import (
 type Reader[T k8sruntime.Object] struct {
 	resource  schema.GroupResource
 	informers map[string]cache.SharedIndexInformer // by namespace; AllNamespaces for all
+	// writes are the operator's applies of owned objects of the kind:
+	// reads see them until the cache does.
+	writes *ownWrites[*unstructured.Unstructured]
 }
 
 // Read returns a Reader of kind gvk (resource its plural), whose informer
@@ -43,10 +49,8 @@ type Reader[T k8sruntime.Object] struct {
 // say so.
 func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resource string, namespaced bool,
 	pick func(informers.SharedInformerFactory) cache.SharedIndexInformer) *Reader[T] {
-	r := &Reader[T]{
-		resource:  schema.GroupResource{Group: gvk.Group, Resource: resource},
-		informers: map[string]cache.SharedIndexInformer{},
-	}
+	gr := schema.GroupResource{Group: gvk.Group, Resource: resource}
+	r := &Reader[T]{resource: gr, informers: map[string]cache.SharedIndexInformer{}, writes: op.ownedWrites(gr)}
 	for _, ns := range op.namespaces(namespaced) {
 		inf := pick(op.Informers(ns))
 		// An informer that already runs keeps the handler it has: it
@@ -59,7 +63,8 @@ func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resour
 
 // Get returns the object namespace/name ("" namespace for a
 // cluster-scoped kind), or a NotFound error (apierrors.IsNotFound) when
-// the cache holds none.
+// the cache holds none. After the operator applied the object (an owned
+// one), it returns at least what the apply returned.
 func (r *Reader[T]) Get(namespace, name string) (T, error) {
 	var zero T
 	inf, err := r.informer(namespace)
@@ -71,22 +76,54 @@ func (r *Reader[T]) Get(namespace, name string) (T, error) {
 		key = namespace + "/" + name
 	}
 	obj, ok, err := inf.GetIndexer().GetByKey(key)
-	switch {
-	case err != nil:
+	if err != nil {
 		return zero, fmt.Errorf("read %s %s from the cache: %w", r.resource, key, err)
-	case !ok:
+	}
+	rv := ""
+	if m, isMeta := obj.(metav1.Object); ok && isMeta {
+		rv = m.GetResourceVersion()
+	}
+	if u, written := r.writes.newerThan(cache.ObjectName{Namespace: namespace, Name: name}, rv, ok); written {
+		return r.fromWrite(u)
+	}
+	if !ok {
 		return zero, apierrors.NewNotFound(r.resource, name)
 	}
 	return r.typed(obj)
 }
 
+// fromWrite converts what an apply returned to T.
+func (r *Reader[T]) fromWrite(u *unstructured.Unstructured) (T, error) {
+	t := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+	if err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, t); err != nil {
+		var zero T
+		return zero, fmt.Errorf("read %s %s: %w", r.resource, u.GetName(), err)
+	}
+	return t, nil
+}
+
 // List returns the objects of namespace (every namespace the Reader
 // caches when namespace is "") whose labels match selector
-// (labels.Everything() for all), in no particular order.
+// (labels.Everything() for all), in no particular order. Like Get, it
+// includes what the operator's applies returned until the cache shows it.
 func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error) {
 	var out []T
 	var typeErr error
+	listed := map[cache.ObjectName]bool{}
 	add := func(obj any) {
+		if m, ok := obj.(metav1.Object); ok {
+			key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
+			listed[key] = true
+			if u, written := r.writes.newerThan(key, m.GetResourceVersion(), true); written {
+				t, err := r.fromWrite(u)
+				if err != nil {
+					typeErr = err
+					return
+				}
+				out = append(out, t)
+				return
+			}
+		}
 		t, err := r.typed(obj)
 		if err != nil {
 			typeErr = err
@@ -94,22 +131,37 @@ func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error
 		}
 		out = append(out, t)
 	}
+	if err := r.listCached(namespace, selector, add); err != nil {
+		return nil, err
+	}
+	for _, u := range r.writes.all() { // applied a moment ago, not cached yet
+		key := cache.ObjectName{Namespace: u.GetNamespace(), Name: u.GetName()}
+		if listed[key] || (namespace != "" && namespace != u.GetNamespace()) || !selector.Matches(labels.Set(u.GetLabels())) {
+			continue
+		}
+		t, err := r.fromWrite(u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, typeErr
+}
+
+func (r *Reader[T]) listCached(namespace string, selector labels.Selector, add func(any)) error {
 	if namespace == "" {
 		for _, inf := range r.informers {
 			if err := cache.ListAll(inf.GetIndexer(), selector, add); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		return out, typeErr
+		return nil
 	}
 	inf, err := r.informer(namespace)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := cache.ListAllByNamespace(inf.GetIndexer(), namespace, selector, add); err != nil {
-		return nil, err
-	}
-	return out, typeErr
+	return cache.ListAllByNamespace(inf.GetIndexer(), namespace, selector, add)
 }
 
 // informer returns the synced informer that caches namespace.

@@ -116,7 +116,12 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		}),
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
-		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: c.bucketLabel}
+		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: c.bucketLabel,
+		wakeOwner: func(m metav1.Object) {
+			if owner, ok := c.ownerKey(m); ok {
+				c.wake(owner, true)
+			}
+		}}
 	c.env = c.newEnv()
 	c.pipeline = c.buildPipeline()
 	if op.shardKeys != nil {
@@ -148,7 +153,7 @@ func (c *Controller[T]) newEnv() plug.Env[T] {
 		FieldManager: c.op.opts.Name,
 		Finalizer:    c.finalizer,
 		Deletes:      c.deletes,
-		Client:       func(ns string) plug.Client[T] { return countedClient[T]{c.kind.Client(ns), count} },
+		Client:       func(ns string) plug.Client[T] { return countedClient[T]{c.kind.Client(ns), count, ns, c} },
 		Recorder:     c.op.recorder,
 	}
 	if len(c.opts.Owns) > 0 {
@@ -159,14 +164,22 @@ func (c *Controller[T]) newEnv() plug.Env[T] {
 
 // countedClient counts each successful patch of the kind's objects: of the
 // status subresource as "status", of the object itself (the Finalizer
-// step's only write) as "finalizer".
+// step's only write) as "finalizer". The controller remembers what the
+// patch returned (writes.go).
 type countedClient[T apis.Object] struct {
 	plug.Client[T]
-	count func(what string)
+	count     func(what string)
+	namespace string
+	c         *Controller[T]
 }
 
 func (c countedClient[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
+	key := cache.ObjectName{Namespace: c.namespace, Name: name}
+	c.c.writes.begin(key)
 	obj, err := c.Client.Patch(ctx, name, pt, data, opts, subresources...)
+	if c.c.writes.end(key, obj, err == nil, "") {
+		c.c.wake(key, true)
+	}
 	if err == nil {
 		what := "finalizer"
 		if len(subresources) > 0 && subresources[0] == "status" {
@@ -314,6 +327,9 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
+			if c.writes.seen(cache.ObjectName{Namespace: n.GetNamespace(), Name: n.GetName()}, n.GetResourceVersion()) {
+				return // the controller's own write
+			}
 			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
 				c.enqueue(newObj, true)
 			}
@@ -334,6 +350,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 				}
 			}
 			if last, ok := obj.(T); ok {
+				c.writes.forget(key)
 				if c.missedDelete(last) {
 					c.mu.Lock()
 					c.gone[key] = last
@@ -372,25 +389,47 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 	}
 	c.store.owns[gvk] = kc
 	kc.stores = append(kc.stores, c.store)
-	ownerGK := c.kind.GVK.GroupKind()
 	return c.handleAll(kc, func(m metav1.Object, deleted, initial bool) {
+		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
 		if deleted {
 			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
 		}
-		ref := metav1.GetControllerOfNoCopy(m)
-		if ref == nil {
-			return
+		owner, ok := c.ownerKey(m)
+		if !ok || c.ownEvent(kc, key, m, deleted) {
+			return // not ours, or the operator's own apply or prune: it wakes nobody
 		}
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err != nil || gv.Group != ownerGK.Group || ref.Kind != ownerGK.Kind {
-			return
-		}
-		ns := m.GetNamespace()
-		if !c.kind.Namespaced {
-			ns = ""
-		}
-		c.wake(cache.ObjectName{Namespace: ns, Name: ref.Name}, !initial)
+		c.wake(owner, !initial)
 	})
+}
+
+// ownerKey returns the key of the controller owner of m when it is of the
+// controller's kind.
+func (c *Controller[T]) ownerKey(m metav1.Object) (cache.ObjectName, bool) {
+	ref := metav1.GetControllerOfNoCopy(m)
+	if ref == nil {
+		return cache.ObjectName{}, false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != c.kind.GVK.Group || ref.Kind != c.kind.GVK.Kind {
+		return cache.ObjectName{}, false
+	}
+	ns := m.GetNamespace()
+	if !c.kind.Namespaced {
+		ns = ""
+	}
+	return cache.ObjectName{Namespace: ns, Name: ref.Name}, true
+}
+
+// ownEvent reports whether an event of the owned object m is the
+// operator's own apply or prune. It is asked once, by the owner's
+// controller.
+func (c *Controller[T]) ownEvent(kc *kindCache, key cache.ObjectName, m metav1.Object, deleted bool) bool {
+	if deleted {
+		kc.writes.forget(key)
+		_, pruned := kc.pruned.LoadAndDelete(m.GetUID())
+		return pruned
+	}
+	return kc.writes.seen(key, m.GetResourceVersion())
 }
 
 // watch wakes the keys w.Map returns for each changed object of w.Kind.

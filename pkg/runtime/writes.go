@@ -1,0 +1,193 @@
+package runtime
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ownWrites holds what the operator's own writes returned, by key. A read
+// right after a write (a requeue at once) sees at least what was written
+// until the cache shows it, and the watch event of the write itself wakes
+// nobody.
+//
+// The objects and the versions live apart. The informer updates its
+// cache before it calls the event handlers, so a read may find the cache
+// caught up while the write's event is still on its way. And the event
+// may come before the write's answer: events of a key with a write in
+// flight wait for the answer (begin, end).
+type ownWrites[T metav1.Object] struct {
+	n  atomic.Int64 // entries of the maps: reads skip the lock at 0
+	mu sync.Mutex
+	// objs are the objects written, until a read finds the cache as new.
+	objs map[cache.ObjectName]T
+	// rvs are the resource versions of writes whose event has not come.
+	rvs map[cache.ObjectName]string
+	// flying counts the writes of a key in flight; parked are the
+	// versions of its events seen meanwhile.
+	flying map[cache.ObjectName]int
+	parked map[cache.ObjectName][]string
+}
+
+// begin records a write of key in flight. end must follow.
+func (w *ownWrites[T]) begin(key cache.ObjectName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.flying == nil {
+		w.objs, w.rvs = map[cache.ObjectName]T{}, map[cache.ObjectName]string{}
+		w.flying, w.parked = map[cache.ObjectName]int{}, map[cache.ObjectName][]string{}
+	}
+	w.flying[key]++
+	w.n.Add(1)
+}
+
+// end records the answer of a write begin announced: obj when it
+// succeeded. before is the resource version the cache showed before the
+// write ("" for unknown): a write that kept it changed nothing, and no
+// event follows it. wake reports that an event seen meanwhile was not
+// this write's, and must wake its key now.
+func (w *ownWrites[T]) end(key cache.ObjectName, obj T, ok bool, before string) (wake bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n.Add(-1)
+	if w.flying[key]--; w.flying[key] == 0 {
+		delete(w.flying, key)
+	}
+	rv := ""
+	if ok {
+		rv = obj.GetResourceVersion()
+		w.put(key, obj)
+	}
+	parked := w.parked[key]
+	if _, flying := w.flying[key]; !flying {
+		delete(w.parked, key)
+	}
+	own := false
+	for _, p := range parked {
+		if p == rv {
+			own = true
+		} else {
+			wake = true
+		}
+	}
+	if ok && rv != before && !own {
+		if _, had := w.rvs[key]; !had {
+			w.n.Add(1)
+		}
+		w.rvs[key] = rv
+	}
+	return wake
+}
+
+func (w *ownWrites[T]) put(key cache.ObjectName, obj T) {
+	if _, ok := w.objs[key]; !ok {
+		w.n.Add(1)
+	}
+	w.objs[key] = obj
+}
+
+// read returns the object written for key when it is newer than cached
+// (found false: the cache has none), else cached.
+func (w *ownWrites[T]) read(key cache.ObjectName, cached T, found bool) (T, bool) {
+	rv := ""
+	if found {
+		rv = cached.GetResourceVersion()
+	}
+	if obj, ok := w.newerThan(key, rv, found); ok {
+		return obj, true
+	}
+	return cached, found
+}
+
+// newerThan returns the object written for key when the cache holds none
+// (found false) or an older one, at rv. Once the cache caught up it drops
+// it.
+func (w *ownWrites[T]) newerThan(key cache.ObjectName, rv string, found bool) (T, bool) {
+	var zero T
+	if w.n.Load() == 0 {
+		return zero, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	obj, ok := w.objs[key]
+	switch {
+	case !ok:
+		return zero, false
+	case found && !newer(obj.GetResourceVersion(), rv):
+		w.dropObj(key) // the cache caught up
+		return zero, false
+	}
+	return obj, true
+}
+
+// all returns the objects written, for reads that list.
+func (w *ownWrites[T]) all() []T {
+	if w.n.Load() == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]T, 0, len(w.objs))
+	for _, obj := range w.objs {
+		out = append(out, obj)
+	}
+	return out
+}
+
+// seen takes a watch event of key at resource version rv, and reports
+// whether it must not wake the key: it is the event of the operator's own
+// write, or it waits for the answer of a write in flight (end).
+func (w *ownWrites[T]) seen(key cache.ObjectName, rv string) (own bool) {
+	if w.n.Load() == 0 {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if obj, ok := w.objs[key]; ok && !newer(obj.GetResourceVersion(), rv) {
+		w.dropObj(key)
+	}
+	if w.flying[key] > 0 {
+		w.parked[key] = append(w.parked[key], rv)
+		return true
+	}
+	written, ok := w.rvs[key]
+	if !ok || newer(written, rv) {
+		return false
+	}
+	delete(w.rvs, key)
+	w.n.Add(-1)
+	return written == rv
+}
+
+// forget drops key: its object is gone.
+func (w *ownWrites[T]) forget(key cache.ObjectName) {
+	if w.n.Load() == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.dropObj(key)
+	if _, ok := w.rvs[key]; ok {
+		delete(w.rvs, key)
+		w.n.Add(-1)
+	}
+}
+
+func (w *ownWrites[T]) dropObj(key cache.ObjectName) {
+	if _, ok := w.objs[key]; ok {
+		delete(w.objs, key)
+		w.n.Add(-1)
+	}
+}
+
+// newer reports whether resource version a is later than b. Resource
+// versions are etcd revisions, which the API server does not promise to
+// compare; an unparsable one is taken as not newer, so the cache wins.
+func newer(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x > y
+}
