@@ -33,7 +33,7 @@ import (
 )
 
 // benchmarks in the order they run.
-var benchmarks = []string{"raw", "coldstart", "owned", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "shard"}
+var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "shard"}
 
 type config struct {
 	quick        bool
@@ -190,6 +190,7 @@ func (s *suite) run(ctx context.Context) error {
 			{"raw", s.benchRaw},
 			{"coldstart", s.benchColdStart},
 			{"owned", s.benchOwned},
+			{"userchange", s.benchUserChange},
 			{"throughput", s.benchThroughput},
 			{"overhead", s.benchOverhead},
 			{"latency", s.benchLatency},

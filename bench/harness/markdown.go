@@ -147,6 +147,10 @@ func (s *suite) mdMemory(b *strings.Builder) {
 		{"start to all reconciled, owned", "coldstart.owned.seconds", "s"},
 		{"object writes on restart, owned", "owned.writes", "allocs"},
 	}, units)
+	if len(s.res.Metrics["userchange.seconds"]) > 0 {
+		fmt.Fprintf(b, "\nA change made during the cold start of %d objects: as soon as the operator reconciled its first object, %d objects it had not reconciled yet got a spec change, one every 50ms; the latency is from each patch to the first reconcile of its generation, the median of a round. controller-runtime runs with its priority queue (on by default).\n\n", s.cfg.large, userChanges)
+		s.compare(b, [][3]string{{"a change during the cold start, latency", "userchange.seconds", "s"}}, units)
+	}
 }
 
 func (s *suite) mdThroughput(b *strings.Builder) {

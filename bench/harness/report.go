@@ -41,6 +41,10 @@ func (s *suite) checks() []check {
 		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: crTuned, limit: 0.75, atMost: true},
 		{name: "heap per cached object vs stock", metric: "heap.perobject.bytes", base: cr, limit: 0.5, atMost: true, chart: "heap/object vs stock"},
 		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 0.8, atMost: true, chart: "heap/object vs tuned"},
+		{name: "object writes on restart, owned", metric: "owned.writes", limit: 0, atMost: true, unit: "writes", scale: 1},
+		{name: "start to all reconciled, owned", metric: "coldstart.owned.seconds", base: cr, limit: 1.0, atMost: true, chart: "restart, owned"},
+		{name: "heap per owned object vs tuned", metric: "heap.perconfigmap.bytes", base: crTuned, limit: 1.0, atMost: true},
+		{name: fmt.Sprintf("a user's change during a cold start of %d objects, latency", s.cfg.large), metric: "userchange.seconds", base: cr, limit: 0.5, atMost: true, chart: "change during cold start"},
 	}
 	for _, w := range s.cfg.tpWorkers {
 		c = append(c,

@@ -38,8 +38,18 @@
 // A key wakes on an add, on an update that passes UpdateFilter, on a
 // change to an owned or watched object, after RequeueAfter or
 // ReconcileEvery, and on a retry. The default UpdateFilter is
-// GenerationOrMetadataChanged: the operator's own status writes do not
-// wake it. Built-in kinds use AnyChange.
+// GenerationOrMetadataChanged. Built-in kinds use AnyChange. The
+// operator's own writes wake nothing.
+//
+// The queue serves what someone changed ahead of bulk work. Objects that
+// need their finalizer go first. Then keys woken by an add after the
+// initial list, an update, a delete or a change to an owned or watched
+// object. Then the initial list after a start, periodic reconciles and
+// retries; one of those gets a turn after 8 of the others in a row.
+//
+// An action runs within ControllerOptions.ActionTimeout, 10 minutes by
+// default. At the deadline its context is cancelled and it is retried. A
+// handler that ignores its context is reported once.
 //
 // # Verbs
 //
@@ -74,7 +84,10 @@
 //     no API writes.
 //   - Whatever others did to an owned object, the next action applies
 //     what the handler declared again. Owned objects no longer declared
-//     are deleted, with a UID precondition.
+//     are deleted, with a UID precondition. A restart over converged
+//     objects writes nothing: the cache decides, not the process's memory.
+//   - After its own write, a handler reads at least what it wrote, through
+//     a.Object and the readers, until the cache shows it.
 //   - Caches strip managedFields but the operator's own entry. Owned and
 //     watched kinds are cached metadata-only, unless a Reader needs them
 //     whole.

@@ -107,6 +107,12 @@ func TestWatchAndFullInformerForOwnedKind(t *testing.T) {
 
 	h.start()
 	createGadget(t, ns, "g", testapi.GadgetSpec{Size: 1, Message: "full"})
+	eventually(t, "the owned ConfigMap", func() bool {
+		_, err := lister.ConfigMaps(ns).Get("g-0")
+		return err == nil
+	})
+	// The operator's own apply wakes nobody: a change of the owner does.
+	patchGadget(t, ns, "g", `{"metadata":{"annotations":{"poke":"1"}}}`)
 	eventually(t, "the handler to read its ConfigMap's data from the lister", func() bool {
 		select {
 		case m := <-seen:

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// userChanges is how many objects benchUserChange changes in one round.
+const userChanges = 10
+
+// benchUserChange measures how long a change someone makes during a cold
+// start waits: the operator starts over the large namespace, and as soon
+// as it reconciles its first object, userChanges objects it has not
+// reconciled yet get a spec change, one every 50ms. The latency of each is
+// from the patch to the first reconcile of its new generation; a round
+// reports their median. controller-runtime runs with its priority queue,
+// on by default, which puts the initial list behind other events too.
+func (s *suite) benchUserChange(ctx context.Context) error {
+	n := s.cfg.large
+	for r := range s.cfg.rounds {
+		for _, v := range order(r, opgen, cr) {
+			lat, err := s.userChangeOnce(ctx, v, n, r)
+			if err != nil {
+				return err
+			}
+			s.res.add("userchange.seconds", v, lat)
+		}
+	}
+	for _, v := range []string{opgen, cr} {
+		logf("   %s a change during the cold start of %d objects waited %v s", v, n, fmtSeries(s.res.get("userchange.seconds", v)))
+	}
+	return nil
+}
+
+func (s *suite) userChangeOnce(ctx context.Context, v string, n, round int) (float64, error) {
+	ns := namespace(v, "large")
+	p, err := s.startOperator(v, opts{namespace: ns, mode: "noop", workers: s.cfg.workers, expect: n, trace: true,
+		leader: true, leaseName: s.leaseName("userchange-" + v), lease: s.cfg.stockLease})
+	if err != nil {
+		return 0, err
+	}
+	defer p.stop()
+	deadline := time.Now().Add(s.cfg.scaled(3 * time.Minute))
+	for len(p.traces()) == 0 { // waiting for the first reconcile after the caches synced
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("%s: no reconcile within %v of the start", v, s.cfg.scaled(3*time.Minute))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	patch := s.specPatcher(groupOf(v), ns)
+	rng := rand.New(rand.NewPCG(uint64(round), 7))
+	done := map[string]bool{}
+	for _, rc := range p.traces() {
+		done[rc.name] = true
+	}
+	type change struct {
+		name string
+		gen  int64
+		at   time.Time
+	}
+	var changes []change
+	for len(changes) < userChanges {
+		name := objectName(rng.IntN(n))
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		at := time.Now()
+		gen, err := patch(ctx, name, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, 2000+rng.IntN(1000000)))
+		if err != nil {
+			return 0, err
+		}
+		changes = append(changes, change{name, gen, at})
+		time.Sleep(50 * time.Millisecond)
+	}
+	var lat []float64
+	for len(lat) < len(changes) {
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("%s: %d of %d changes not reconciled in time", v, len(changes)-len(lat), len(changes))
+		}
+		time.Sleep(20 * time.Millisecond)
+		recs := map[string]time.Time{}
+		for _, rc := range p.traces() {
+			if _, ok := recs[genKey(rc.name, rc.gen)]; !ok {
+				recs[genKey(rc.name, rc.gen)] = rc.t
+			}
+		}
+		lat = lat[:0]
+		for _, c := range changes {
+			if t, ok := recs[genKey(c.name, c.gen)]; ok {
+				lat = append(lat, t.Sub(c.at).Seconds())
+			}
+		}
+	}
+	slices.Sort(lat)
+	return lat[len(lat)/2], nil
+}
