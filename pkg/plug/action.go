@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/opgen-sdk/opgen/apis"
 )
@@ -37,6 +38,9 @@ type Action[T apis.Object] struct {
 	events       []Event
 	requeueAfter time.Duration
 	halted       bool
+	prune        map[schema.GroupVersionKind]PrunePolicy
+	children     children           // set by ApplyDescendants
+	writtenNow   map[ObjectKey]bool // written by ApplyNow and CreateNow
 }
 
 // NewAction returns an action for verb on observed. Object is a deep copy of

@@ -48,11 +48,18 @@ type DescendantStore interface {
 	// builds the body to apply, for a store that must look at it.
 	Applied(key ObjectKey, hash string, body func() (*unstructured.Unstructured, error)) bool
 	// Apply applies obj with server-side apply; its AppliedHashAnnotation
-	// holds the hash of its body.
-	Apply(ctx context.Context, obj *unstructured.Unstructured) error
+	// holds the hash of its body. It returns what the server answered.
+	Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// Create creates obj, failing when it exists (apierrors.IsAlreadyExists),
+	// and returns what the server answered.
+	Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// Delete deletes the owned object key if its UID is still uid, with
+	// the propagation policy given. An object already gone is no error.
+	Delete(ctx context.Context, key ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error
 	// Prune deletes the objects of the owned kinds whose controller is
-	// owner and that are not in keep; it reports how many it deleted.
-	Prune(ctx context.Context, owner types.UID, keep map[ObjectKey]bool) (int, error)
+	// owner, that are not in keep and whose kind prune selects; it
+	// reports how many it deleted.
+	Prune(ctx context.Context, owner types.UID, keep map[ObjectKey]bool, prune func(schema.GroupVersionKind) bool) (int, error)
 }
 
 // Env is what the built-in steps need to know about their controller. The
@@ -77,6 +84,10 @@ type Env[T apis.Object] struct {
 	Client func(namespace string) Client[T]
 	// Descendants applies and prunes owned objects.
 	Descendants DescendantStore
+	// Retain are the owned kinds whose undeclared objects ApplyDescendants
+	// keeps (Retain); the others it prunes (PruneUndeclared). An action
+	// may decide otherwise (Action.SetPrunePolicy).
+	Retain []schema.GroupVersionKind
 	// Recorder emits Kubernetes Events.
 	Recorder EventRecorder
 }

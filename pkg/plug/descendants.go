@@ -72,6 +72,9 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // owner are rejected by the API server.
 func ApplyDescendants[T apis.Object](env Env[T]) Step[T] {
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		if env.Descendants != nil {
+			a.children = childOps[T]{env, a}
+		}
 		err := next(ctx)
 		if err != nil || a.Halted() || a.Verb == Delete {
 			return err
@@ -87,13 +90,19 @@ func ApplyDescendants[T apis.Object](env Env[T]) Step[T] {
 }
 
 func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
-	keep := make(map[ObjectKey]bool, len(a.descendants))
+	keep := make(map[ObjectKey]bool, len(a.descendants)+len(a.writtenNow))
+	for k := range a.writtenNow {
+		keep[k] = true
+	}
 	for _, d := range a.descendants {
+		if bad, ok := d.(invalidDescendant); ok {
+			return bad.err
+		}
 		k, err := declaredKey(env, a.Object, d)
 		if err != nil {
 			return err
 		}
-		if keep[k] {
+		if keep[k] && !a.writtenNow[k] {
 			return fmt.Errorf("plug: %s declared %s %s twice: declare each descendant once", env.Controller, k.GVK.Kind, k.Name)
 		}
 		keep[k] = true
@@ -102,7 +111,7 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 		}
 	}
 	start := time.Now()
-	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep)
+	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep, func(gvk schema.GroupVersionKind) bool { return pruned(env, a, gvk) })
 	if n > 0 || err != nil {
 		logApply(ctx, "descendants", "", strconv.Itoa(n), applyResult(err, ApplyPruned), start)
 	}
@@ -153,7 +162,7 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 	if _, err := body(); err != nil {
 		return err
 	}
-	err = env.Descendants.Apply(ctx, u)
+	_, err = env.Descendants.Apply(ctx, u)
 	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
 	return err
 }

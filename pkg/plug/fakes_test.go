@@ -90,6 +90,8 @@ type fakeStore struct {
 	applied []*unstructured.Unstructured
 	hashes  map[plug.ObjectKey]string // what "the cache" carries
 	pruned  []map[plug.ObjectKey]bool
+	prunes  []func(schema.GroupVersionKind) bool
+	deleted []plug.ObjectKey
 }
 
 func (s *fakeStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) {
@@ -103,18 +105,28 @@ func (s *fakeStore) Applied(k plug.ObjectKey, hash string, _ func() (*unstructur
 	return s.hashes[k] == hash
 }
 
-func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured) error {
+func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	k := plug.ObjectKey{GVK: u.GroupVersionKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 	s.applied = append(s.applied, u)
 	if s.hashes == nil {
 		s.hashes = map[plug.ObjectKey]string{}
 	}
 	s.hashes[k] = u.GetAnnotations()[plug.AppliedHashAnnotation]
+	return u, nil
+}
+
+func (s *fakeStore) Create(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return s.Apply(ctx, u)
+}
+
+func (s *fakeStore) Delete(_ context.Context, k plug.ObjectKey, _ types.UID, _ metav1.DeletionPropagation) error {
+	s.deleted = append(s.deleted, k)
 	return nil
 }
 
-func (s *fakeStore) Prune(_ context.Context, _ types.UID, keep map[plug.ObjectKey]bool) (int, error) {
+func (s *fakeStore) Prune(_ context.Context, _ types.UID, keep map[plug.ObjectKey]bool, prune func(schema.GroupVersionKind) bool) (int, error) {
 	s.pruned = append(s.pruned, keep)
+	s.prunes = append(s.prunes, prune)
 	return 0, nil
 }
 

@@ -31,6 +31,14 @@ func controllerUID(obj any) ([]string, error) {
 	return nil, nil
 }
 
+// ownerIndex adds the controller-UID index to inf unless it has it.
+func ownerIndex(inf cache.SharedIndexInformer) error {
+	if _, ok := inf.GetIndexer().GetIndexers()[controllerUIDIndex]; ok {
+		return nil
+	}
+	return inf.AddIndexers(cache.Indexers{controllerUIDIndex: controllerUID})
+}
+
 // sharedCaches holds the informers of owned and watched kinds, shared by
 // every controller of the operator: metadata-only, unless the operator's
 // client-go factory already runs a full informer for the kind.
@@ -107,7 +115,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 		gi, err := f.ForResource(kc.gvr)
 		if err == nil {
 			inf := gi.Informer()
-			return inf, inf.AddIndexers(cache.Indexers{controllerUIDIndex: controllerUID})
+			return inf, ownerIndex(inf)
 		}
 	}
 	var inf cache.SharedIndexInformer

@@ -27,6 +27,14 @@ type ControllerOptions[T apis.Object] struct {
 	// listed here is an error.
 	Owns []schema.GroupVersionKind
 
+	// Retain are owned kinds whose objects the handler does not declare
+	// again are kept, not pruned: children that accumulate, such as the
+	// Jobs of scheduled runs. The handler deletes old ones itself
+	// (plug.DeleteNow); the garbage collector removes them with their
+	// owner. An action may decide otherwise (Action.SetPrunePolicy). Each
+	// must be one of Owns.
+	Retain []schema.GroupVersionKind
+
 	// ReconcileEvery runs Reconcile for every object on this period after
 	// it was last handled. 0 means no periodic reconcile.
 	ReconcileEvery time.Duration

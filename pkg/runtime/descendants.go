@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
@@ -144,12 +145,27 @@ func (s *descendantStore) remember(uid types.UID, hash string, fields uint64) {
 	s.mu.Unlock()
 }
 
-func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
+func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return s.write(ctx, obj, func(ri dynamic.ResourceInterface) (*unstructured.Unstructured, error) {
+		return ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: s.fieldManager, Force: true})
+	})
+}
+
+func (s *descendantStore) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return s.write(ctx, obj, func(ri dynamic.ResourceInterface) (*unstructured.Unstructured, error) {
+		return ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: s.fieldManager})
+	})
+}
+
+// write writes obj, an owned object, with write, and remembers what the
+// server answered.
+func (s *descendantStore) write(ctx context.Context, obj *unstructured.Unstructured,
+	write func(dynamic.ResourceInterface) (*unstructured.Unstructured, error)) (*unstructured.Unstructured, error) {
 	k := plug.ObjectKey{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	kc, ok := s.owns[k.GVK]
 	if !ok {
 		_, err := s.Namespaced(k.GVK)
-		return err
+		return nil, err
 	}
 	var before string
 	if cached, found := kc.get(k.Namespace, k.Name); found {
@@ -166,13 +182,12 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 	}
 	key := cache.ObjectName{Namespace: k.Namespace, Name: k.Name}
 	kc.writes.begin(key)
-	got, err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Apply(ctx, k.Name, obj,
-		metav1.ApplyOptions{FieldManager: s.fieldManager, Force: true})
+	got, err := write(s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace))
 	if kc.writes.end(key, got, err == nil, before) {
 		s.wakeOwner(obj)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hash := obj.GetAnnotations()[plug.AppliedHashAnnotation]
 	if fields, ok := cachefill.OwnFields(got, s.fieldManager); ok {
@@ -181,12 +196,15 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 	s.mu.Lock()
 	s.pending[k] = pendingApply{hash: hash, before: before, at: s.op.opts.Clock.Now()}
 	s.mu.Unlock()
-	return nil
+	return got, nil
 }
 
-func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool) (int, error) {
+func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool, prune func(schema.GroupVersionKind) bool) (int, error) {
 	deleted := 0
 	for gvk, kc := range s.owns {
+		if !prune(gvk) {
+			continue
+		}
 		for _, inf := range kc.informers {
 			objs, err := inf.GetIndexer().ByIndex(controllerUIDIndex, string(owner))
 			if err != nil {
@@ -201,7 +219,7 @@ func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[p
 				if keep[k] || m.GetDeletionTimestamp() != nil {
 					continue
 				}
-				if err := s.delete(ctx, kc, k, m.GetUID()); err != nil {
+				if err := s.delete(ctx, kc, k, m.GetUID(), metav1.DeletePropagationBackground); err != nil {
 					return deleted, err
 				}
 				deleted++
@@ -211,18 +229,27 @@ func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[p
 	return deleted, nil
 }
 
-func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.ObjectKey, uid types.UID) error {
-	background := metav1.DeletePropagationBackground
+// Delete deletes the owned object k, as the action's DeleteNow asks.
+func (s *descendantStore) Delete(ctx context.Context, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error {
+	kc, ok := s.owns[k.GVK]
+	if !ok {
+		_, err := s.Namespaced(k.GVK)
+		return err
+	}
+	return s.delete(ctx, kc, k, uid, propagation)
+}
+
+func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error {
 	kc.pruned.Store(uid, struct{}{}) // before: the watch may tell the delete before the call returns
 	err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{
 		Preconditions:     &metav1.Preconditions{UID: &uid},
-		PropagationPolicy: &background,
+		PropagationPolicy: &propagation,
 	})
 	if err != nil {
 		kc.pruned.Delete(uid)
 	}
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("prune %s %s: %w", k.GVK.Kind, k.Name, err)
+		return fmt.Errorf("delete %s %s: %w", k.GVK.Kind, k.Name, err)
 	}
 	s.forget(k, uid)
 	return nil

@@ -53,6 +53,7 @@ func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resour
 	r := &Reader[T]{resource: gr, informers: map[string]cache.SharedIndexInformer{}, writes: op.ownedWrites(gr)}
 	for _, ns := range op.namespaces(namespaced) {
 		inf := pick(op.Informers(ns))
+		_ = ownerIndex(inf) // before Run the informer has not started: this cannot fail
 		// An informer that already runs keeps the handler it has: it
 		// was requested before Run, and reports its failures already.
 		_ = observeWatch(inf, op, telemetry.Watch{Controller: "reader", GVK: gvk, Namespace: ns})
@@ -111,20 +112,7 @@ func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error
 	var typeErr error
 	listed := map[cache.ObjectName]bool{}
 	add := func(obj any) {
-		if m, ok := obj.(metav1.Object); ok {
-			key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
-			listed[key] = true
-			if u, written := r.writes.newerThan(key, m.GetResourceVersion(), true); written {
-				t, err := r.fromWrite(u)
-				if err != nil {
-					typeErr = err
-					return
-				}
-				out = append(out, t)
-				return
-			}
-		}
-		t, err := r.typed(obj)
+		t, err := r.current(obj, listed)
 		if err != nil {
 			typeErr = err
 			return
@@ -162,6 +150,59 @@ func (r *Reader[T]) listCached(namespace string, selector labels.Selector, add f
 		return err
 	}
 	return cache.ListAllByNamespace(inf.GetIndexer(), namespace, selector, add)
+}
+
+// Owned returns the objects whose controller owner is owner (its UID in
+// their controller owner reference), from the cache's owner index: the
+// children of one object, without listing its namespace. Like Get, it
+// includes what the operator's applies returned until the cache shows it.
+func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
+	var out []T
+	listed := map[cache.ObjectName]bool{}
+	for ns, inf := range r.informers {
+		if ns != AllNamespaces && owner.GetNamespace() != "" && ns != owner.GetNamespace() {
+			continue
+		}
+		if !inf.HasSynced() {
+			return nil, fmt.Errorf("read %s: the cache has not synced: make readers before Operator.Run (in the handler's constructor), so that Run starts them", r.resource)
+		}
+		objs, err := inf.GetIndexer().ByIndex(controllerUIDIndex, string(owner.GetUID()))
+		if err != nil {
+			return nil, fmt.Errorf("read the %s owned by %s: %w", r.resource, owner.GetName(), err)
+		}
+		for _, obj := range objs {
+			t, err := r.current(obj, listed)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+	}
+	for _, u := range r.writes.all() { // applied a moment ago, not cached yet
+		key := cache.ObjectName{Namespace: u.GetNamespace(), Name: u.GetName()}
+		if ref := metav1.GetControllerOfNoCopy(u); listed[key] || ref == nil || ref.UID != owner.GetUID() {
+			continue
+		}
+		t, err := r.fromWrite(u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// current returns the cached obj as T, or what the operator's last write
+// of it returned when that is newer, and marks it listed.
+func (r *Reader[T]) current(obj any, listed map[cache.ObjectName]bool) (T, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
+		listed[key] = true
+		if u, written := r.writes.newerThan(key, m.GetResourceVersion(), true); written {
+			return r.fromWrite(u)
+		}
+	}
+	return r.typed(obj)
 }
 
 // informer returns the synced informer that caches namespace.

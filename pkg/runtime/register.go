@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -61,6 +62,11 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	opts.Workers = orDefault(opts.Workers, op.opts.Workers)
 	if opts.Workers < 0 || opts.ReconcileEvery < 0 {
 		return nil, fmt.Errorf("runtime.Register: controller %s: Workers (%d) and ReconcileEvery (%s) must not be negative", opts.Name, opts.Workers, opts.ReconcileEvery)
+	}
+	for _, gvk := range opts.Retain {
+		if !slices.Contains(opts.Owns, gvk) {
+			return nil, fmt.Errorf("runtime.Register: controller %s: ControllerOptions.Retain names %s, which it does not own: add it to Owns (+opgen:controller:owns=%s)", opts.Name, markerKind(gvk), markerKind(gvk))
+		}
 	}
 	if opts.Pipeline != nil && len(opts.Steps) > 0 {
 		return nil, fmt.Errorf("runtime.Register: controller %s: ControllerOptions sets both Steps and Pipeline, and a Pipeline replaces the default pipeline that Steps are inserted into: put the %d steps into the pipeline that Pipeline returns, or drop Pipeline", opts.Name, len(opts.Steps))
@@ -158,6 +164,7 @@ func (c *Controller[T]) newEnv() plug.Env[T] {
 	}
 	if len(c.opts.Owns) > 0 {
 		env.Descendants = countedStore{c.store, count}
+		env.Retain = c.opts.Retain
 	}
 	return env
 }
@@ -197,16 +204,32 @@ type countedStore struct {
 	count func(what string)
 }
 
-func (s countedStore) Apply(ctx context.Context, obj *unstructured.Unstructured) error {
-	err := s.DescendantStore.Apply(ctx, obj)
+func (s countedStore) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	got, err := s.DescendantStore.Apply(ctx, obj)
 	if err == nil {
 		s.count("descendant")
+	}
+	return got, err
+}
+
+func (s countedStore) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	got, err := s.DescendantStore.Create(ctx, obj)
+	if err == nil {
+		s.count("descendant")
+	}
+	return got, err
+}
+
+func (s countedStore) Delete(ctx context.Context, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error {
+	err := s.DescendantStore.Delete(ctx, k, uid, propagation)
+	if err == nil {
+		s.count("delete")
 	}
 	return err
 }
 
-func (s countedStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool) (int, error) {
-	n, err := s.DescendantStore.Prune(ctx, owner, keep)
+func (s countedStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool, prune func(schema.GroupVersionKind) bool) (int, error) {
+	n, err := s.DescendantStore.Prune(ctx, owner, keep, prune)
 	for range n {
 		s.count("prune")
 	}
