@@ -86,11 +86,11 @@ func (s *descendantStore) Applied(k plug.ObjectKey, hash string, body func() (*u
 	if up, sure := s.inFlight(k, hash, cached, found); sure {
 		return up
 	}
-	if !found || cached.GetAnnotations()[plug.AppliedHashAnnotation] != hash {
+	if !found {
 		return false
 	}
-	have, ok := cachefill.OwnFields(cached, s.fieldManager)
-	if !ok {
+	have, applied, ok := cachefill.OwnApply(cached, s.fieldManager, plug.AppliedHashAnnotation)
+	if !ok || applied != hash {
 		return false
 	}
 	want, ok := s.declaredFields(cached.GetUID(), hash, body)
@@ -190,7 +190,7 @@ func (s *descendantStore) write(ctx context.Context, obj *unstructured.Unstructu
 		return nil, err
 	}
 	hash := obj.GetAnnotations()[plug.AppliedHashAnnotation]
-	if fields, ok := cachefill.OwnFields(got, s.fieldManager); ok {
+	if fields, _, ok := cachefill.OwnApply(got, s.fieldManager, plug.AppliedHashAnnotation); ok {
 		s.remember(got.GetUID(), hash, fields)
 	}
 	s.mu.Lock()

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 
+	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fieldset"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
@@ -302,12 +303,13 @@ func (o *Operator) transform() cache.TransformFunc {
 
 // transformOwned is the transform of the metadata-only caches of owned
 // and watched kinds: of the operator's own managedFields entry they keep
-// only the hash of its field set, which is all the descendant store reads.
+// only the hash of its field set and of the declaration, which is all the
+// descendant store reads.
 func (o *Operator) transformOwned() cache.TransformFunc {
 	if o.opts.KeepManagedFields {
 		return nil
 	}
-	return func(obj any) (any, error) { return cachefill.TrimOwned(obj, o.opts.Name) }
+	return func(obj any) (any, error) { return cachefill.TrimOwned(obj, o.opts.Name, plug.AppliedHashAnnotation) }
 }
 
 func (o *Operator) add(r runner) error {

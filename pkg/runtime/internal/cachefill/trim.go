@@ -44,16 +44,19 @@ func Trim(obj any, manager string, heads bool) (any, error) {
 	return obj, nil
 }
 
-// FieldsHashType is the FieldsType of an own entry that TrimOwned kept as
-// the hash of its field set: FieldsV1.Raw holds the hash, 8 bytes, not
-// JSON. Only the runtime's internal caches hold such entries.
+// FieldsHashType is the FieldsType of an own entry that TrimOwned kept in
+// short: FieldsV1.Raw holds the hash of the field set (8 bytes), then the
+// value of the object's hash annotation, not JSON. Only the runtime's
+// internal caches hold such entries.
 const FieldsHashType = "opgen.dev/fields-hash"
 
 // TrimOwned is the transform of the caches of owned and watched kinds,
 // which no handler reads. It is Trim, but of the operator's own entry it
-// keeps only the hash of the field set (OwnFields), not the set nor the
-// time.
-func TrimOwned(obj any, manager string) (any, error) {
+// keeps only the hash of the field set, not the set nor the time; and it
+// moves the annotation hashAnnotation into that entry (OwnApply). Small
+// maps are dear in Go: an object whose only annotation that was keeps
+// none.
+func TrimOwned(obj any, manager, hashAnnotation string) (any, error) {
 	obj, err := Trim(obj, manager, false)
 	m, ok := obj.(metav1.Object)
 	if err != nil || !ok {
@@ -61,11 +64,20 @@ func TrimOwned(obj any, manager string) (any, error) {
 	}
 	entries := m.GetManagedFields()
 	for i := range entries {
-		if e := &entries[i]; Own(e, manager) && e.FieldsV1 != nil && e.FieldsType != FieldsHashType {
-			sum := FieldsHash(e.FieldsV1.Raw)
-			e.FieldsType, e.Time = FieldsHashType, nil
-			e.FieldsV1 = &metav1.FieldsV1{Raw: binary.BigEndian.AppendUint64(make([]byte, 0, 8), sum)}
+		e := &entries[i]
+		if !Own(e, manager) || e.FieldsV1 == nil || e.FieldsType == FieldsHashType {
+			continue
 		}
+		raw := binary.BigEndian.AppendUint64(nil, FieldsHash(e.FieldsV1.Raw))
+		if a := m.GetAnnotations(); a != nil {
+			raw = append(raw, a[hashAnnotation]...)
+			delete(a, hashAnnotation)
+			if len(a) == 0 {
+				m.SetAnnotations(nil)
+			}
+		}
+		e.FieldsType, e.Time = FieldsHashType, nil
+		e.FieldsV1 = &metav1.FieldsV1{Raw: raw}
 	}
 	m.SetManagedFields(entries)
 	return obj, nil
@@ -79,19 +91,21 @@ func FieldsHash(fieldsV1 []byte) uint64 {
 	return h.Sum64()
 }
 
-// OwnFields returns the hash of the field set of the operator's own entry
-// in m, whole or kept by TrimOwned; false when there is none.
-func OwnFields(m metav1.Object, manager string) (uint64, bool) {
+// OwnApply returns, of the operator's own apply to m, the hash of its
+// field set, and the value of m's annotation hashAnnotation; from the
+// whole entry, or from one TrimOwned kept. ok is false when there is no
+// entry.
+func OwnApply(m metav1.Object, manager, hashAnnotation string) (fields uint64, hash string, ok bool) {
 	entries := m.GetManagedFields()
 	for i := range entries {
 		e := &entries[i]
 		switch {
 		case !Own(e, manager) || e.FieldsV1 == nil:
-		case e.FieldsType == FieldsHashType && len(e.FieldsV1.Raw) == 8:
-			return binary.BigEndian.Uint64(e.FieldsV1.Raw), true
+		case e.FieldsType == FieldsHashType && len(e.FieldsV1.Raw) >= 8:
+			return binary.BigEndian.Uint64(e.FieldsV1.Raw), string(e.FieldsV1.Raw[8:]), true
 		default:
-			return FieldsHash(e.FieldsV1.Raw), true
+			return FieldsHash(e.FieldsV1.Raw), m.GetAnnotations()[hashAnnotation], true
 		}
 	}
-	return 0, false
+	return 0, "", false
 }
