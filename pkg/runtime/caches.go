@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
@@ -71,6 +72,28 @@ type kindCache struct {
 	// pruned the UIDs it deleted, until the cache shows them (writes.go).
 	writes *ownWrites[*unstructured.Unstructured]
 	pruned sync.Map // types.UID → struct{}
+	// owners indexes the metadata-only informers' objects by controller
+	// owner (owners.go); lean marks those informers. Full informers use
+	// client-go's index instead.
+	owners *owners
+	lean   map[cache.SharedIndexInformer]bool
+}
+
+// ownedBy returns the cached objects whose controller owner is uid.
+func (kc *kindCache) ownedBy(uid types.UID) ([]any, error) {
+	var out []any
+	for _, inf := range kc.informers {
+		if kc.lean[inf] {
+			out = append(out, kc.owners.of(uid, inf)...)
+			continue
+		}
+		objs, err := inf.GetIndexer().ByIndex(controllerUIDIndex, string(uid))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
 }
 
 func newSharedCaches(op *Operator) *sharedCaches {
@@ -94,6 +117,8 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCac
 		sharded:    sharded,
 		informers:  map[string]cache.SharedIndexInformer{},
 		writes:     s.op.ownedWrites(mapping.Resource.GroupResource()),
+		owners:     newOwners(),
+		lean:       map[cache.SharedIndexInformer]bool{},
 	}
 	for _, ns := range s.op.namespaces(kc.namespaced) {
 		inf, err := s.informer(kc, ns)
@@ -107,8 +132,9 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCac
 	return kc, nil
 }
 
-// informer reuses the factory's full informer for the kind in ns, or makes
-// a metadata-only one; either gets the controller-UID index.
+// informer reuses the factory's full informer for the kind in ns, with
+// client-go's controller-UID index, or makes a metadata-only one, indexed
+// by kc.owners.
 func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInformer, error) {
 	if s.full[ns][kc.gvk] && !kc.sharded {
 		f := s.op.Informers(ns)
@@ -126,6 +152,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 			return s.metadataInformer(kc, ns, s.op.shardKeys.Selector(b))
 		}, nil)
 		set.Dropped = func(objs []any) {
+			kc.owners.drop(objs)
 			for _, obj := range objs {
 				if m, err := meta.Accessor(obj); err == nil {
 					k := plug.ObjectKey{GVK: kc.gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
@@ -143,19 +170,22 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 			return nil, err
 		}
 	}
+	if _, err := inf.AddEventHandler(kc.owners.handler()); err != nil {
+		return nil, err
+	}
+	kc.lean[inf] = true
 	s.created = append(s.created, inf)
 	return inf, nil
 }
 
 // metadataInformer makes a metadata-only informer of kc's objects in ns
-// that match selector ("" for all), with the controller-UID index.
+// that match selector ("" for all).
 func (s *sharedCaches) metadataInformer(kc *kindCache, ns, selector string) (cache.SharedIndexInformer, error) {
 	var tweak metadatainformer.TweakListOptionsFunc
 	if selector != "" {
 		tweak = func(o *metav1.ListOptions) { o.LabelSelector = selector }
 	}
-	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0,
-		cache.Indexers{controllerUIDIndex: controllerUID}, tweak).Informer()
+	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0, cache.Indexers{}, tweak).Informer()
 	return inf, inf.SetTransform(s.op.transformOwned())
 }
 

@@ -205,25 +205,23 @@ func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[p
 		if !prune(gvk) {
 			continue
 		}
-		for _, inf := range kc.informers {
-			objs, err := inf.GetIndexer().ByIndex(controllerUIDIndex, string(owner))
+		objs, err := kc.ownedBy(owner)
+		if err != nil {
+			return deleted, err
+		}
+		for _, obj := range objs {
+			m, err := meta.Accessor(obj)
 			if err != nil {
+				continue
+			}
+			k := plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
+			if keep[k] || m.GetDeletionTimestamp() != nil {
+				continue
+			}
+			if err := s.delete(ctx, kc, k, m.GetUID(), metav1.DeletePropagationBackground); err != nil {
 				return deleted, err
 			}
-			for _, obj := range objs {
-				m, err := meta.Accessor(obj)
-				if err != nil {
-					continue
-				}
-				k := plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
-				if keep[k] || m.GetDeletionTimestamp() != nil {
-					continue
-				}
-				if err := s.delete(ctx, kc, k, m.GetUID(), metav1.DeletePropagationBackground); err != nil {
-					return deleted, err
-				}
-				deleted++
-			}
+			deleted++
 		}
 	}
 	return deleted, nil

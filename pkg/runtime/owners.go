@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+)
+
+// owners indexes the objects of the metadata-only caches of one kind by
+// the UID of their controller owner. client-go's indexer keeps a set, a
+// map, per indexed value: some 300 bytes for an owner of one object, as
+// much as the object itself. This keeps a slice of keys.
+//
+// Its event handler runs after the cache changed, so it may lag behind the
+// cache for a moment: a key it names may be gone (the reader skips it),
+// and an object just added may be missing (pruning sees it next time).
+type owners struct {
+	mu sync.RWMutex
+	m  map[types.UID][]string
+}
+
+func newOwners() *owners { return &owners{m: map[types.UID][]string{}} }
+
+// handler keeps the index as the cache changes.
+func (o *owners) handler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { o.add(obj) },
+		UpdateFunc: func(oldObj, newObj any) {
+			if ownerOf(oldObj) != ownerOf(newObj) {
+				o.remove(oldObj)
+				o.add(newObj)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			o.remove(obj)
+		},
+	}
+}
+
+func ownerOf(obj any) types.UID {
+	uids, _ := controllerUID(obj)
+	if len(uids) == 0 {
+		return ""
+	}
+	return types.UID(uids[0])
+}
+
+func (o *owners) add(obj any) {
+	uid := ownerOf(obj)
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if uid == "" || err != nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !slices.Contains(o.m[uid], key) {
+		o.m[uid] = append(o.m[uid], key)
+	}
+}
+
+func (o *owners) remove(obj any) {
+	uid := ownerOf(obj)
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if uid == "" || err != nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	keys := slices.DeleteFunc(o.m[uid], func(k string) bool { return k == key })
+	if len(keys) == 0 {
+		delete(o.m, uid)
+		return
+	}
+	o.m[uid] = keys
+}
+
+// drop removes objects a cache let go of without delete events (a
+// sharded member's dropped bucket).
+func (o *owners) drop(objs []any) {
+	for _, obj := range objs {
+		o.remove(obj)
+	}
+}
+
+// of returns the objects of inf whose controller owner is uid.
+func (o *owners) of(uid types.UID, inf cache.SharedIndexInformer) []any {
+	o.mu.RLock()
+	keys := slices.Clone(o.m[uid])
+	o.mu.RUnlock()
+	var out []any
+	for _, k := range keys {
+		if obj, ok, _ := inf.GetIndexer().GetByKey(k); ok {
+			if m, err := meta.Accessor(obj); err == nil && ownerOf(m) == uid {
+				out = append(out, obj)
+			}
+		}
+	}
+	return out
+}
