@@ -57,12 +57,38 @@ type Options struct {
 	// Logger receives the operator's logs. Default: the runtime's default
 	// (text on stderr).
 	Logger logr.Logger
+	// Runtime adjusts the options the operator runs with, after the kit's
+	// own (its name, leader election in its namespace with short timings,
+	// no servers): a fake clock (runtime.Options.Clock) to step time in
+	// the test, the workers, a logger.
+	Runtime func(*runtime.Options)
+	// Profile names the local control plane's shape: ProfileAPIServer
+	// (the default) or ProfileControllers.
+	Profile Profile
 	// FakeKubelet marks the Pods of the local control plane running and
-	// ready, so workloads become available (implies a controller manager).
+	// ready, so workloads become available (implies ProfileControllers).
 	FakeKubelet bool
 	// Env configures the local control plane; ignored on an existing cluster.
 	Env testenv.Options
 }
+
+// Profile is a shape of the local control plane.
+type Profile string
+
+const (
+	// ProfileAPIServer is etcd and kube-apiserver: what runs objects'
+	// API. No garbage collector (owned objects stay after their owner is
+	// deleted), no Job, Deployment or namespace controller.
+	ProfileAPIServer Profile = ""
+	// ProfileControllers adds kube-controller-manager with
+	// testenv.DefaultControllers: the garbage collector, the namespace,
+	// job, deployment, replicaset, statefulset and serviceaccount
+	// controllers. Jobs get Pods (which stay Pending without FakeKubelet),
+	// owned objects go with their owner. The control plane is the
+	// package's own: the controllers would act on the other packages'
+	// objects.
+	ProfileControllers Profile = "controllers"
+)
 
 // Kit is the test set-up of one test package.
 type Kit struct {
@@ -94,7 +120,7 @@ func New(opts Options) *Kit {
 	if opts.Namespace == "" && opts.Name != "" {
 		opts.Namespace = opts.Name + "-system"
 	}
-	if opts.FakeKubelet {
+	if opts.FakeKubelet || opts.Profile == ProfileControllers {
 		opts.Env.ControllerManager = true
 	}
 	return &Kit{opts: opts}
@@ -206,7 +232,11 @@ func (k *Kit) StartOperator(ctx context.Context) error {
 	if k.stopOp != nil {
 		return fmt.Errorf("optest: the %s operator is running already", k.Operator.Name)
 	}
-	stop, err := k.Operator.Start(ctx, k.Operator.Options(k.opts.Logger), k.opts.Setup)
+	opts := k.Operator.Options(k.opts.Logger)
+	if k.opts.Runtime != nil {
+		k.opts.Runtime(&opts)
+	}
+	stop, err := k.Operator.Start(ctx, opts, k.opts.Setup)
 	if err != nil {
 		return err
 	}
@@ -271,5 +301,5 @@ func Namespace(t testing.TB, cs kubernetes.Interface) string {
 }
 
 // WaitTimeout bounds every wait of the package unless a wait says
-// otherwise.
+// otherwise (Within).
 var WaitTimeout = time.Minute

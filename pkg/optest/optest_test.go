@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/opgen-sdk/opgen/pkg/optest"
@@ -92,4 +93,31 @@ func TestAFailedWaitNamesWhatItWaitedFor(t *testing.T) {
 		})
 	})
 	assert.Contains(t, msg, "in vain for the deletion of the test namespace")
+}
+
+// Within bounds one wait; Consistently fails the first time its condition
+// does not hold, naming it.
+func TestWithinAndConsistently(t *testing.T) {
+	ns := kit.Namespace(t)
+	get := func(ctx context.Context) (*corev1.ConfigMap, error) {
+		return kit.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, "missing", metav1.GetOptions{})
+	}
+	start := time.Now()
+	msg := failure(t, func(tb testing.TB) {
+		optest.WaitFor(tb, "the missing ConfigMap", get, nil, optest.Within(200*time.Millisecond))
+	})
+	assert.Contains(t, msg, "in vain for the missing ConfigMap")
+	assert.Less(t, time.Since(start), 10*time.Second, "Within, not WaitTimeout, bounded the wait")
+
+	absent := func(ctx context.Context) (bool, error) {
+		_, err := get(ctx)
+		return apierrors.IsNotFound(err), nil
+	}
+	optest.Consistently(t, "the ConfigMap staying absent", 200*time.Millisecond, absent)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_, _ = kit.Clientset.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "missing"}}, metav1.CreateOptions{})
+	}()
+	msg = failure(t, func(tb testing.TB) { optest.Consistently(tb, "the ConfigMap staying absent", 5*time.Second, absent) })
+	assert.Contains(t, msg, "the ConfigMap staying absent did not hold after")
 }

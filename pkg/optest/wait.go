@@ -20,12 +20,51 @@ import (
 //	}
 type Getter[T any] func(context.Context) (T, error)
 
-// Eventually polls cond until it holds, failing t after WaitTimeout with
-// what it waited for and cond's last error.
-func Eventually(t testing.TB, what string, cond func(context.Context) (bool, error)) {
+// WaitOption changes one wait: Within.
+type WaitOption func(*waitOptions)
+
+type waitOptions struct{ timeout time.Duration }
+
+// Within bounds one wait by d instead of WaitTimeout.
+func Within(d time.Duration) WaitOption { return func(o *waitOptions) { o.timeout = d } }
+
+func timeoutOf(opts []WaitOption) time.Duration {
+	o := waitOptions{timeout: WaitTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.timeout
+}
+
+// Eventually polls cond until it holds, failing t after WaitTimeout (or
+// Within's time) with what it waited for and cond's last error.
+func Eventually(t testing.TB, what string, cond func(context.Context) (bool, error), opts ...WaitOption) {
 	t.Helper()
-	if err := poll(what, WaitTimeout, cond); err != nil {
+	if err := poll(what, timeoutOf(opts), cond); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Consistently checks that cond holds, every 20ms for d, and fails t the
+// first time it does not, with what should have held and cond's error.
+// It is how a test says that something does not happen: no second Job, no
+// write, no condition turning False.
+func Consistently(t testing.TB, what string, d time.Duration, cond func(context.Context) (bool, error)) {
+	t.Helper()
+	start := time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), attemptTimeout)
+		ok, err := cond(ctx)
+		cancel()
+		switch {
+		case err != nil:
+			t.Fatalf("%s did not hold after %s: %v", what, time.Since(start).Round(time.Millisecond), err)
+		case !ok:
+			t.Fatalf("%s did not hold after %s", what, time.Since(start).Round(time.Millisecond))
+		case time.Since(start) >= d:
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -60,7 +99,7 @@ func poll(what string, timeout time.Duration, cond func(context.Context) (bool, 
 
 // WaitFor polls get until the object exists and match holds for it, and
 // returns it; what names the wait in the failure.
-func WaitFor[T any](t testing.TB, what string, get Getter[T], match func(T) bool) T {
+func WaitFor[T any](t testing.TB, what string, get Getter[T], match func(T) bool, opts ...WaitOption) T {
 	t.Helper()
 	var got T
 	Eventually(t, what, func(ctx context.Context) (bool, error) {
@@ -70,17 +109,17 @@ func WaitFor[T any](t testing.TB, what string, get Getter[T], match func(T) bool
 		}
 		got = obj
 		return match == nil || match(obj), nil
-	})
+	}, opts...)
 	return got
 }
 
 // WaitForCondition waits until the object's status condition typ is True
 // and observed at its current generation, and returns the object.
-func WaitForCondition[T apis.ConditionsObject](t testing.TB, get Getter[T], typ string) T {
+func WaitForCondition[T apis.ConditionsObject](t testing.TB, get Getter[T], typ string, opts ...WaitOption) T {
 	t.Helper()
 	var got T
 	var seen string
-	err := poll("condition "+typ+"=True", WaitTimeout, func(ctx context.Context) (bool, error) {
+	err := poll("condition "+typ+"=True", timeoutOf(opts), func(ctx context.Context) (bool, error) {
 		obj, err := get(ctx)
 		if err != nil {
 			return false, err
@@ -112,16 +151,16 @@ func findCondition(cs []metav1.Condition, typ string) *metav1.Condition {
 
 // WaitForOwned waits until get returns an object with a controller owner
 // reference to owner, and returns it: what the controller of owner creates.
-func WaitForOwned[T metav1.Object](t testing.TB, owner metav1.Object, get Getter[T]) T {
+func WaitForOwned[T metav1.Object](t testing.TB, owner metav1.Object, get Getter[T], opts ...WaitOption) T {
 	t.Helper()
 	return WaitFor(t, fmt.Sprintf("an object owned by %s/%s", owner.GetNamespace(), owner.GetName()), get, func(obj T) bool {
 		ref := metav1.GetControllerOf(obj)
 		return ref != nil && ref.UID == owner.GetUID()
-	})
+	}, opts...)
 }
 
 // WaitForDeletion waits until get answers NotFound; what names the object.
-func WaitForDeletion[T any](t testing.TB, what string, get Getter[T]) {
+func WaitForDeletion[T any](t testing.TB, what string, get Getter[T], opts ...WaitOption) {
 	t.Helper()
 	Eventually(t, "the deletion of "+what, func(ctx context.Context) (bool, error) {
 		_, err := get(ctx)
@@ -132,5 +171,5 @@ func WaitForDeletion[T any](t testing.TB, what string, get Getter[T]) {
 			return false, err
 		}
 		return false, nil
-	})
+	}, opts...)
 }
