@@ -27,7 +27,7 @@ test: controlplane ## Run every test, unit and integration (builds the control p
 
 # The fault-injection tests (docs/reliability.md). `make test` runs them
 # too, the election one in its short form under -short.
-CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestShutdownWithStuckHandler|TestReadyzFollowsTheAPIServer|TestNeverReadyWhenNeverSynced|TestPanicIsRecorded|TestPeriodicRequeuesAreNotRetries|TestElectionNeverOverlaps|TestChangesWhileStoppedAreNotLost|TestMissingOwnedKindWaitsForItsCRD|TestFinalizerFirst|TestEndlessErrors|TestForeignWriter|TestRecorderCutsLongNotes|TestStartsWithConventionalPortsTaken
+CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestRecoversAtOnceAfterAnOutage|TestShutdownWithStuckHandler|TestReadyzFollowsTheAPIServer|TestNeverReadyWhenNeverSynced|TestPanicIsRecorded|TestPeriodicRequeuesAreNotRetries|TestElectionNeverOverlaps|TestChangesWhileStoppedAreNotLost|TestMissingOwnedKindWaitsForItsCRD|TestFinalizerFirst|TestEndlessErrors|TestForeignWriter|TestRecorderCutsLongNotes|TestStartsWithConventionalPortsTaken
 
 .PHONY: chaos
 chaos: controlplane ## Run the fault-injection tests verbosely, with their figures (docs/reliability.md)

@@ -46,6 +46,8 @@ type Operator struct {
 	// fieldsFilter drops from cache fills the managedFields entries the
 	// caches do not keep (nil with Options.KeepManagedFields).
 	fieldsFilter *cachefill.Filter
+	// outage makes the caches wait for the API server (outage.go).
+	outage *outageTransport
 
 	opts        Options
 	log         logr.Logger
@@ -150,6 +152,8 @@ func (o *Operator) buildClients() error {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
 		o.httpClient = o.fieldsFilter.Client(o.httpClient)
 	}
+	o.outage = &outageTransport{probe: o.checkAPIServer, log: o.log.WithName("caches"), clock: time.Now, logged: map[string]time.Time{}}
+	o.httpClient = o.outage.client(o.httpClient)
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
 	}

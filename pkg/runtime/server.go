@@ -46,6 +46,10 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 			http.Error(w, "caches not synced yet", http.StatusServiceUnavailable)
 			return
 		}
+		if o.outage.waitingCaches() {
+			http.Error(w, "caches wait for the API server to watch again", http.StatusServiceUnavailable)
+			return
+		}
 		if err := probe.get(r.Context()); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

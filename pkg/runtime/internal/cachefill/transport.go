@@ -18,7 +18,8 @@ func Fill(ctx context.Context) context.Context {
 	return context.WithValue(ctx, fillKey{}, true)
 }
 
-func filling(ctx context.Context) bool {
+// Filling reports whether ctx comes from Fill: its requests fill a cache.
+func Filling(ctx context.Context) bool {
 	v, _ := ctx.Value(fillKey{}).(bool)
 	return v
 }
@@ -65,7 +66,7 @@ type transport struct {
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !filling(req.Context()) {
+	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !Filling(req.Context()) {
 		return resp, err
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))

@@ -1,0 +1,145 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+)
+
+// outageTransport makes the caches ride out an outage of the API server.
+//
+// client-go's reflectors back off after each failed list or watch, up to
+// 30 seconds, and retry a refused connection without a word. After a
+// minute's outage they came back up to 49 seconds after the API server
+// did. Here a list or watch that cannot reach the server waits for it in
+// the request instead: it asks /readyz every probeEvery, and sends the
+// request again the moment the server answers. The reflectors see no
+// failure, so they have no backoff to sit out.
+//
+// While any cache waits, the operator is not ready, and each waiting
+// resource is logged at most every outageLogEvery.
+type outageTransport struct {
+	next  http.RoundTripper
+	probe func(context.Context) error
+	log   logr.Logger
+	clock func() time.Time
+
+	waiting atomic.Int64
+	mu      sync.Mutex
+	logged  map[string]time.Time // by URL path
+	since   time.Time            // the first failure of the outage
+}
+
+// outageLogEvery bounds how often one resource's wait is logged.
+const outageLogEvery = 30 * time.Second
+
+// client returns a copy of hc that sends through t.
+func (t *outageTransport) client(hc *http.Client) *http.Client {
+	out := *hc
+	t.next = out.Transport
+	if t.next == nil {
+		t.next = http.DefaultTransport
+	}
+	out.Transport = t
+	return &out
+}
+
+// probeEvery is how often a waiting cache asks whether the API server is
+// back.
+const probeEvery = 250 * time.Millisecond
+
+func (t *outageTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet || !cachefill.Filling(req.Context()) {
+		return t.next.RoundTrip(req)
+	}
+	for {
+		resp, err := t.next.RoundTrip(req)
+		if err == nil || !unreachable(err) || req.Context().Err() != nil {
+			return resp, err
+		}
+		if !t.wait(req, err) {
+			return nil, err
+		}
+	}
+}
+
+// unreachable reports whether err says that the API server cannot be
+// reached, rather than that it refused the request.
+func unreachable(err error) bool {
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsTimeout(err)
+}
+
+// wait waits until the API server answers /readyz again, and reports
+// whether to send the request again. It does not when the request's
+// context ended, nor when the server answered at once: then this request
+// fails for a reason of its own, and the reflector's backoff is right.
+func (t *outageTransport) wait(req *http.Request, err error) bool {
+	ctx := req.Context()
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	up := t.probe(pctx) == nil
+	cancel()
+	if up {
+		return false
+	}
+	t.waiting.Add(1)
+	defer t.waiting.Add(-1)
+	t.report(req.URL.Path, err)
+	tick := time.NewTicker(probeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+		pctx, cancel = context.WithTimeout(ctx, 2*time.Second)
+		perr := t.probe(pctx)
+		cancel()
+		if perr == nil {
+			t.back()
+			return true
+		}
+		t.report(req.URL.Path, err)
+	}
+}
+
+// report logs that path's list or watch waits for the API server, at most
+// every outageLogEvery.
+func (t *outageTransport) report(path string, err error) {
+	now := t.clock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.since.IsZero() {
+		t.since = now
+	}
+	if last, ok := t.logged[path]; ok && now.Sub(last) < outageLogEvery {
+		return
+	}
+	t.logged[path] = now
+	t.log.Error(err, "the API server is unreachable: the cache waits for it and watches again as soon as it answers", "path", path, "down", now.Sub(t.since).Round(time.Second), "nextLogIn", outageLogEvery)
+}
+
+// back logs the end of the outage, once.
+func (t *outageTransport) back() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.since.IsZero() {
+		return
+	}
+	t.log.Info("the API server answers again: the caches watch again", "down", t.clock().Sub(t.since).Round(time.Millisecond))
+	t.since = time.Time{}
+	clear(t.logged)
+}
+
+// waitingCaches reports whether any cache waits for the API server.
+func (t *outageTransport) waitingCaches() bool { return t.waiting.Load() > 0 }
