@@ -93,6 +93,10 @@ type Operator struct {
 	owned map[schema.GroupResource]*ownWrites[*unstructured.Unstructured]
 }
 
+// repeatedLogEvery bounds how often one error line is written for one
+// controller (observe.LimitRepeats).
+const repeatedLogEvery = 10 * time.Second
+
 // runner is a controller as the operator sees it, without its type
 // parameter.
 type runner interface {
@@ -124,7 +128,8 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = opts.Name
 	}
-	o := &Operator{config: cfg, opts: opts, log: opts.Logger.WithName(opts.Name), metrics: observe.NewMetrics(), serving: make(chan struct{})}
+	log := opts.Logger.WithSink(observe.LimitRepeats(opts.Logger.GetSink(), repeatedLogEvery)).WithName(opts.Name)
+	o := &Operator{config: cfg, opts: opts, log: log, metrics: observe.NewMetrics(), serving: make(chan struct{})}
 	o.bus = observe.NewBus(o.metrics, o.log)
 	o.tracer = newTracer(opts.TracerProvider)
 	if err := o.buildClients(); err != nil {

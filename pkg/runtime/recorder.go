@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 )
 
@@ -13,8 +17,12 @@ import (
 const maxEventNote = 1024
 
 // noteLimit is the operator's Event recorder as Operator.Recorder gives it
-// to handlers: it cuts each note to the server's limit, as the pipeline's
-// RecordEvents step does for the events an action records.
+// to handlers. It cuts each note to the server's limit, as the pipeline's
+// RecordEvents step does for the events an action records. And it names
+// the object an Event is about without its resource version: client-go
+// merges repeats of an Event into one series only when they regard the
+// same reference, and a failing object whose status changes between
+// tries has a new version each time.
 type noteLimit struct{ events.EventRecorder }
 
 var _ events.EventRecorder = noteLimit{}
@@ -24,7 +32,28 @@ func (r noteLimit) Eventf(regarding, related runtime.Object, eventtype, reason, 
 	if len(args) > 0 {
 		note = fmt.Sprintf(note, args...)
 	}
-	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", cutNote(note))
+	r.EventRecorder.Eventf(unversioned(regarding), related, eventtype, reason, action, "%s", cutNote(note))
+}
+
+// unversioned returns obj's identity without its resource version, with
+// its kind from its TypeMeta or client-go's scheme; obj itself when
+// neither knows it.
+func unversioned(obj runtime.Object) runtime.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil || m.GetResourceVersion() == "" {
+		return obj
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+		if err != nil || len(gvks) == 0 {
+			return obj
+		}
+		gvk = gvks[0]
+	}
+	ref := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: m.GetName(), Namespace: m.GetNamespace(), UID: m.GetUID()}}
+	ref.SetGroupVersionKind(gvk)
+	return ref
 }
 
 // cutNote cuts note to maxEventNote bytes on a rune boundary, ending it

@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/go-logr/logr"
+
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -64,7 +66,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if srv.metricsAddr != "" || srv.healthAddr != "" {
 		o.log.Info("serving", "metrics", srv.metricsURL(), "health", addrOrOff(srv.healthAddr, "/healthz"), "ready", addrOrOff(srv.healthAddr, "/readyz"))
 	}
-	if err := o.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
+	if err := o.broadcaster.StartRecordingToSinkWithContext(logr.NewContext(ctx, o.log.WithName("events"))); err != nil {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
 	}
 	defer o.broadcaster.Shutdown()

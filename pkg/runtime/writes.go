@@ -24,8 +24,9 @@ type ownWrites[T metav1.Object] struct {
 	mu sync.Mutex
 	// objs are the objects written, until a read finds the cache as new.
 	objs map[cache.ObjectName]T
-	// rvs are the resource versions of writes whose event has not come.
-	rvs map[cache.ObjectName]string
+	// rvs are the resource versions of writes whose events have not come,
+	// oldest first: writes in quick succession outrun their events.
+	rvs map[cache.ObjectName][]string
 	// flying counts the writes of a key in flight; parked are the
 	// versions of its events seen meanwhile.
 	flying map[cache.ObjectName]int
@@ -37,7 +38,7 @@ func (w *ownWrites[T]) begin(key cache.ObjectName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.flying == nil {
-		w.objs, w.rvs = map[cache.ObjectName]T{}, map[cache.ObjectName]string{}
+		w.objs, w.rvs = map[cache.ObjectName]T{}, map[cache.ObjectName][]string{}
 		w.flying, w.parked = map[cache.ObjectName]int{}, map[cache.ObjectName][]string{}
 	}
 	w.flying[key]++
@@ -77,7 +78,7 @@ func (w *ownWrites[T]) end(key cache.ObjectName, obj T, ok bool, before string) 
 		if _, had := w.rvs[key]; !had {
 			w.n.Add(1)
 		}
-		w.rvs[key] = rv
+		w.rvs[key] = append(w.rvs[key], rv)
 	}
 	return wake
 }
@@ -153,13 +154,23 @@ func (w *ownWrites[T]) seen(key cache.ObjectName, rv string) (own bool) {
 		w.parked[key] = append(w.parked[key], rv)
 		return true
 	}
-	written, ok := w.rvs[key]
-	if !ok || newer(written, rv) {
-		return false
+	written := w.rvs[key]
+	kept := written[:0]
+	for _, v := range written {
+		switch {
+		case v == rv:
+			own = true
+		case newer(v, rv):
+			kept = append(kept, v)
+		}
 	}
-	delete(w.rvs, key)
-	w.n.Add(-1)
-	return written == rv
+	if len(kept) == 0 && len(written) > 0 {
+		delete(w.rvs, key)
+		w.n.Add(-1)
+	} else if len(kept) > 0 {
+		w.rvs[key] = kept
+	}
+	return own
 }
 
 // forget drops key: its object is gone.
