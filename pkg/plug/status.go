@@ -57,10 +57,14 @@ const (
 //
 // # Caveats
 //
-// The operator owns the whole status it applies: a field the handler
-// leaves empty (omitempty) is removed. Halted actions and kinds without a
-// Status field write nothing. Status changes made by others are not
-// reverted until the operator's status changes again.
+// The operator owns the whole status it computes. A field the handler
+// leaves at its zero value (false, 0, "", an empty list) while the cached
+// status has a value is applied with that zero value, so another writer's
+// value is overridden: a foreign status edit is reverted at the next
+// action. A pointer left nil, or a time left zero, means unset and is
+// left out. Halted actions and kinds without a Status field write
+// nothing. A status-only change by another writer does not wake the
+// controller: the next action reverts it.
 func ApplyStatus[T apis.Object](env Env[T]) Step[T] {
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
 		err := next(ctx)
@@ -125,11 +129,15 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	if !statusChanged(a.Memory(), desired, cached) {
 		return nil
 	}
+	applied, err := zeroFilled(desired, cached, statusType(a.Object))
+	if err != nil {
+		return err
+	}
 	body, err := json.Marshal(statusApply{
 		APIVersion: env.GVK.GroupVersion().String(),
 		Kind:       env.GVK.Kind,
 		Metadata:   nameOnly{Name: a.Object.GetName(), Namespace: a.Object.GetNamespace(), UID: a.Object.GetUID()},
-		Status:     desired,
+		Status:     applied,
 	})
 	if err != nil {
 		return err
@@ -195,6 +203,13 @@ func statusJSON(obj any) (data []byte, ok bool, err error) {
 	}
 	data, err = json.Marshal(v.Elem().Field(idx).Interface())
 	return data, true, err
+}
+
+// statusType is the Go type of obj's status field.
+func statusType(obj any) reflect.Type {
+	t := reflect.TypeOf(obj).Elem()
+	idx, _ := statusField(t)
+	return t.Field(idx).Type
 }
 
 var statusFields sync.Map // reflect.Type → int (-1 for none)

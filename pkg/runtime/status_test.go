@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
@@ -56,4 +58,35 @@ func TestStatusWrittenOnlyOnChange(t *testing.T) {
 	eventually(t, "the new phase", func() bool { g, err := getGadget(t, ns, "g"); return err == nil && g.Status.Phase == "Busy" })
 	settle(t, c, "g")
 	assert.Equal(t, 2, statusWrites(), "a changed status is written once")
+}
+
+// TestForeignStatusEditIsReverted: another writer sets status fields the
+// handler computes as zero (0 and ""); the next action reverts them, and
+// the steady state after writes nothing.
+func TestForeignStatusEditIsReverted(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	c := &calls{}
+	h := newOperator(t, ns, nil, runtime.Options{})
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+		a.Object.Status.Count, a.Object.Status.Phase = 0, "" // what this operator computes
+		return nil
+	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	createGadget(t, ns, "g", testapi.GadgetSpec{})
+	settle(t, c, "g")
+	_, err := gadgetClient(t, ns).Patch(context.Background(), "g", types.MergePatchType, []byte(`{"status":{"count":5,"phase":"foreign"}}`),
+		metav1.PatchOptions{FieldManager: "kubectl-patch"}, "status")
+	require.NoError(t, err)
+	patchGadget(t, ns, "g", `{"metadata":{"annotations":{"poke":"1"}}}`)
+	eventually(t, "the foreign status edit reverted", func() bool {
+		g, err := getGadget(t, ns, "g")
+		return err == nil && g.Status.Count == 0 && g.Status.Phase == ""
+	})
+	settle(t, c, "g")
+	writes, n := len(h.writes.all()), len(c.of("g"))
+	patchGadget(t, ns, "g", `{"metadata":{"annotations":{"poke":"2"}}}`)
+	eventually(t, "another action", func() bool { return len(c.of("g")) > n })
+	settle(t, c, "g")
+	assert.Equal(t, writes, len(h.writes.all()), "the steady state after the revert writes nothing")
 }
