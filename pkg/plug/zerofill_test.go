@@ -15,7 +15,7 @@ type inner struct {
 }
 
 type zeroStatus struct {
-	Common `json:",inline"`
+	Common   `json:",inline"`
 	Overdue  bool              `json:"overdue,omitempty"`
 	Count    int32             `json:"count,omitempty"`
 	Phase    string            `json:"phase,omitempty"`
