@@ -290,6 +290,17 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 	delete(live, leaving)
 	stopped := time.Now()
 	settled("the objects of the stopped replica handled by the others", stopped)
+	eventually(t, "the Leases of the members gone (killed twice, stopped once) deleted by the leader", func() bool {
+		leases, err := env.Clientset().CoordinationV1().Leases(ns).List(context.Background(), metav1.ListOptions{})
+		require.NoError(t, err)
+		members := 0
+		for _, l := range leases.Items {
+			if strings.HasPrefix(l.Name, "shard-test-member-") {
+				members++
+			}
+		}
+		return members == len(live)
+	})
 	for r := range live {
 		s.stop(r)
 	}

@@ -53,6 +53,99 @@ func (r *Ring) Owners() []string {
 	return out
 }
 
+// Sticky returns the owners the sharder moves the buckets toward: each
+// bucket stays with its current owner (cur) while that member is live and
+// within its fair share, and the ring's owner (want, Ring.Owners) takes
+// the others. So a member that leaves or crashes moves only its own
+// buckets; bounded loads alone would move a few of the others too. A
+// member under its share (one that joined) then takes buckets from those
+// above it, the ones the ring gives it first, until each holds
+// Buckets/len(live) or one more.
+func Sticky(cur, want, live []string) []string {
+	if len(live) == 0 {
+		return want
+	}
+	isLive := map[string]bool{}
+	for _, m := range live {
+		isLive[m] = true
+	}
+	limit := (Buckets + len(live) - 1) / len(live)
+	out := make([]string, Buckets)
+	load := map[string]int{}
+	for b, owner := range cur {
+		if b < Buckets && owner != "" && isLive[owner] && load[owner] < limit {
+			out[b] = owner
+			load[owner]++
+		}
+	}
+	floor := Buckets / len(live)
+	for b := range out {
+		if out[b] != "" {
+			continue
+		}
+		to := want[b]
+		if to == "" || !isLive[to] || load[to] >= floor {
+			to = leastLoaded(live, load) // fills every member to its share first
+		}
+		out[b] = to
+		load[to]++
+	}
+	share(out, want, live, load)
+	return out
+}
+
+// share moves buckets from the members above Buckets/len(live) to those
+// below it, preferring the buckets the ring gives the taker.
+func share(out, want, live []string, load map[string]int) {
+	floor := Buckets / len(live)
+	for _, taker := range live {
+		for load[taker] < floor {
+			b := -1
+			for i := range out { // a bucket the ring gives the taker, held by a member above its share
+				if want[i] == taker && out[i] != taker && load[out[i]] > floor {
+					b = i
+					break
+				}
+			}
+			if b < 0 {
+				giver := mostLoaded(live, load)
+				if load[giver] <= floor {
+					return
+				}
+				for i := len(out) - 1; i >= 0; i-- {
+					if out[i] == giver {
+						b = i
+						break
+					}
+				}
+			}
+			load[out[b]]--
+			out[b] = taker
+			load[taker]++
+		}
+	}
+}
+
+func leastLoaded(live []string, load map[string]int) string {
+	best := live[0]
+	for _, m := range live[1:] {
+		if load[m] < load[best] {
+			best = m
+		}
+	}
+	return best
+}
+
+func mostLoaded(live []string, load map[string]int) string {
+	best := live[0]
+	for _, m := range live[1:] {
+		if load[m] > load[best] {
+			best = m
+		}
+	}
+	return best
+}
+
 // Verb is what the sharder does with a bucket.
 type Verb string
 

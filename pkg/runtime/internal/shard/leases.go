@@ -34,6 +34,7 @@ type memberLeases struct {
 
 // memberSeen is a member Lease as last seen changing.
 type memberSeen struct {
+	rv       string // the Lease's resource version
 	holder   string
 	renew    time.Time
 	duration time.Duration
@@ -60,7 +61,7 @@ func (m *memberLeases) observe(l *coordinationv1.Lease, initial bool) {
 		return
 	}
 	now := m.clock.Now()
-	next := memberSeen{duration: m.duration}
+	next := memberSeen{duration: m.duration, rv: l.ResourceVersion}
 	if l.Spec.HolderIdentity != nil {
 		next.holder = *l.Spec.HolderIdentity
 	}
@@ -117,6 +118,26 @@ func (m *memberLeases) live() (members []string, held map[string]Held, expiresIn
 	}
 	slices.Sort(members)
 	return members, held, expiresIn
+}
+
+// stale returns the members whose Lease expired, or was released, at
+// least grace ago, with the Lease's resource version: a member gone for
+// good, whose Lease the sharder deletes.
+func (m *memberLeases) stale(grace time.Duration) map[string]string {
+	now := m.clock.Now()
+	out := map[string]string{}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for name, s := range m.seen {
+		end := s.seen.Add(s.duration)
+		if s.holder == "" {
+			end = s.seen
+		}
+		if now.Sub(end) >= grace {
+			out[name] = s.rv
+		}
+	}
+	return out
 }
 
 // coldStart holds back the sharder's first assignment while replicas that

@@ -113,3 +113,24 @@ func TestColdStartWaitsForMembersToJoin(t *testing.T) {
 	assert.Zero(t, c.wait(at(0), []string{"a", "b"}, map[string]Held{"a": {Buckets: []int{3}}, "b": {}}),
 		"a member holds buckets: a running set, assign at once")
 }
+
+// A member whose Lease expired, or was released, a grace ago is stale:
+// the sharder deletes its Lease. A live one, or one gone a moment ago, is
+// not.
+func TestStaleMemberLeases(t *testing.T) {
+	c := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := newMemberLeases("op-member-", 5*time.Second, c)
+	live := memberLease("op-member-live", "live", c.Now(), "")
+	crashed := memberLease("op-member-crashed", "crashed", c.Now(), "")
+	released := memberLease("op-member-left", "", c.Now(), "")
+	crashed.ResourceVersion = "42"
+	for _, l := range []*coordinationv1.Lease{live, crashed, released} {
+		m.observe(l, false)
+	}
+	assert.Empty(t, m.stale(5*time.Second))
+	c.Step(6 * time.Second)
+	m.observe(memberLease("op-member-live", "live", c.Now(), ""), false) // renewed
+	assert.Equal(t, map[string]string{"left": ""}, m.stale(5*time.Second), "released: stale a grace after")
+	c.Step(5 * time.Second)
+	assert.Equal(t, map[string]string{"left": "", "crashed": "42"}, m.stale(5*time.Second), "expired: stale a grace after its expiry")
+}

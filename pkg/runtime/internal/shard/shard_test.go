@@ -189,3 +189,49 @@ func TestPlan(t *testing.T) {
 		})
 	}
 }
+
+// A member that leaves moves only its own buckets; one that joins takes
+// its share from the others; either way every member holds its share,
+// within one; without a change of members nothing moves.
+func TestSticky(t *testing.T) {
+	for n := 2; n <= 6; n++ {
+		ms := members(n)
+		want := NewRing(ms, 0).Owners()
+		cur := Sticky(make([]string, Buckets), want, ms)
+		balanced(t, cur, ms)
+		assert.Equal(t, cur, Sticky(cur, want, ms), "no change: no move")
+		for victim := range n {
+			rest := append(append([]string{}, ms[:victim]...), ms[victim+1:]...)
+			after := Sticky(cur, NewRing(rest, 0).Owners(), rest)
+			for b := range cur {
+				if cur[b] != ms[victim] {
+					assert.Equal(t, cur[b], after[b], "n=%d: bucket %d of a live member moved when %s left", n, b, ms[victim])
+				}
+			}
+			balanced(t, after, rest)
+		}
+		joined := append(ms, "newcomer")
+		after := Sticky(cur, NewRing(joined, 0).Owners(), joined)
+		moved := 0
+		for b := range cur {
+			if cur[b] != after[b] {
+				moved++
+				assert.Equal(t, "newcomer", after[b], "a bucket moves only to the newcomer")
+			}
+		}
+		assert.LessOrEqual(t, moved, (Buckets+len(joined)-1)/len(joined), "n=%d: the newcomer takes its share and no more", n)
+		balanced(t, after, joined)
+	}
+}
+
+func balanced(t *testing.T, owners, live []string) {
+	t.Helper()
+	load := map[string]int{}
+	for _, o := range owners {
+		load[o]++
+	}
+	for _, m := range live {
+		assert.GreaterOrEqual(t, load[m], Buckets/len(live), "%s holds less than its share", m)
+		assert.LessOrEqual(t, load[m], (Buckets+len(live)-1)/len(live), "%s holds more than its share", m)
+	}
+}

@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,11 +36,12 @@ type Sharder struct {
 	kick    chan struct{}
 	leading atomic.Bool // the queue fills only while Run runs
 
-	cold   coldStart
-	record *coordinationv1.Lease // the assignment's Lease as last read or written
-	assign Assignment
-	drains map[int]time.Time // when each bucket was drained
-	live   int
+	forbidden sync.Once // the delete of a stale Lease was refused
+	cold      coldStart
+	record    *coordinationv1.Lease // the assignment's Lease as last read or written
+	assign    Assignment
+	drains    map[int]time.Time // when each bucket was drained
+	live      int
 }
 
 // Kind is a controller's kind as the sharder watches it: the objects
@@ -231,6 +233,7 @@ func (s *Sharder) rebalance(ctx context.Context) (time.Duration, error) {
 		}
 		s.env.Log.Info("members changed", "members", live)
 	}
+	s.collect(ctx)
 	if wait := s.cold.wait(now, live, held); wait > 0 {
 		if next > 0 {
 			wait = min(wait, next)
@@ -238,7 +241,8 @@ func (s *Sharder) rebalance(ctx context.Context) (time.Duration, error) {
 		return wait, nil
 	}
 	isLive := func(m string) bool { _, ok := held[m]; return ok }
-	plan, moves := Plan(s.assign, NewRing(live, 0).Owners(), isLive, func(m string) Held { return held[m] })
+	want := Sticky(s.assign.Buckets, NewRing(live, 0).Owners(), live)
+	plan, moves := Plan(s.assign, want, isLive, func(m string) Held { return held[m] })
 	if len(moves) == 0 {
 		return next, nil
 	}
@@ -249,6 +253,44 @@ func (s *Sharder) rebalance(ctx context.Context) (time.Duration, error) {
 		s.env.Hooks.moved(mv, s.handover(now, mv))
 	}
 	return next, nil
+}
+
+// collect deletes the Leases of members gone for a LeaseDuration, whose
+// buckets the assignment names no more: a replica of a Deployment has a
+// new name after each restart, and its old Lease would stay for good.
+// The delete is conditional on the version seen, so a Lease renewed
+// meanwhile stays.
+func (s *Sharder) collect(ctx context.Context) {
+	for member, rv := range s.members.stale(s.env.LeaseDuration) {
+		if s.assigned(member) {
+			continue
+		}
+		name := s.env.Keys.LeasePrefix + member
+		err := s.env.Leases.Leases(s.env.Keys.Namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
+		switch {
+		case err == nil, apierrors.IsNotFound(err), apierrors.IsConflict(err):
+		case apierrors.IsForbidden(err):
+			s.forbidden.Do(func() {
+				s.env.Log.Error(err, "cannot delete the Lease of a member gone for good: grant delete on leases to the operator (the generated leader-election Role does)", "lease", name)
+			})
+		default:
+			s.env.Log.Error(err, "could not delete the Lease of a member gone for good; retrying", "lease", name)
+		}
+	}
+}
+
+// assigned reports whether the assignment names member for a bucket, or
+// drains one from it.
+func (s *Sharder) assigned(member string) bool {
+	if slices.Contains(s.assign.Buckets, member) {
+		return true
+	}
+	for _, d := range s.assign.Draining {
+		if d.From == member {
+			return true
+		}
+	}
+	return false
 }
 
 // handover records a drain's time, and returns the time since its drain
