@@ -161,6 +161,15 @@ type Options struct {
 	// no tracing and no cost.
 	TracerProvider trace.TracerProvider
 
+	// SkipStorageMigration turns off the leader's migration of stored
+	// objects (--migrate-storage=false). By default, when the CRD of a
+	// kind with a controller lists stored versions other than its storage
+	// version, the leader writes its objects again in the storage version
+	// (through a StorageVersionMigration where the API server serves them)
+	// and then trims status.storedVersions, so that an older version can
+	// be removed from the CRD. See docs/upgrading.md.
+	SkipStorageMigration bool
+
 	// Webhook configures the webhook server of the kinds that register
 	// admission or conversion webhooks (package webhook); see
 	// WebhookOptions for the defaults.
@@ -218,6 +227,7 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--workers
 //	--keep-managed-fields
 //	--kube-api-qps, --kube-api-burst
+//	--migrate-storage          move stored objects to the storage version (default true)
 //	--webhook-bind-address     "0" disables (default ":0")
 //	--webhook-cert-dir         mounted tls.crt, tls.key and ca.crt
 //	--webhook-mode             auto, cluster or local
@@ -263,6 +273,11 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, fmt.Sprintf("requests above --kube-api-qps allowed in a burst, per client (default %d)", DefaultKubeAPIBurst))
+	fs.BoolFunc("migrate-storage", "move stored objects to their CRD's storage version and trim status.storedVersions (default true)", func(s string) error {
+		migrate, err := strconv.ParseBool(s)
+		o.SkipStorageMigration = !migrate
+		return err
+	})
 	fs.StringVar(&o.Webhook.Addr, "webhook-bind-address", o.Webhook.Addr, "address of the webhook server (HTTPS); \"0\" disables (default \":0\", a free port)")
 	fs.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", o.Webhook.CertDir, "directory of tls.crt, tls.key and ca.crt for the webhook server (default: certificates the operator makes)")
 	fs.StringVar(&o.Webhook.Mode, "webhook-mode", o.Webhook.Mode, "auto, cluster (a Secret the operator manages) or local (127.0.0.1, self-registered) (default auto: local outside a Pod)")

@@ -127,7 +127,7 @@ func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
 	}
 	el := o.elector(o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
 	leadErr := el.Run(ctx, func(leadCtx context.Context) bool {
-		return o.workOn(leadCtx, nil, append(slices.Clone(o.runnables), sh), true)
+		return o.workOn(leadCtx, nil, append(o.leaderRunnables(), sh), true)
 	})
 	if leadErr != nil {
 		m.cancel(leadErr)
@@ -315,7 +315,7 @@ const cancelGrace = 2 * time.Second
 // were cancelled are logged by key and left behind: work returns false
 // then (not drained), true when everything returned.
 func (o *Operator) work(leadCtx context.Context) (drained bool) {
-	return o.workOn(leadCtx, o.controllers, o.runnables, true)
+	return o.workOn(leadCtx, o.controllers, o.leaderRunnables(), true)
 }
 
 // workOn is work for some controllers and Runnables; leading tells

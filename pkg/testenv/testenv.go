@@ -89,6 +89,7 @@ var DefaultControllers = []string{
 	"namespace-controller",
 	"serviceaccount-controller",
 	"clusterrole-aggregation-controller",
+	"storage-version-migrator-controller",
 }
 
 // Environment is a running local control plane: etcd, kube-apiserver and

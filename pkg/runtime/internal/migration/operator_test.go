@@ -1,0 +1,91 @@
+package migration_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/go-logr/logr/testr"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/gentype"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+)
+
+// widgetKind is the runtime.Kind of the Widgets of gr in v1, with the
+// test Gadget as their Go type.
+func widgetKind(t *testing.T, op *runtime.Operator, gr schema.GroupResource) runtime.Kind[*testapi.Gadget] {
+	gv := schema.GroupVersion{Group: gr.Group, Version: "v1"}
+	scheme := kruntime.NewScheme()
+	scheme.AddKnownTypeWithName(gv.WithKind("Widget"), &testapi.Gadget{})
+	scheme.AddKnownTypeWithName(gv.WithKind("WidgetList"), &testapi.GadgetList{})
+	metav1.AddToGroupVersion(scheme, gv)
+	client := func(ns string) *gentype.ClientWithList[*testapi.Gadget, *testapi.GadgetList] {
+		c := rest.CopyConfig(op.RESTConfig())
+		c.GroupVersion, c.APIPath = &gv, "/apis"
+		c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+		rc, err := rest.RESTClientFor(c)
+		require.NoError(t, err)
+		return gentype.NewClientWithList[*testapi.Gadget, *testapi.GadgetList]("widgets", rc, kruntime.NewParameterCodec(scheme), ns,
+			func() *testapi.Gadget { return &testapi.Gadget{} }, func() *testapi.GadgetList { return &testapi.GadgetList{} })
+	}
+	return runtime.Kind[*testapi.Gadget]{
+		GVK: gv.WithKind("Widget"), Resource: "widgets", Namespaced: true,
+		ListWatch: func(ns string) *cache.ListWatch {
+			c := client(ns)
+			return &cache.ListWatch{
+				ListWithContextFunc:  func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) { return c.List(ctx, o) },
+				WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return c.Watch(ctx, o) },
+			}
+		},
+		Client: func(ns string) plug.Client[*testapi.Gadget] { return client(ns) },
+	}
+}
+
+// TestOperatorMigratesStorage: objects written while v1alpha1 was the
+// storage version, storage moved to v1, the operator (with a controller
+// of v1) started: its leader migrates them, storedVersions becomes [v1],
+// and v1alpha1 can be removed from the CRD; a StorageMigrated Event says
+// so.
+func TestOperatorMigratesStorage(t *testing.T) {
+	ns := env.Namespace(t)
+	gr := widgets(t, "op.migration.test.opgen.dev", ns, 20)
+	op, err := runtime.New(env.Config, runtime.Options{Name: "migration-test", Namespaces: []string{ns},
+		LeaderElection: runtime.LeaderElectionOptions{Disabled: true}, MetricsAddr: "0", HealthAddr: "0", Logger: testr.New(t)})
+	require.NoError(t, err)
+	require.NoError(t, testkit.Register(op, widgetKind(t, op, gr), plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
+		runtime.ControllerOptions[*testapi.Gadget]{}))
+	testkit.Run(t, op)
+	testkit.Eventually(t, "storedVersions [v1] and the StorageMigrated Event", func() bool {
+		crd, err := op.Dynamic().Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
+			Get(context.Background(), gr.String(), metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		stored, _, _ := unstructuredStrings(crd.Object, "status", "storedVersions")
+		if !slices.Equal(stored, []string{"v1"}) {
+			return false
+		}
+		events, err := op.Clientset().EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		for _, e := range events.Items {
+			if e.Reason == "StorageMigrated" && e.Regarding.Name == gr.String() {
+				return true
+			}
+		}
+		return false
+	})
+	removable(t, gr, 20)
+}

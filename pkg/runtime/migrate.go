@@ -1,0 +1,82 @@
+package runtime
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/migration"
+)
+
+// storageCheckEvery is how often the leader looks again whether a kind's
+// CRD stores objects in an older version (after an upgrade of the CRD
+// while the operator ran).
+const storageCheckEvery = 10 * time.Minute
+
+// leaderRunnables are the Runnables the leader runs: the user's, and the
+// storage migration of each custom kind with a controller.
+func (o *Operator) leaderRunnables() []Runnable {
+	out := append([]Runnable(nil), o.runnables...)
+	if o.opts.SkipStorageMigration {
+		return out
+	}
+	seen := map[schema.GroupResource]bool{}
+	for _, c := range o.controllers {
+		if k, ok := c.(interface{ groupResource() schema.GroupResource }); ok {
+			gr := k.groupResource()
+			if !seen[gr] {
+				seen[gr] = true
+				out = append(out, o.storageMigration(gr))
+			}
+		}
+	}
+	return out
+}
+
+func (c *Controller[T]) groupResource() schema.GroupResource { return c.kind.GVR().GroupResource() }
+
+// storageMigration returns the Runnable that migrates gr's stored objects
+// to its CRD's storage version (package migration): at once, then every
+// storageCheckEvery, retrying a failure with a backoff of up to a minute.
+func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
+	written := SharedCollector(o, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "opgen_storage_migration_objects_total",
+		Help: "Objects written again to move them to their CRD's storage version, by resource.",
+	}, []string{"resource"})).WithLabelValues(gr.String())
+	m := &migration.Migrator{
+		Dynamic: o.dynamic, Discovery: o.clientset.Discovery(), Resource: gr,
+		Log:      o.log.WithName("storage-migration"),
+		Migrated: func(n int) { written.Add(float64(n)) },
+		Event: func(crd *unstructured.Unstructured, eventtype, reason, note string) {
+			o.recorder.Eventf(crd, nil, eventtype, reason, "Migrate", "%s", note)
+		},
+	}
+	return RunnableFunc(func(ctx context.Context) error {
+		backoff := wait.Backoff{Duration: 2 * time.Second, Factor: 2, Steps: 100, Cap: time.Minute}
+		for {
+			next := storageCheckEvery
+			if _, err := m.Run(ctx); err != nil && ctx.Err() == nil {
+				next = backoff.Step()
+				m.Log.Error(err, "storage migration failed; retrying", "resource", gr.String(), "in", next)
+			}
+			if !sleepCtx(ctx, next) {
+				return nil
+			}
+		}
+	})
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
