@@ -33,7 +33,8 @@ const (
 //     status.observedGeneration to metadata.generation (objects that
 //     implement apis.ObservedGenerationObject).
 //  2. If it failed and the object implements apis.ConditionsObject, it
-//     sets Degraded=True (reason ReconcileFailed, the error as message);
+//     sets Degraded=True (reason ReconcileFailed, the error as message),
+//     unless the handler set Degraded=True with a reason of its own;
 //     if it succeeded and Degraded=True carries that reason, it sets
 //     Degraded=False (reason Reconciled). Other conditions are the
 //     handler's.
@@ -88,6 +89,9 @@ func markStatus[T apis.Object](a *Action[T], err error) {
 		return
 	}
 	if err != nil {
+		if handlerSaidWhy(co, any(a.Observed())) {
+			return // the handler's own reason for Degraded stands
+		}
 		apis.MarkDegraded(co, ReasonReconcileFailed, err.Error())
 		return
 	}
@@ -98,6 +102,30 @@ func markStatus[T apis.Object](a *Action[T], err error) {
 			co.SetConditions(conds)
 		}
 	}
+}
+
+// handlerSaidWhy reports whether the handler set the object's Degraded
+// condition True in this action (it differs from the observed object's),
+// with a reason of its own rather than ReconcileFailed.
+func handlerSaidWhy(co apis.ConditionsObject, observed any) bool {
+	now := degraded(co)
+	if now == nil || now.Status != metav1.ConditionTrue || now.Reason == ReasonReconcileFailed {
+		return false
+	}
+	before := (*metav1.Condition)(nil)
+	if o, ok := observed.(apis.ConditionsObject); ok {
+		before = degraded(o)
+	}
+	return before == nil || before.Reason != now.Reason || before.Message != now.Message || before.Status != now.Status
+}
+
+func degraded(co apis.ConditionsObject) *metav1.Condition {
+	for _, c := range co.GetConditions() {
+		if c.Type == apis.Degraded {
+			return &c
+		}
+	}
+	return nil
 }
 
 // statusMemo is what ApplyStatus remembers of its last write to an object.

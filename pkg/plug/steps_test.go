@@ -368,6 +368,22 @@ func TestApplyStatus(t *testing.T) {
 		assert.True(t, apis.IsTrue(a.Object, apis.Degraded))
 		assert.False(t, apis.IsTrue(a.Object, apis.Ready))
 	})
+	t.Run("failure: a Degraded reason the handler set stands", func(t *testing.T) {
+		c := &fakeClient{}
+		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())
+		err := run(a, func(a *plug.Action[*widget]) error {
+			apis.MarkDegraded(a.Object, "QuotaExceeded", "the namespace has no quota left")
+			return errors.New("no quota")
+		}, plug.ApplyStatus(testEnv(c, nil, nil)))
+		require.EqualError(t, err, "no quota")
+		cond := findCond(a.Object.GetConditions(), apis.Degraded)
+		require.NotNil(t, cond)
+		assert.Equal(t, "QuotaExceeded", cond.Reason)
+
+		b := plug.NewAction(plug.Modify, a.Object, logr.Discard()) // the next try: the cache shows that reason
+		require.Error(t, run(b, func(*plug.Action[*widget]) error { return errors.New("another failure") }, plug.ApplyStatus(testEnv(c, nil, nil))))
+		assert.Equal(t, plug.ReasonReconcileFailed, findCond(b.Object.GetConditions(), apis.Degraded).Reason, "a reason of an earlier action gives way")
+	})
 	t.Run("success clears the Degraded it set", func(t *testing.T) {
 		c := &fakeClient{}
 		w := newWidget(3, 2)
@@ -467,3 +483,12 @@ func TestApplyDescendants(t *testing.T) {
 }
 
 func ptrTrue() *bool { b := true; return &b }
+
+func findCond(cs []metav1.Condition, typ string) *metav1.Condition {
+	for i := range cs {
+		if cs[i].Type == typ {
+			return &cs[i]
+		}
+	}
+	return nil
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -59,7 +61,13 @@ func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 		backoff := wait.Backoff{Duration: 2 * time.Second, Factor: 2, Steps: 100, Cap: time.Minute}
 		for {
 			next := storageCheckEvery
-			if _, err := m.Run(ctx); err != nil && ctx.Err() == nil {
+			_, err := m.Run(ctx)
+			switch {
+			case err == nil || ctx.Err() != nil:
+			case apierrors.IsForbidden(err):
+				m.Log.Info("storage migration is off: the operator may not read or write its CRD; grant get and patch on customresourcedefinitions, update on their status (the generated ClusterRole does), or pass --migrate-storage=false",
+					"resource", gr.String(), "error", err.Error(), "nextTry", next)
+			default:
 				next = backoff.Step()
 				m.Log.Error(err, "storage migration failed; retrying", "resource", gr.String(), "in", next)
 			}
