@@ -212,7 +212,7 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 	}
 	c.resume(a)
 	c.op.emit(telemetry.ReconcileStarted{Reconcile: r})
-	start := time.Now()
+	start, began := time.Now(), c.op.opts.Clock.Now()
 	spanCtx, span := startReconcile(ctx, c.op.tracer, r)
 	err := c.runTimed(spanCtx, a, r)
 	endSpan(span, err)
@@ -225,7 +225,14 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 		}
 		c.queue.Forget(key)
 		if next > 0 {
-			c.queue.AddAfter(key, next)
+			// The delay counts from when the action began, the time the
+			// handler saw when it chose it, not from when the pipeline's
+			// writes ended.
+			if left := next - c.op.opts.Clock.Since(began); left > 0 {
+				c.queue.AddAfter(key, left)
+			} else {
+				c.queue.Add(key)
+			}
 		}
 	case plug.IsTerminal(err):
 		c.queue.Forget(key)

@@ -54,6 +54,29 @@ func TestErrorIsRetriedWithBackoff(t *testing.T) {
 	})
 }
 
+// TestRequeueCountsFromTheActionStart: the delay a handler asks for
+// counts from when its action began. A clock that moves an hour while the
+// action runs leaves nothing of a one-hour RequeueAfter, and the next
+// action comes at once instead of an hour late.
+func TestRequeueCountsFromTheActionStart(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	h := newOperator(t, ns, nil, runtime.Options{Clock: clk, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
+	c := &calls{}
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+		a.RequeueAfter(time.Hour)
+		if c.n.Load() == 1 {
+			clk.Step(time.Hour) // a slow first action, in the fake clock's time
+		}
+		return nil
+	}}), runtime.ControllerOptions[*testapi.Gadget]{}))
+	h.start()
+	createGadget(t, ns, "g", testapi.GadgetSpec{})
+	eventually(t, "the second action, with no further step of the clock", func() bool { return c.n.Load() == 2 })
+	assertCallsStay(t, c, 2, clk, time.Hour-time.Millisecond)
+}
+
 // assertCallsStay steps the clock by d and checks that no further action
 // ran in 200ms of real time.
 func assertCallsStay(t *testing.T, c *calls, n int64, clk *clocktesting.FakeClock, d time.Duration) {
