@@ -87,7 +87,7 @@ func (b *apiBuilder) addBuiltinControllers(pkg *loader.Package, lines []markerLi
 	if len(decls) == 0 {
 		return
 	}
-	scope := declarations(b.ctx.Fset, pkg)
+	scope := b.controllerScope()
 	for _, d := range decls {
 		if d.spec.For.Empty() {
 			if d.forPos.IsValid() {

@@ -136,7 +136,8 @@ func readWebhooks(configDir string, crds []map[string]any) (webhooks, error) {
 
 // hooksOf returns the hooks of one configuration document. A hook's name
 // (v<kind>.<group>) and path give back its kind in lower case, which is
-// all a Hook's names and paths use.
+// all a Hook's names and paths use; DELETE among its operations gives
+// back Delete.
 func hooksOf(doc []byte) ([]hooks.Hook, error) {
 	var typed struct {
 		Kind     string `json:"kind"`
@@ -173,6 +174,7 @@ func hooksOf(doc []byte) ([]hooks.Hook, error) {
 			GVK:        schema.GroupVersionKind{Group: r.APIGroups[0], Version: r.APIVersions[0], Kind: kind[1:]},
 			Resource:   r.Resources[0],
 			Namespaced: r.Scope != nil && *r.Scope == admissionregistrationv1.NamespacedScope,
+			Delete:     slices.Contains(r.Operations, admissionregistrationv1.Delete),
 		})
 	}
 	return out, nil
