@@ -37,7 +37,10 @@ import (
 //   - the RBAC of the runtime's certificate management (certs.Managed): a
 //     Role on its Secret <name>-webhook-cert (create; get and update by
 //     name), and a ClusterRole to keep caBundle current (get and patch on
-//     its two configurations and on the CRDs it converts, by name).
+//     its two configurations and on the CRDs it converts, by name);
+//   - the ClusterRole <name>-webhook-configurations: get on the two
+//     configurations by name, for the runtime's check that they call only
+//     webhooks it serves (with cert-manager too).
 //
 // With CertManager, cert-manager issues the certificate instead: a
 // self-signed Issuer and a Certificate whose Secret is mounted into the
@@ -223,6 +226,7 @@ func (o Options) webhookObjects() []any {
 	} else {
 		out = append(out, o.webhookRBAC()...)
 	}
+	out = append(out, o.configurationsRBAC()...)
 	out = append(out, o.webhookService())
 	for _, c := range WebhookConfigurations(o.Name, o.Namespace, o.wh.hooks) {
 		switch c := c.(type) {
@@ -381,11 +385,30 @@ func (o Options) webhookRBAC() []any {
 	return []any{role, o.roleBinding(name), cluster, o.clusterRoleBinding(name)}
 }
 
+// configurationsRBAC lets the runtime read the operator's two webhook
+// configurations by name, whether the manifest has them or not: every
+// replica checks that they call only webhooks it serves, and is not
+// ready while one calls a webhook it does not (pkg/webhook).
+func (o Options) configurationsRBAC() []any {
+	name := o.Name + "-webhook-configurations"
+	cluster := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: o.meta(name, false),
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
+			ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"get"},
+		}},
+	}
+	return []any{cluster, o.clusterRoleBinding(name)}
+}
+
 // localWebhookRBAC lets an operator run outside the cluster, against the
 // manifest's RBAC, register its webhooks itself (local mode): apply its
 // two configurations and the conversion stanza of the CRDs it converts,
 // with its local URL. Applying an object that does not exist yet creates
-// it, so create is granted on the configurations; patch only by name.
+// it, so create is granted on the configurations; patch and delete only
+// by name (delete removes one that calls webhooks the operator does not
+// serve, as when it runs with --webhook-bind-address=0).
 func (o Options) localWebhookRBAC() []any {
 	name := o.Name + "-webhook-local"
 	cluster := &rbacv1.ClusterRole{
@@ -395,7 +418,7 @@ func (o Options) localWebhookRBAC() []any {
 	if len(o.wh.hooks) > 0 {
 		cluster.Rules = append(cluster.Rules,
 			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"create", "get", "list", "watch"}},
-			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"patch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"delete", "patch"}},
 		)
 	}
 	if len(o.wh.converted) > 0 {
@@ -457,7 +480,7 @@ func (o Options) isWebhookObject(kind, name string) bool {
 	case "Service":
 		return name == hooks.ServiceName(o.Name)
 	case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
-		return name == o.Name+"-webhook-cert" || name == o.Name+"-webhook-local"
+		return name == o.Name+"-webhook-cert" || name == o.Name+"-webhook-local" || name == o.Name+"-webhook-configurations"
 	}
 	return false
 }
