@@ -120,7 +120,7 @@ func checkMethods(ctx *gen.Context, k *gen.Kind, has map[string]bool) {
 	obj := "*" + k.Version.Name + "." + k.Name
 	if k.Webhook.Validate {
 		report("opgen:webhook:validate", validateMethods, "webhook.Validator",
-			fmt.Sprintf("func (w *%s) ValidateCreate(ctx context.Context, obj %s) (webhook.Warnings, error) and ValidateUpdate(ctx, old, obj %s); ValidateDelete(ctx, obj %s) only to check deletions", w, obj, obj, obj))
+			fmt.Sprintf("func (w *%s) ValidateCreate(ctx context.Context, obj %s) (webhook.Warnings, error) and ValidateUpdate(ctx, old, obj %s); add ValidateDelete(ctx, obj %s) only to check deletions", w, obj, obj, obj))
 	}
 	if k.Webhook.Default {
 		report("opgen:webhook:default", defaultMethods, "webhook.Defaulter",
