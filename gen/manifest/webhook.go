@@ -11,10 +11,13 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
@@ -31,6 +34,9 @@ import (
 //   - the webhook Service <name>-webhook, port 443 to the container's
 //     webhook port (hooks.Port), and the container's
 //     --webhook-bind-address=:<port>;
+//   - two replicas unless Options.Replicas says otherwise, and a
+//     PodDisruptionBudget <name> (maxUnavailable 1): every replica serves
+//     the webhooks, so a restart or a drain leaves one answering;
 //   - the Validating and MutatingWebhookConfigurations, built by
 //     hooks.Configurations for the operator's name and namespace, reaching
 //     the Service;
@@ -227,7 +233,7 @@ func (o Options) webhookObjects() []any {
 		out = append(out, o.webhookRBAC()...)
 	}
 	out = append(out, o.configurationsRBAC()...)
-	out = append(out, o.webhookService())
+	out = append(out, o.webhookService(), o.podDisruptionBudget())
 	for _, c := range WebhookConfigurations(o.Name, o.Namespace, o.wh.hooks) {
 		switch c := c.(type) {
 		case *admissionregistrationv1.ValidatingWebhookConfiguration:
@@ -328,6 +334,28 @@ func (o Options) crdPatches() ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// podDisruptionBudget lets a voluntary disruption (a node drain, a
+// cluster upgrade) take at most one of the operator's Pods at a time, so
+// that with the default two replicas one serves the webhooks throughout.
+// maxUnavailable, not minAvailable: with one replica a drain still
+// proceeds. It is written without the zero status a typed one carries.
+func (o Options) podDisruptionBudget() map[string]any {
+	pdb := &policyv1.PodDisruptionBudget{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: o.meta(o.Name, true),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable: ptr.To(intstr.FromInt32(1)),
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": o.Name}},
+		},
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pdb)
+	if err != nil {
+		panic(fmt.Sprintf("manifest: a PodDisruptionBudget does not convert: %v", err)) // cannot happen for a typed object
+	}
+	delete(m, "status")
+	return m
 }
 
 func (o Options) webhookService() *corev1.Service {
@@ -475,7 +503,7 @@ func (o *Options) loadWebhooks() error {
 // layout's webhook directory).
 func (o Options) isWebhookObject(kind, name string) bool {
 	switch kind {
-	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Issuer", "Certificate":
+	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Issuer", "Certificate", "PodDisruptionBudget":
 		return true
 	case "Service":
 		return name == hooks.ServiceName(o.Name)
