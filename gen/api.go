@@ -724,6 +724,13 @@ func (b *apiBuilder) checkKinds(api *API) {
 			b.ctx.Errors.Add(o.pos, "%v", err)
 		}
 	}
+	for _, k := range api.Controllers() {
+		if k.Controller.NamesChildren {
+			if _, ok := markers.ChildNameRule(k.Controller.Owns); !ok {
+				b.ctx.Warnings.Add(k.Pos, "%s has +opgen:controller:namesChildren, but no kind it owns (owns=) asks more of a name than the DNS subdomain every object's name is, so the CRD gets no rule: remove the marker, or list the owned kind named after the object (v1.Service, v1.Namespace, batch/v1.Job or batch/v1.CronJob ask more)", k.Name)
+			}
+		}
+	}
 	names := map[string]*Kind{}
 	for _, k := range api.Controllers() {
 		if prev := names[k.Name]; prev != nil && prev.Version.Group != k.Version.Group {

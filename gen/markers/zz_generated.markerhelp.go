@@ -48,6 +48,17 @@ func (LabelSelector) Help() *markers.DefinitionHelp {
 	}
 }
 
+// Help returns the help of the NamesChildren marker, from its godoc.
+func (NamesChildren) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "NamesChildren says that the controller names the objects it owns after\nthe object itself: a Greeting \"web\" owns the Deployment \"web\" and the\nService \"web\". Its name must then also be a valid name of each owned\nkind, and some kinds are stricter than the DNS subdomain every object's\nname is: a Service's name is a DNS-1035 label (at most 63 characters,\nlower-case letters, digits and '-', starting with a letter), a\nNamespace's a DNS-1123 label, a Job's at most 63 characters long, a\nCronJob's at most 52. The CRD gets a CEL rule on metadata.name for the\nstrictest of the kinds of +opgen:controller:owns, so that the API server\nrefuses at create a name the controller could never use, instead of an\nobject that stays Degraded.\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service\n\t// +opgen:controller:namesChildren\n\nA controller that adds a suffix (\"<name>-config\") needs a shorter name:\nwrite that rule yourself with\n+kubebuilder:validation:XValidation:rule=\"size(self.metadata.name) <= 56\".",
+			Summary: "NamesChildren says that the controller names the objects it owns after the object itself: a Greeting \"web\" owns the Deployment \"web\" and the Service \"web\".",
+		},
+	}
+}
+
 // Help returns the help of the Owns marker, from its godoc.
 func (Owns) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
