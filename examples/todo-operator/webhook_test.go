@@ -155,8 +155,10 @@ func TestStartedWithoutWebhooks(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, kit.StartOperator(ctx)) })
 	opts := kit.Operator.Options(logr.Discard())
 	opts.Webhook.Addr = "0"
+	start := time.Now()
 	stop, err := kit.Operator.Start(ctx, opts, controller.Setup)
 	require.NoError(t, err, "ready once the stale configurations are gone")
+	t.Logf("started without webhooks: ready, the stale configurations removed, %v after the start", time.Since(start).Round(time.Millisecond))
 	_, err = admission.ValidatingWebhookConfigurations().Get(ctx, webhook.ValidatingConfigurationName("todo-operator"), metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the validating configuration is removed: %v", err)
 	_, err = admission.MutatingWebhookConfigurations().Get(ctx, webhook.MutatingConfigurationName("todo-operator"), metav1.GetOptions{})

@@ -153,7 +153,9 @@ func TestStaleRegistrationsAreRemovedLocally(t *testing.T) {
 	_, err := gizmos.Create(ctx, unstructuredGizmo(gizmoV1, "refused", map[string]any{}), metav1.CreateOptions{})
 	require.Error(t, err, "the configurations outlive the operator")
 
+	start := time.Now()
 	startOperator(t, name, runtime.WebhookOptions{Mode: runtime.WebhookModeLocal, Addr: "0"}, registerGizmo)
+	t.Logf("ready without webhooks, both configurations removed, %v after the start", time.Since(start).Round(time.Millisecond))
 	admission := env.Clientset().AdmissionregistrationV1()
 	_, err = admission.ValidatingWebhookConfigurations().Get(ctx, webhook.ValidatingConfigurationName(name), metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the validating configuration is gone once ready: %v", err)
@@ -186,6 +188,7 @@ func TestStaleRegistrationsFailReadinessInClusterMode(t *testing.T) {
 
 	op := newOperator(t, name, runtime.WebhookOptions{Mode: runtime.WebhookModeCluster, Addr: "0"}, registerGizmo)
 	var stop func()
+	start := time.Now()
 	done := runOperator(t, op, &stop)
 	var code int
 	var body string
@@ -196,6 +199,7 @@ func TestStaleRegistrationsFailReadinessInClusterMode(t *testing.T) {
 		code, body = readyz(t, op)
 		return code == http.StatusServiceUnavailable && strings.Contains(body, "WebhookConfiguration")
 	}, 30*time.Second, 20*time.Millisecond, "the caches synced, and the check found the configurations")
+	t.Logf("/readyz 503 naming the stale configurations %v after the start", time.Since(start).Round(time.Millisecond))
 	assert.Contains(t, body, "ValidatingWebhookConfiguration "+name+"-validating (vgizmo.whtest.opgen.dev)")
 	assert.Contains(t, body, "MutatingWebhookConfiguration "+name+"-mutating (mgizmo.whtest.opgen.dev)")
 	assert.Contains(t, body, "--webhook-bind-address=0")
@@ -204,7 +208,9 @@ func TestStaleRegistrationsFailReadinessInClusterMode(t *testing.T) {
 
 	require.NoError(t, admission.ValidatingWebhookConfigurations().Delete(ctx, v.Name, metav1.DeleteOptions{}))
 	require.NoError(t, admission.MutatingWebhookConfigurations().Delete(ctx, m.Name, metav1.DeleteOptions{}))
+	deleted := time.Now()
 	waitReady(t, op, done)
+	t.Logf("ready %v after they were deleted (recheck every 200ms here, 10s by default)", time.Since(deleted).Round(time.Millisecond))
 }
 
 // registerGizmo registers the Gizmo webhooks, validating and defaulting.
