@@ -29,10 +29,18 @@ test: controlplane ## Run every test, unit and integration (builds the control p
 # too, the election one in its short form under -short.
 CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestRecoversAtOnceAfterAnOutage|TestShutdownWithStuckHandler|TestReadyzFollowsTheAPIServer|TestNeverReadyWhenNeverSynced|TestPanicIsRecorded|TestPeriodicRequeuesAreNotRetries|TestElectionNeverOverlaps|TestChangesWhileStoppedAreNotLost|TestMissingOwnedKindWaitsForItsCRD|TestFinalizerFirst|TestEndlessErrors|TestForeignWriter|TestRecorderCutsLongNotes|TestStartsWithConventionalPortsTaken
 
+# The webhooks' and the examples' fault tests: a deletion with the
+# operator down, stale webhook configurations (local and cluster mode),
+# the undeletable Todo and the Greeting name no Service can take refused.
+WEBHOOK_CHAOS_TESTS = TestDeleteNeedsNoOperatorWithoutADeleteCheck|TestStaleRegistrations
+EXAMPLE_CHAOS_TESTS = TestDeleteWhileOperatorIsDown|TestStartedWithoutWebhooks|TestHugeDescriptionIsRefused|TestArchiveStaysUnderBudget|TestRefusedArchiveIsACondition|TestNamespaceBeingDeleted|TestNameThatCannotNameAServiceIsRefused
+
 .PHONY: chaos
 chaos: controlplane ## Run the fault-injection tests verbosely, with their figures (docs/reliability.md)
 	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 20m -run '$(CHAOS_TESTS)' ./pkg/runtime/
 	$(GO) test -count=1 -v -timeout 10m -run 'TestStopAndRestartServers' ./pkg/testenv/
+	$(GO) test -count=1 -v -timeout 10m -run '$(WEBHOOK_CHAOS_TESTS)' ./pkg/webhook/
+	$(GO) test -count=1 -v -timeout 10m -run '$(EXAMPLE_CHAOS_TESTS)' ./examples/todo-operator/ ./examples/hello-operator/
 	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 40m ./internal/chaos/...
 
 .PHONY: controlplane

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -131,9 +132,29 @@ type Kind struct {
 // declare them.
 type Webhooks struct {
 	markers.WebhookSpec
+	// HasValidateDelete says the webhook type (WebhookType), as the
+	// controller package declares it, has ValidateDelete: it checks
+	// deletions (webhook.DeleteValidator).
+	HasValidateDelete bool
+	// Opaque says the webhook type's method set may hold more than opgen
+	// sees, ValidateDelete included: it embeds a type of another package,
+	// or the controller package is not among the packages of the run.
+	Opaque bool
 	// pos are the markers' positions, by marker name.
 	pos map[string]token.Position
 }
+
+// ValidatesDelete reports whether the validating webhook is registered
+// for DELETE: when the webhook type has ValidateDelete, or may have it
+// (Opaque). The runtime registers the same from the type itself. A type
+// that does not exist yet gets the stub, which has none.
+func (w *Webhooks) ValidatesDelete() bool {
+	return w.Validate && (w.HasValidateDelete || w.Opaque)
+}
+
+// WebhookType is the name of the type that holds the kind's webhook
+// methods in the controller package: <Kind>Webhook.
+func (k *Kind) WebhookType() string { return k.Name + "Webhook" }
 
 // Pos is where the marker named name (opgen:webhook:validate) is.
 func (w *Webhooks) Pos(name string) token.Position { return w.pos[name] }
@@ -212,11 +233,47 @@ func (a *API) AdmissionHooks() []hooks.Hook {
 			ht hooks.HookType
 		}{{k.Webhook.Validate, hooks.Validating}, {k.Webhook.Default, hooks.Mutating}} {
 			if t.on {
-				out = append(out, hooks.Hook{Type: t.ht, GVK: k.GVK(), Resource: k.Plural, Namespaced: k.Namespaced})
+				out = append(out, hooks.Hook{Type: t.ht, GVK: k.GVK(), Resource: k.Plural, Namespaced: k.Namespaced,
+					Delete: t.ht == hooks.Validating && k.Webhook.ValidatesDelete()})
 			}
 		}
 	}
 	return out
+}
+
+// settleWebhooks reads, for each kind with a validating webhook, whether
+// its webhook type in the controller package has ValidateDelete.
+func (b *apiBuilder) settleWebhooks(api *API) {
+	for _, k := range api.Webhooks() {
+		if !k.Webhook.Validate {
+			continue
+		}
+		scope := b.controllerScope()
+		if scope == nil {
+			k.Webhook.Opaque = true // not loaded: keep DELETE, failing closed
+			continue
+		}
+		if scope.Lookup(k.WebhookType()) == nil {
+			continue // the stub generator writes it in this run, without ValidateDelete
+		}
+		methods, opaque := methodSet(scope, k.WebhookType())
+		k.Webhook.HasValidateDelete, k.Webhook.Opaque = methods["ValidateDelete"], opaque
+	}
+}
+
+// controllerScope returns the declarations of the controller package, or
+// nil when it is not among the run's packages.
+func (b *apiBuilder) controllerScope() *types.Scope {
+	if b.scope != nil {
+		return b.scope
+	}
+	for _, root := range b.ctx.Roots {
+		if b.isControllerPackage(root) {
+			b.scope = declarations(b.ctx.Fset, root)
+			return b.scope
+		}
+	}
+	return nil
 }
 
 // Kind returns the project's kind with gvk, or nil.
@@ -272,6 +329,8 @@ type apiBuilder struct {
 	objects []string
 	// skips are the packages without a kind.
 	skips []skippedPackage
+	// scope is the controller package's declarations (controllerScope).
+	scope *types.Scope
 }
 
 type ownsRef struct {
@@ -293,6 +352,7 @@ func buildAPI(ctx *Context) *API {
 	sortBuiltinControllers(b.builtins)
 	api.BuiltinControllers = b.builtins
 	b.checkKinds(api)
+	b.settleWebhooks(api)
 	b.planConversions(api)
 	b.reportSkipped(api)
 	return api
@@ -662,6 +722,13 @@ func (b *apiBuilder) checkKinds(api *API) {
 	for _, o := range b.owns {
 		if err := api.checkOwned(o.gvk); err != nil {
 			b.ctx.Errors.Add(o.pos, "%v", err)
+		}
+	}
+	for _, k := range api.Controllers() {
+		if k.Controller.NamesChildren {
+			if _, ok := markers.ChildNameRule(k.Controller.Owns); !ok {
+				b.ctx.Warnings.Add(k.Pos, "%s has +opgen:controller:namesChildren, but no kind it owns (owns=) asks more of a name than the DNS subdomain every object's name is, so the CRD gets no rule: remove the marker, or list the owned kind named after the object (v1.Service, v1.Namespace, batch/v1.Job or batch/v1.CronJob ask more)", k.Name)
+			}
 		}
 	}
 	names := map[string]*Kind{}

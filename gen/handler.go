@@ -87,7 +87,7 @@ func (b *apiBuilder) addBuiltinControllers(pkg *loader.Package, lines []markerLi
 	if len(decls) == 0 {
 		return
 	}
-	scope := declarations(b.ctx.Fset, pkg)
+	scope := b.controllerScope()
 	for _, d := range decls {
 		if d.spec.For.Empty() {
 			if d.forPos.IsValid() {
@@ -144,6 +144,9 @@ func (b *apiBuilder) addBuiltinController(scope *types.Scope, d *handlerDecl) {
 		return
 	}
 	h := &BuiltinController{Name: name, Pos: b.ctx.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
+	if d.spec.NamesChildren {
+		b.ctx.Errors.Add(h.Pos, "%s has +opgen:controller:namesChildren, which puts a rule on the names of a custom kind in its CRD; %s is a built-in kind, whose names opgen does not validate: remove the marker", name, info.Marker)
+	}
 	if d.ts.TypeParams != nil {
 		b.ctx.Errors.Add(h.Pos, "%s has type parameters, but the generated Setup registers a zero %s: declare a type without them (it may embed a generic one)", name, name)
 		return

@@ -89,7 +89,7 @@ docs/webhooks.md.
 	f.StringVar(&opts.Namespace, "namespace", "", "namespace the operator runs in (default: <name>-system)")
 	f.StringVar(&opts.Image, "image", "", "operator image; without it the Deployment is left out")
 	f.StringVar(&opts.WatchNamespace, "watch-namespace", "all", `namespaces to watch: "all" or a comma-separated list`)
-	f.Int32Var(&opts.Replicas, "replicas", 1, "Deployment replicas (more than one stand by for leader election)")
+	f.Int32Var(&opts.Replicas, "replicas", 0, "Deployment replicas (more than one stand by for leader election; default 1, or 2 when the operator serves webhooks)")
 	f.StringVar(&opts.ServiceAccount, "service-account", "", "ServiceAccount the operator runs as (default: the operator name)")
 	for _, r := range resourceFlags {
 		mf.resources[r.flag] = f.String(r.flag, "", r.usage)

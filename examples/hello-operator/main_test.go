@@ -143,6 +143,30 @@ func TestInvalidGreetingIsRejected(t *testing.T) {
 	assert.Contains(t, err.Error(), "spec.greeting")
 }
 
+// TestNameThatCannotNameAServiceIsRefused: a Greeting names its Service
+// after itself, and a Service's name is a DNS-1035 label, so the CRD
+// (+opgen:controller:namesChildren) refuses at create a name with a dot,
+// a name longer than 63 characters and one starting with a digit, which
+// would otherwise stay Degraded for ever; the longest valid name works.
+func TestNameThatCannotNameAServiceIsRefused(t *testing.T) {
+	t.Parallel()
+	ns := kit.Namespace(t)
+	for _, name := range []string{"dotted.name", strings.Repeat("a", 64), "1st"} {
+		_, err := hello.HelloV1().Greetings(ns).Create(context.Background(), &hellov1.Greeting{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       hellov1.GreetingSpec{Greeting: "never served"},
+		}, metav1.CreateOptions{})
+		require.Error(t, err, name)
+		assert.True(t, apierrors.IsInvalid(err), "%s: %v", name, err)
+		assert.Contains(t, err.Error(), "Greeting names its v1.Service after itself (+opgen:controller:namesChildren), so its name must be a DNS-1035 label", name)
+	}
+	longest := strings.Repeat("a", 63)
+	createGreeting(t, ns, longest, "at the limit")
+	optest.WaitFor(t, "the Service of the longest name", func(ctx context.Context) (*corev1.Service, error) {
+		return kit.Clientset.CoreV1().Services(ns).Get(ctx, longest, metav1.GetOptions{})
+	}, nil)
+}
+
 // TestManifestIsAcceptedByTheServer checks the full manifest, Deployment
 // included, with a server-side dry run.
 func TestManifestIsAcceptedByTheServer(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/opgen-sdk/opgen/examples/todo-operator/internal/controller"
 	"github.com/opgen-sdk/opgen/pkg/optest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/webhook"
 )
 
 var webhooksReady sync.Once
@@ -134,4 +136,34 @@ func TestFinalizerFromCreation(t *testing.T) {
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, paused.Finalizers, "a paused object gets no finalizer")
+}
+
+// TestStartedWithoutWebhooks is not parallel: it stops the package's
+// operator, whose configurations stay registered, and starts it with
+// --webhook-bind-address=0, as its generated ServiceAccount. Before it is
+// ready it has deleted them, since nothing serves their webhooks any more:
+// a Todo is created without them. The operator with its webhooks then
+// registers them again.
+func TestStartedWithoutWebhooks(t *testing.T) {
+	waitForWebhooks(t)
+	ctx := context.Background()
+	admission := kit.Clientset.AdmissionregistrationV1()
+	_, err := admission.ValidatingWebhookConfigurations().Get(ctx, webhook.ValidatingConfigurationName("todo-operator"), metav1.GetOptions{})
+	require.NoError(t, err, "registered by the running operator")
+
+	require.NoError(t, kit.StopOperator())
+	t.Cleanup(func() { require.NoError(t, kit.StartOperator(ctx)) })
+	opts := kit.Operator.Options(logr.Discard())
+	opts.Webhook.Addr = "0"
+	start := time.Now()
+	stop, err := kit.Operator.Start(ctx, opts, controller.Setup)
+	require.NoError(t, err, "ready once the stale configurations are gone")
+	t.Logf("started without webhooks: ready, the stale configurations removed, %v after the start", time.Since(start).Round(time.Millisecond))
+	_, err = admission.ValidatingWebhookConfigurations().Get(ctx, webhook.ValidatingConfigurationName("todo-operator"), metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the validating configuration is removed: %v", err)
+	_, err = admission.MutatingWebhookConfigurations().Get(ctx, webhook.MutatingConfigurationName("todo-operator"), metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the mutating configuration is removed: %v", err)
+	ns := kit.Namespace(t)
+	createTodo(t, ns, "unguarded", todov1.TodoSpec{Title: "Created with no webhook registered"})
+	require.NoError(t, stop())
 }

@@ -27,14 +27,15 @@ import (
 const webhookPkg = "github.com/opgen-sdk/opgen/pkg/webhook"
 
 // WebhookName is the webhook type of k: <Kind>Webhook.
-func WebhookName(k *gen.Kind) string { return k.Name + "Webhook" }
+func WebhookName(k *gen.Kind) string { return k.WebhookType() }
 
 // WebhookFile is the file the webhook stub of k is scaffolded in.
 func WebhookFile(k *gen.Kind) string { return strings.ToLower(k.Name) + "_webhook.go" }
 
-// webhookMethods are the methods each webhook marker asks for.
+// webhookMethods are the methods each webhook marker asks for;
+// ValidateDelete is optional (webhook.DeleteValidator).
 var (
-	validateMethods = []string{"ValidateCreate", "ValidateUpdate", "ValidateDelete"}
+	validateMethods = []string{"ValidateCreate", "ValidateUpdate"}
 	defaultMethods  = []string{"Default"}
 )
 
@@ -119,7 +120,7 @@ func checkMethods(ctx *gen.Context, k *gen.Kind, has map[string]bool) {
 	obj := "*" + k.Version.Name + "." + k.Name
 	if k.Webhook.Validate {
 		report("opgen:webhook:validate", validateMethods, "webhook.Validator",
-			fmt.Sprintf("func (w *%s) ValidateCreate(ctx context.Context, obj %s) (webhook.Warnings, error), ValidateUpdate(ctx, old, obj %s) and ValidateDelete(ctx, obj %s)", w, obj, obj, obj))
+			fmt.Sprintf("func (w *%s) ValidateCreate(ctx context.Context, obj %s) (webhook.Warnings, error) and ValidateUpdate(ctx, old, obj %s); add ValidateDelete(ctx, obj %s) only to check deletions", w, obj, obj, obj))
 	}
 	if k.Webhook.Default {
 		report("opgen:webhook:default", defaultMethods, "webhook.Defaulter",
@@ -161,6 +162,12 @@ func (g webhookGlue) checks(f *jen.File) {
 		f.Line()
 		f.Commentf("%s validates %s objects (+opgen:webhook:validate).", w, k.Name)
 		f.Var().Id("_").Qual(webhookPkg, "Validator").Types(g.obj()).Op("=").Parens(jen.Op("*").Id(w)).Parens(jen.Nil())
+	}
+	if k.Webhook.Validate && k.Webhook.HasValidateDelete && !k.Webhook.Opaque {
+		f.Line()
+		f.Commentf("%s checks deletions too (ValidateDelete): its webhook is called on DELETE,", w)
+		f.Comment("so a deletion waits for the operator. Remove the method to let them through.")
+		f.Var().Id("_").Qual(webhookPkg, "DeleteValidator").Types(g.obj()).Op("=").Parens(jen.Op("*").Id(w)).Parens(jen.Nil())
 	}
 	if k.Webhook.Default {
 		f.Line()

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -26,7 +27,8 @@ const HelmHeader = "# Written by opgen manifests --format helm (make manifests):
 // relative to the chart directory.
 //
 // The templates are the objects Build makes, with values in the places a
-// deployment differs: the image, replicas, resources, the ServiceAccount,
+// deployment differs: the image, replicas, the shutdown timeout (and the
+// grace period that follows it), resources, the ServiceAccount,
 // the watched namespaces, leader election, the metrics port, the log
 // format and verbosity, and whether the CRDs, the ServiceAccount and the
 // Namespace are installed. The namespace is the release's (helm install
@@ -153,7 +155,11 @@ func (o Options) helmValues() ([]byte, error) {
 # elsewhere against the same RBAC).
 image: %s
 # Replicas of the Deployment; more than one stand by for leader election.
+# With webhooks every replica serves them: keep two or more.
 replicas: %d
+# How long in-flight handlers may run after SIGTERM (--shutdown-timeout);
+# the Pod's grace period is this plus %d seconds.
+shutdownTimeoutSeconds: %d
 # Requests and limits of the operator's container.
 %s
 serviceAccount:
@@ -190,7 +196,7 @@ crds:
   # Keep them (and so every object of their kinds) when the release is
   # uninstalled (helm.sh/resource-policy: keep).
   keep: false
-`, q(o.Image), o.Replicas, strings.TrimSpace(string(res)), q(o.ServiceAccount), q(o.WatchNamespace),
+`, q(o.Image), o.replicas(), ShutdownMargin/time.Second, o.ShutdownTimeout/time.Second, strings.TrimSpace(string(res)), q(o.ServiceAccount), q(o.WatchNamespace),
 		!o.NoLeaderElection, MetricsPort, !o.MetricsInsecure, o.ServiceMonitor, q(o.LogFormat), o.Verbosity)
 	return []byte(b.String()), nil
 }
@@ -354,6 +360,7 @@ func (o Options) templateDeployment(m map[string]any, hold func(placeholder) str
 	spec := m["spec"].(map[string]any)
 	spec["replicas"] = hold(placeholder{inline: "{{ .Values.replicas }}"})
 	pod := spec["template"].(map[string]any)["spec"].(map[string]any)
+	pod["terminationGracePeriodSeconds"] = hold(placeholder{inline: fmt.Sprintf("{{ add .Values.shutdownTimeoutSeconds %d }}", ShutdownMargin/time.Second)})
 	if pod["serviceAccountName"] == o.ServiceAccount {
 		pod["serviceAccountName"] = hold(saName)
 	}
@@ -385,7 +392,7 @@ func (o Options) templateDeployment(m map[string]any, hold func(placeholder) str
 // argsTemplate writes the container's arguments as args() makes them: the
 // fixed ones, then the optional ones in args()' order.
 func (o Options) argsTemplate(key, lead, indent string) string {
-	fixed := Options{Name: o.Name, wh: o.wh, CertManager: o.CertManager}.args() // no optional flag set
+	fixed := Options{Name: o.Name, wh: o.wh, CertManager: o.CertManager, ShutdownTimeout: DefaultShutdownTimeout}.args() // no optional flag set
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s:", lead, key)
 	for _, a := range fixed {
@@ -401,6 +408,7 @@ func (o Options) argsTemplate(key, lead, indent string) string {
 		{"if not .Values.leaderElection", "--leader-elect=false"},
 		{"with .Values.logFormat", "--log-format={{ . }}"},
 		{"with .Values.verbosity", "-v={{ . }}"},
+		{fmt.Sprintf("if ne (int .Values.shutdownTimeoutSeconds) %d", DefaultShutdownTimeout/time.Second), "--shutdown-timeout={{ .Values.shutdownTimeoutSeconds }}s"},
 	} {
 		fmt.Fprintf(&b, "\n%s{{- %s }}\n%s- %s\n%s{{- end }}", indent, opt.open, indent, opt.arg, indent)
 	}

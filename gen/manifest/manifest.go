@@ -14,6 +14,10 @@
 // # Guarantees
 //
 //   - Output is deterministic: same inputs, same bytes.
+//   - The Pod's termination grace period is the shutdown timeout plus
+//     ShutdownMargin, so the kubelet lets a shutdown run its course.
+//   - With webhooks, two replicas and a PodDisruptionBudget by default
+//     (webhook.go).
 //   - The Deployment runs as non-root with a read-only root filesystem, all
 //     capabilities dropped, no privilege escalation and the RuntimeDefault
 //     seccomp profile; it has resource requests and limits and liveness and
@@ -35,6 +39,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +52,17 @@ import (
 
 	"github.com/opgen-sdk/opgen/internal/osenv"
 )
+
+// DefaultShutdownTimeout is the runtime's --shutdown-timeout default.
+const DefaultShutdownTimeout = 30 * time.Second
+
+// ShutdownMargin is what the Pod's termination grace period adds to the
+// shutdown timeout. After the timeout, the runtime waits 2 s for handlers
+// to return, releases its Lease and stops its HTTP servers, up to 5 s
+// each; with the default 30 s timeout a stuck handler's shutdown took
+// 32.1 s. The kubelet kills the process at the end of the grace period,
+// before it logs which handlers were stuck when the margin is too short.
+const ShutdownMargin = 15 * time.Second
 
 // Ports of the operator container. The container's arguments pass them
 // to the runtime, whose defaults bind no fixed port.
@@ -65,9 +81,16 @@ type Options struct {
 	Image string
 	// WatchNamespace is "all" (the default) or a comma-separated list.
 	WatchNamespace string
-	// Replicas of the Deployment. Default 1; more replicas stand by for
-	// leader election.
+	// Replicas of the Deployment. Default 1, or 2 when the operator
+	// serves webhooks (webhook.go): every replica serves them, so one
+	// replica's restart or eviction does not refuse the writes they
+	// guard. More replicas stand by for leader election.
 	Replicas int32
+	// ShutdownTimeout is how long in-flight handlers may run after
+	// SIGTERM (the operator's --shutdown-timeout), in whole seconds.
+	// Default 30s, the runtime's. The Pod's terminationGracePeriodSeconds
+	// is this plus ShutdownMargin.
+	ShutdownTimeout time.Duration
 	// Labels are added to every object.
 	Labels map[string]string
 	// ServiceAccount the operator runs as. Default: Name.
@@ -138,8 +161,11 @@ func (o *Options) validate() error {
 	if o.WatchNamespace == "" {
 		o.WatchNamespace = "all"
 	}
-	if o.Replicas == 0 {
-		o.Replicas = 1
+	if o.ShutdownTimeout == 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.ShutdownTimeout < time.Second || o.ShutdownTimeout%time.Second != 0 {
+		errs = append(errs, fmt.Errorf("manifest: the shutdown timeout %s is not a whole number of seconds: pass one such as 30s", o.ShutdownTimeout))
 	}
 	if o.ServiceAccount == "" {
 		o.ServiceAccount = o.Name
@@ -253,13 +279,13 @@ func (o Options) deployment() *appsv1.Deployment {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: o.meta(o.Name, true),
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(o.Replicas),
+			Replicas: ptr.To(o.replicas()),
 			Selector: &metav1.LabelSelector{MatchLabels: selector},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: podMeta,
 				Spec: corev1.PodSpec{
 					ServiceAccountName:            o.ServiceAccount,
-					TerminationGracePeriodSeconds: ptr.To[int64](30),
+					TerminationGracePeriodSeconds: ptr.To(o.gracePeriodSeconds()),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
@@ -271,6 +297,22 @@ func (o Options) deployment() *appsv1.Deployment {
 	}
 	o.webhookContainer(&d.Spec.Template.Spec)
 	return d
+}
+
+// replicas is Options.Replicas or its default: 2 with webhooks, else 1.
+func (o Options) replicas() int32 {
+	switch {
+	case o.Replicas > 0:
+		return o.Replicas
+	case o.wh.used():
+		return 2
+	}
+	return 1
+}
+
+// gracePeriodSeconds is the shutdown timeout plus ShutdownMargin.
+func (o Options) gracePeriodSeconds() int64 {
+	return int64((o.ShutdownTimeout + ShutdownMargin) / time.Second)
 }
 
 func (o Options) container() corev1.Container {
@@ -323,6 +365,9 @@ func (o Options) args() []string {
 	}
 	if o.Verbosity > 0 {
 		args = append(args, fmt.Sprintf("-v=%d", o.Verbosity))
+	}
+	if o.ShutdownTimeout != DefaultShutdownTimeout {
+		args = append(args, fmt.Sprintf("--shutdown-timeout=%ds", o.ShutdownTimeout/time.Second))
 	}
 	return args
 }

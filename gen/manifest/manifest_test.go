@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -142,4 +143,65 @@ func TestBadInputSaysWhatToDo(t *testing.T) {
 
 	_, err = manifest.ParseLabels("a=b,broken")
 	assert.ErrorContains(t, err, `label "broken" is not key=value`)
+}
+
+// deploymentOf builds opts and returns its Deployment and whether it has
+// a PodDisruptionBudget.
+func deploymentOf(t *testing.T, opts manifest.Options) (appsv1.Deployment, bool) {
+	t.Helper()
+	out, err := manifest.Build(opts)
+	require.NoError(t, err)
+	var dep appsv1.Deployment
+	pdb := false
+	for _, doc := range bytes.Split(out, []byte("\n---\n")) {
+		var head struct{ Kind string }
+		require.NoError(t, yaml.Unmarshal(doc, &head))
+		switch head.Kind {
+		case "Deployment":
+			require.NoError(t, yaml.UnmarshalStrict(doc, &dep))
+		case "PodDisruptionBudget":
+			pdb = true
+		}
+	}
+	return dep, pdb
+}
+
+// TestGracePeriodFollowsTheShutdownTimeout: the kubelet waits the shutdown
+// timeout plus a margin before it kills the operator, so a shutdown with
+// a stuck handler (30 s, then 2 s, then the servers) ends on its own.
+func TestGracePeriodFollowsTheShutdownTimeout(t *testing.T) {
+	t.Parallel()
+	dep, _ := deploymentOf(t, options())
+	assert.EqualValues(t, 45, *dep.Spec.Template.Spec.TerminationGracePeriodSeconds, "30 s, the runtime's default, and 15 s")
+	assert.NotContains(t, dep.Spec.Template.Spec.Containers[0].Args, "--shutdown-timeout=30s", "the default is not passed")
+
+	o := options()
+	o.ShutdownTimeout = 2 * time.Minute
+	dep, _ = deploymentOf(t, o)
+	assert.EqualValues(t, 135, *dep.Spec.Template.Spec.TerminationGracePeriodSeconds)
+	assert.Contains(t, dep.Spec.Template.Spec.Containers[0].Args, "--shutdown-timeout=120s")
+
+	o.ShutdownTimeout = 1500 * time.Millisecond
+	_, err := manifest.Build(o)
+	assert.ErrorContains(t, err, "not a whole number of seconds")
+}
+
+// TestWebhooksDefaultToTwoReplicas: an operator that serves webhooks runs
+// two replicas, which a PodDisruptionBudget keeps from being evicted
+// together; replicas asked for are kept, and without webhooks it is one
+// replica and no budget.
+func TestWebhooksDefaultToTwoReplicas(t *testing.T) {
+	t.Parallel()
+	dep, pdb := deploymentOf(t, webhookOptions())
+	assert.EqualValues(t, 2, *dep.Spec.Replicas)
+	assert.True(t, pdb)
+
+	o := webhookOptions()
+	o.Replicas = 3
+	dep, _ = deploymentOf(t, o)
+	assert.EqualValues(t, 3, *dep.Spec.Replicas)
+
+	dep, pdb = deploymentOf(t, options())
+	assert.EqualValues(t, 1, *dep.Spec.Replicas)
+	assert.False(t, pdb)
 }

@@ -11,10 +11,13 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
@@ -31,13 +34,19 @@ import (
 //   - the webhook Service <name>-webhook, port 443 to the container's
 //     webhook port (hooks.Port), and the container's
 //     --webhook-bind-address=:<port>;
+//   - two replicas unless Options.Replicas says otherwise, and a
+//     PodDisruptionBudget <name> (maxUnavailable 1): every replica serves
+//     the webhooks, so a restart or a drain leaves one answering;
 //   - the Validating and MutatingWebhookConfigurations, built by
 //     hooks.Configurations for the operator's name and namespace, reaching
 //     the Service;
 //   - the RBAC of the runtime's certificate management (certs.Managed): a
 //     Role on its Secret <name>-webhook-cert (create; get and update by
 //     name), and a ClusterRole to keep caBundle current (get and patch on
-//     its two configurations and on the CRDs it converts, by name).
+//     its two configurations and on the CRDs it converts, by name);
+//   - the ClusterRole <name>-webhook-configurations: get on the two
+//     configurations by name, for the runtime's check that they call only
+//     webhooks it serves (with cert-manager too).
 //
 // With CertManager, cert-manager issues the certificate instead: a
 // self-signed Issuer and a Certificate whose Secret is mounted into the
@@ -136,7 +145,8 @@ func readWebhooks(configDir string, crds []map[string]any) (webhooks, error) {
 
 // hooksOf returns the hooks of one configuration document. A hook's name
 // (v<kind>.<group>) and path give back its kind in lower case, which is
-// all a Hook's names and paths use.
+// all a Hook's names and paths use; DELETE among its operations gives
+// back Delete.
 func hooksOf(doc []byte) ([]hooks.Hook, error) {
 	var typed struct {
 		Kind     string `json:"kind"`
@@ -173,6 +183,7 @@ func hooksOf(doc []byte) ([]hooks.Hook, error) {
 			GVK:        schema.GroupVersionKind{Group: r.APIGroups[0], Version: r.APIVersions[0], Kind: kind[1:]},
 			Resource:   r.Resources[0],
 			Namespaced: r.Scope != nil && *r.Scope == admissionregistrationv1.NamespacedScope,
+			Delete:     slices.Contains(r.Operations, admissionregistrationv1.Delete),
 		})
 	}
 	return out, nil
@@ -221,7 +232,8 @@ func (o Options) webhookObjects() []any {
 	} else {
 		out = append(out, o.webhookRBAC()...)
 	}
-	out = append(out, o.webhookService())
+	out = append(out, o.configurationsRBAC()...)
+	out = append(out, o.webhookService(), o.podDisruptionBudget())
 	for _, c := range WebhookConfigurations(o.Name, o.Namespace, o.wh.hooks) {
 		switch c := c.(type) {
 		case *admissionregistrationv1.ValidatingWebhookConfiguration:
@@ -324,6 +336,28 @@ func (o Options) crdPatches() ([]any, error) {
 	return out, nil
 }
 
+// podDisruptionBudget lets a voluntary disruption (a node drain, a
+// cluster upgrade) take at most one of the operator's Pods at a time, so
+// that with the default two replicas one serves the webhooks throughout.
+// maxUnavailable, not minAvailable: with one replica a drain still
+// proceeds. It is written without the zero status a typed one carries.
+func (o Options) podDisruptionBudget() map[string]any {
+	pdb := &policyv1.PodDisruptionBudget{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: o.meta(o.Name, true),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable: ptr.To(intstr.FromInt32(1)),
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": o.Name}},
+		},
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pdb)
+	if err != nil {
+		panic(fmt.Sprintf("manifest: a PodDisruptionBudget does not convert: %v", err)) // cannot happen for a typed object
+	}
+	delete(m, "status")
+	return m
+}
+
 func (o Options) webhookService() *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -379,11 +413,30 @@ func (o Options) webhookRBAC() []any {
 	return []any{role, o.roleBinding(name), cluster, o.clusterRoleBinding(name)}
 }
 
+// configurationsRBAC lets the runtime read the operator's two webhook
+// configurations by name, whether the manifest has them or not: every
+// replica checks that they call only webhooks it serves, and is not
+// ready while one calls a webhook it does not (pkg/webhook).
+func (o Options) configurationsRBAC() []any {
+	name := o.Name + "-webhook-configurations"
+	cluster := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: o.meta(name, false),
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
+			ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"get"},
+		}},
+	}
+	return []any{cluster, o.clusterRoleBinding(name)}
+}
+
 // localWebhookRBAC lets an operator run outside the cluster, against the
 // manifest's RBAC, register its webhooks itself (local mode): apply its
 // two configurations and the conversion stanza of the CRDs it converts,
 // with its local URL. Applying an object that does not exist yet creates
-// it, so create is granted on the configurations; patch only by name.
+// it, so create is granted on the configurations; patch and delete only
+// by name (delete removes one that calls webhooks the operator does not
+// serve, as when it runs with --webhook-bind-address=0).
 func (o Options) localWebhookRBAC() []any {
 	name := o.Name + "-webhook-local"
 	cluster := &rbacv1.ClusterRole{
@@ -393,7 +446,7 @@ func (o Options) localWebhookRBAC() []any {
 	if len(o.wh.hooks) > 0 {
 		cluster.Rules = append(cluster.Rules,
 			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"create", "get", "list", "watch"}},
-			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"patch"}},
+			rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, ResourceNames: []string{hooks.ValidatingConfigurationName(o.Name), hooks.MutatingConfigurationName(o.Name)}, Verbs: []string{"delete", "patch"}},
 		)
 	}
 	if len(o.wh.converted) > 0 {
@@ -450,12 +503,12 @@ func (o *Options) loadWebhooks() error {
 // layout's webhook directory).
 func (o Options) isWebhookObject(kind, name string) bool {
 	switch kind {
-	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Issuer", "Certificate":
+	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Issuer", "Certificate", "PodDisruptionBudget":
 		return true
 	case "Service":
 		return name == hooks.ServiceName(o.Name)
 	case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
-		return name == o.Name+"-webhook-cert" || name == o.Name+"-webhook-local"
+		return name == o.Name+"-webhook-cert" || name == o.Name+"-webhook-local" || name == o.Name+"-webhook-configurations"
 	}
 	return false
 }

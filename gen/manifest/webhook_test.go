@@ -26,13 +26,14 @@ func webhookOptions() manifest.Options {
 }
 
 // TestWebhookFile writes the configurations opgen generate would write
-// for a validated and defaulted Widget, for the default namespace: the
-// input of the webhook goldens. It is not parallel: with -update, the
-// other tests read what it writes.
+// for a validated (deletions too) and defaulted Widget, for the default
+// namespace: the input of the webhook goldens, whose DELETE the manifest
+// reads back. It is not parallel: with -update, the other tests read
+// what it writes.
 func TestWebhookFile(t *testing.T) {
 	gvk := schema.GroupVersionKind{Group: "testenv.opgen.dev", Version: "v1", Kind: "Widget"}
 	hs := []hooks.Hook{
-		{Type: hooks.Validating, GVK: gvk, Resource: "widgets", Namespaced: true},
+		{Type: hooks.Validating, GVK: gvk, Resource: "widgets", Namespaced: true, Delete: true},
 		{Type: hooks.Mutating, GVK: gvk, Resource: "widgets", Namespaced: true},
 	}
 	got, err := manifest.MarshalDocuments(manifest.WebhookConfigurations("widget-operator", "widget-operator-system", hs))

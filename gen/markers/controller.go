@@ -139,6 +139,9 @@ type ControllerSpec struct {
 	// Dispatch is "written" or the version that handles the objects of a
 	// kind with controllers in several versions; "" without one.
 	Dispatch string
+	// NamesChildren says the controller names owned objects after the
+	// object (+opgen:controller:namesChildren).
+	NamesChildren bool
 }
 
 // WatchSpec is one +opgen:controller:watches marker: the watched kind and

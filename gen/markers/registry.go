@@ -27,6 +27,7 @@ type helper interface {
 var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller", markers.DescribesType, Controller{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:owns", markers.DescribesType, Owns(nil))),
+	markers.Must(markers.MakeDefinition("opgen:controller:namesChildren", markers.DescribesType, NamesChildren{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:reads", markers.DescribesType, Reads(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:watches", markers.DescribesType, Watches{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:reconcileEvery", markers.DescribesType, ReconcileEvery(""))),

@@ -1,14 +1,17 @@
 package markers
 
 // WebhookValidate gives a kind a validating admission webhook: the API
-// server asks the operator to accept or reject every create, update and
-// delete of the kind's objects in this version, for the checks CEL cannot
-// express (against other objects, against the cluster). opgen writes
-// once, in the controller package, internal/controller/<kind>_webhook.go
-// with a type <Kind>Webhook and its ValidateCreate, ValidateUpdate and
-// ValidateDelete methods (webhook.Validator), and the generated Setup
-// registers it. Return apierrors.NewInvalid with a field.ErrorList so that
-// kubectl shows "spec.title: Invalid value: ...".
+// server asks the operator to accept or reject every create and update of
+// the kind's objects in this version, for the checks CEL cannot express
+// (against other objects, against the cluster). opgen writes once, in the
+// controller package, internal/controller/<kind>_webhook.go with a type
+// <Kind>Webhook and its ValidateCreate and ValidateUpdate methods
+// (webhook.Validator), and the generated Setup registers it. Return
+// apierrors.NewInvalid with a field.ErrorList so that kubectl shows
+// "spec.title: Invalid value: ...". Deletions are checked only when the
+// type also has ValidateDelete (webhook.DeleteValidator): the webhook is
+// registered for DELETE then, and, failing closed, refuses deletions
+// while the operator is down.
 //
 //	// +opgen:webhook:validate
 //

@@ -48,6 +48,17 @@ func (LabelSelector) Help() *markers.DefinitionHelp {
 	}
 }
 
+// Help returns the help of the NamesChildren marker, from its godoc.
+func (NamesChildren) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "NamesChildren says that the controller names the objects it owns after\nthe object itself: a Greeting \"web\" owns the Deployment \"web\" and the\nService \"web\". Its name must then also be a valid name of each owned\nkind, and some kinds are stricter than the DNS subdomain every object's\nname is: a Service's name is a DNS-1035 label (at most 63 characters,\nlower-case letters, digits and '-', starting with a letter), a\nNamespace's a DNS-1123 label, a Job's at most 63 characters long, a\nCronJob's at most 52. The CRD gets a CEL rule on metadata.name for the\nstrictest of the kinds of +opgen:controller:owns, so that the API server\nrefuses at create a name the controller could never use, instead of an\nobject that stays Degraded.\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service\n\t// +opgen:controller:namesChildren\n\nA controller that adds a suffix (\"<name>-config\") needs a shorter name:\nwrite that rule yourself with\n+kubebuilder:validation:XValidation:rule=\"size(self.metadata.name) <= 56\".",
+			Summary: "NamesChildren says that the controller names the objects it owns after the object itself: a Greeting \"web\" owns the Deployment \"web\" and the Service \"web\".",
+		},
+	}
+}
+
 // Help returns the help of the Owns marker, from its godoc.
 func (Owns) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
@@ -108,8 +119,8 @@ func (WebhookValidate) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "WebhookValidate gives a kind a validating admission webhook: the API\nserver asks the operator to accept or reject every create, update and\ndelete of the kind's objects in this version, for the checks CEL cannot\nexpress (against other objects, against the cluster). opgen writes\nonce, in the controller package, internal/controller/<kind>_webhook.go\nwith a type <Kind>Webhook and its ValidateCreate, ValidateUpdate and\nValidateDelete methods (webhook.Validator), and the generated Setup\nregisters it. Return apierrors.NewInvalid with a field.ErrorList so that\nkubectl shows \"spec.title: Invalid value: ...\".\n\n\t// +opgen:webhook:validate\n\nopgen manifests then writes the ValidatingWebhookConfiguration, the\nwebhook Service and the RBAC of the runtime's certificates (see\ndocs/webhooks.md).",
-			Summary: "WebhookValidate gives a kind a validating admission webhook: the API server asks the operator to accept or reject every create, update and delete of the kind's objects in this version, for the checks CEL cannot express (against other objects, against the cluster).",
+			Details: "WebhookValidate gives a kind a validating admission webhook: the API\nserver asks the operator to accept or reject every create and update of\nthe kind's objects in this version, for the checks CEL cannot express\n(against other objects, against the cluster). opgen writes once, in the\ncontroller package, internal/controller/<kind>_webhook.go with a type\n<Kind>Webhook and its ValidateCreate and ValidateUpdate methods\n(webhook.Validator), and the generated Setup registers it. Return\napierrors.NewInvalid with a field.ErrorList so that kubectl shows\n\"spec.title: Invalid value: ...\". Deletions are checked only when the\ntype also has ValidateDelete (webhook.DeleteValidator): the webhook is\nregistered for DELETE then, and, failing closed, refuses deletions\nwhile the operator is down.\n\n\t// +opgen:webhook:validate\n\nopgen manifests then writes the ValidatingWebhookConfiguration, the\nwebhook Service and the RBAC of the runtime's certificates (see\ndocs/webhooks.md).",
+			Summary: "WebhookValidate gives a kind a validating admission webhook: the API server asks the operator to accept or reject every create and update of the kind's objects in this version, for the checks CEL cannot express (against other objects, against the cluster).",
 		},
 	}
 }

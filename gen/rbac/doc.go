@@ -40,6 +40,9 @@
 //     leader-election Role, which is bound in the operator's namespace. The
 //     watch lets a standby replica take a released lease at once instead of
 //     at its next poll, which makes a graceful handover take milliseconds.
+//     list and delete are sharding's: the leader watches the members'
+//     Leases and deletes those that expired long ago, so a replica that
+//     left for good leaves none behind.
 //
 // # Determinism
 //

@@ -148,13 +148,14 @@ func owned(api *gen.API, kinds []schema.GroupVersionKind) []rbacv1.PolicyRule {
 }
 
 // LeaderElectionRole is the Role the runtime's leader election needs, to
-// be bound in the operator's namespace; list is the sharder's, which
-// watches the member Leases of sharding (runtime.Options.Sharding).
+// be bound in the operator's namespace; list and delete are the
+// sharder's, which watches the member Leases of sharding
+// (runtime.Options.Sharding) and deletes those of members gone for good.
 func LeaderElectionRole(name string) rbacv1.Role {
 	return rbacv1.Role{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Rules:      []rbacv1.PolicyRule{rule("coordination.k8s.io", "leases", "create", "get", "list", "update", "watch")},
+		Rules:      []rbacv1.PolicyRule{rule("coordination.k8s.io", "leases", "create", "delete", "get", "list", "update", "watch")},
 	}
 }
 

@@ -58,10 +58,15 @@ func WebhookStub(p *gen.Project, k *gen.Kind) []byte {
 		method("ValidateUpdate", []string{
 			"ValidateUpdate accepts or rejects a change of a " + n + " from old to obj,",
 			"as ValidateCreate does; compare them to refuse changing a field.",
+			"",
+			"Deletions are not checked: the webhook is not called for them, so they",
+			"go through while the operator is down. To refuse some, add",
+			"",
+			"\tfunc (w *" + w + ") ValidateDelete(ctx context.Context, obj *" + alias + "." + n + ") (webhook.Warnings, error)",
+			"",
+			"and run go generate: the webhook is then called on DELETE as well, and a",
+			"deletion waits for the operator (the webhook fails closed).",
 		}, ctx.Clone(), jen.List(jen.Id("old"), jen.Id("obj")).Add(obj.Clone()))
-		method("ValidateDelete", []string{
-			"ValidateDelete accepts or rejects the deletion of a " + n + ".",
-		}, ctx.Clone(), jen.Id("obj").Add(obj.Clone()))
 	}
 	if k.Webhook.Default {
 		f.Line()

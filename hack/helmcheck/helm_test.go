@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,6 +128,12 @@ func TestDefaultValuesRenderTheFlatManifest(t *testing.T) {
 	for name, opts := range map[string]manifest.Options{
 		"with-image":    options(),
 		"without-image": func() manifest.Options { o := options(); o.Image = ""; return o }(),
+		// Two replicas and a PodDisruptionBudget by default.
+		"webhooks": func() manifest.Options {
+			o := options()
+			o.ConfigDir = "../../gen/manifest/testdata/webhooks"
+			return o
+		}(),
 		"non-defaults": func() manifest.Options {
 			o := options()
 			o.Replicas, o.ServiceAccount, o.LogFormat, o.Verbosity, o.NoLeaderElection = 2, "runner", "json", 3, true
@@ -163,6 +170,7 @@ func TestValuesChangeTheObjects(t *testing.T) {
 		{"watchNamespace=team-a\\,team-b", func(o *manifest.Options) { o.WatchNamespace = "team-a,team-b" }},
 		{"leaderElection=false", func(o *manifest.Options) { o.NoLeaderElection = true }},
 		{"logFormat=json,verbosity=4", func(o *manifest.Options) { o.LogFormat, o.Verbosity = "json", 4 }},
+		{"shutdownTimeoutSeconds=60", func(o *manifest.Options) { o.ShutdownTimeout = time.Minute }},
 		{"", func(o *manifest.Options) { o.Namespace = "elsewhere" }}, // helm install -n elsewhere
 		{"metrics.secure=false", func(o *manifest.Options) { o.MetricsInsecure = true }},
 		{"metrics.serviceMonitor=true", func(o *manifest.Options) { o.ServiceMonitor = true }},

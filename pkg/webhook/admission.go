@@ -111,11 +111,17 @@ func (a *admitter[T]) doValidate(ctx context.Context, req *admissionv1.Admission
 		}
 		warnings, err = a.validate.ValidateUpdate(ctx, old, obj)
 	case admissionv1.Delete:
+		dv, ok := a.validate.(DeleteValidator[T])
+		if !ok {
+			// A configuration registered before the handler lost its
+			// ValidateDelete: there is nothing to check.
+			return allow(nil), nil
+		}
 		var old T
 		if old, err = decode[T](req.OldObject.Raw, "oldObject"); err != nil {
 			return badRequest(err), err
 		}
-		warnings, err = a.validate.ValidateDelete(ctx, old)
+		warnings, err = dv.ValidateDelete(ctx, old)
 	default:
 		return allow(nil), nil // CONNECT is not in the rules; nothing to check
 	}

@@ -5,7 +5,10 @@
 // The user implements Validator and Defaulter on a type of the controller
 // package (opgen writes the stubs once for a kind marked
 // +opgen:webhook:validate or +opgen:webhook:default); the generated Setup
-// registers them. One Hook describes each admission webhook to the API
+// registers them. A Validator is called on create and update; one that
+// also implements ValidateDelete (DeleteValidator) on delete too, since a
+// webhook called on DELETE refuses every deletion while the operator is
+// down. One Hook describes each admission webhook to the API
 // server: the same description builds the manifests (opgen manifests) and
 // the configurations the runtime registers itself in local development
 // (opgen dev, make run) and in tests (pkg/testenv), so the paths and names
@@ -55,4 +58,14 @@
 // CRDs' conversion stanza itself, with the operator's field manager; it
 // leaves them at shutdown, so that failurePolicy Fail rejects the guarded
 // writes while the operator is down rather than admitting them unchecked.
+//
+// # Stale registrations
+//
+// In both modes, and also when the server is disabled (Addr "0"), every
+// replica reads its two configurations at start and every 10 s: one that
+// calls webhooks the operator does not serve would have the API server
+// refuse every write it guards. Locally the server deletes those a local
+// run registered; in a cluster, where the manifest owns them, readiness
+// fails and names them. docs/webhooks.md says what fails while the
+// webhooks are down, and why.
 package webhook

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -13,4 +14,12 @@ func HandlerFor(op *runtime.Operator) http.Handler {
 		panic(err)
 	}
 	return s.mux
+}
+
+// SetRecheck sets how often the servers made from now on check their
+// registrations, and returns the way back.
+func SetRecheck(d time.Duration) (restore func()) {
+	old := localRecheck
+	localRecheck = d
+	return func() { localRecheck = old }
 }

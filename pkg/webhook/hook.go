@@ -10,14 +10,23 @@ import (
 // Warnings are shown to the client (kubectl prints each as "Warning: ...").
 type Warnings []string
 
-// Validator validates a kind's objects on create, update and delete. An
-// error rejects the request: return apimachinery's
+// Validator validates a kind's objects on create and update. An error
+// rejects the request: return apimachinery's
 // apierrors.NewInvalid(kind, name, field.ErrorList) (or Invalid) so that
 // kubectl shows "spec.x: Invalid value: ..."; any other error rejects
-// with its message.
+// with its message. A Validator that also checks deletions implements
+// DeleteValidator.
 type Validator[T apis.Object] interface {
 	ValidateCreate(ctx context.Context, obj T) (Warnings, error)
 	ValidateUpdate(ctx context.Context, old, obj T) (Warnings, error)
+}
+
+// DeleteValidator is a Validator that also accepts or rejects deletions.
+// Only then is the webhook registered for DELETE: every webhook fails
+// closed, so one called on DELETE refuses all deletions of the kind while
+// the operator is down. Implement ValidateDelete only for a real check.
+type DeleteValidator[T apis.Object] interface {
+	Validator[T]
 	ValidateDelete(ctx context.Context, obj T) (Warnings, error)
 }
 

@@ -19,7 +19,8 @@ import (
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // localRecheck is how often local mode checks whether the CA bundle
-// changed (a rotated certificate) and registers again.
+// changed (a rotated certificate) and registers again, and how often the
+// configurations are checked for webhooks not served (stale.go).
 var localRecheck = 10 * time.Second
 
 // registerLocally points the API server at this process: once the
@@ -34,7 +35,7 @@ func (s *server) registerLocally(ctx context.Context, src certs.Source, bound st
 	var applied []byte
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
 	for ctx.Err() == nil {
-		next := localRecheck
+		next := s.recheck
 		if src.Ready() && (applied == nil || !bytes.Equal(applied, src.CABundle())) {
 			ca := bytes.Clone(src.CABundle())
 			if err := s.applyLocal(ctx, "https://"+bound, ca); err != nil {

@@ -13,14 +13,16 @@ import (
 )
 
 // Validate serves v as the validating webhook of kind on op's webhook
-// server (at the Hook's Path), called on create, update and delete of the
-// kind's objects in kind's version. The generated Setup calls it for a
-// kind marked +opgen:webhook:validate. Call it before Operator.Run.
+// server (at the Hook's Path), called on create and update of the kind's
+// objects in kind's version, and on delete when v is a DeleteValidator.
+// The generated Setup calls it for a kind marked +opgen:webhook:validate.
+// Call it before Operator.Run.
 func Validate[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], v Validator[T]) error {
 	if v == nil {
 		return fmt.Errorf("webhook.Validate: %s: the Validator is nil", kind.GVK)
 	}
-	return register(op, kind, &admitter[T]{validate: v}, Validating)
+	_, deletes := v.(DeleteValidator[T])
+	return register(op, kind, &admitter[T]{validate: v}, Hook{Type: Validating, Delete: deletes})
 }
 
 // Default serves d as the defaulting (mutating) webhook of kind on op's
@@ -35,7 +37,7 @@ func Default[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], d Defaul
 	if d == nil {
 		return fmt.Errorf("webhook.Default: %s: the Defaulter is nil", kind.GVK)
 	}
-	return register(op, kind, &admitter[T]{mutate: d, finalizer: createFinalizer(op, kind.GVK.GroupKind())}, Mutating)
+	return register(op, kind, &admitter[T]{mutate: d, finalizer: createFinalizer(op, kind.GVK.GroupKind())}, Hook{Type: Mutating})
 }
 
 // createFinalizer asks op, while it lives, for the finalizer a new object
@@ -51,7 +53,8 @@ func createFinalizer(op *runtime.Operator, gk schema.GroupKind) func(metav1.Obje
 	}
 }
 
-func register[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], a *admitter[T], t HookType) error {
+// register serves a as the webhook h (its Type and Delete) of kind.
+func register[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], a *admitter[T], h Hook) error {
 	if kind.GVK.Empty() || kind.Resource == "" {
 		return fmt.Errorf("webhook: the Kind has no GVK or Resource (%v, %q); pass the generated <Kind>Kind", kind.GVK, kind.Resource)
 	}
@@ -60,7 +63,8 @@ func register[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], a *admi
 		return err
 	}
 	a.server = s
-	a.hook = Hook{Type: t, GVK: kind.GVK, Resource: kind.Resource, Namespaced: kind.Namespaced}
+	h.GVK, h.Resource, h.Namespaced = kind.GVK, kind.Resource, kind.Namespaced
+	a.hook = h
 	return s.addHook(a.hook, a)
 }
 

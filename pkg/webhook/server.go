@@ -48,6 +48,8 @@ type server struct {
 	mode        string // resolved Mode
 	addr        atomic.Pointer[string]
 	registered  atomic.Bool // local mode: the configurations are applied
+	checks      registrationCheck
+	recheck     time.Duration // localRecheck when the server was made
 }
 
 var (
@@ -68,13 +70,13 @@ func serverFor(op *runtime.Operator) (*server, error) {
 		return s, nil
 	}
 	s := newServer(op)
-	if s.opts.Addr != "0" {
-		if err := op.AddReplicaRunnable(s); err != nil {
-			return nil, fmt.Errorf("webhook: register webhooks before Operator.Run: %w", err)
-		}
-		if err := op.AddReadyCheck("webhook", s.readyCheck); err != nil {
-			return nil, err
-		}
+	// Disabled (Addr "0"), the server still runs: it checks that no
+	// configuration of the operator calls the webhooks it does not serve.
+	if err := op.AddReplicaRunnable(s); err != nil {
+		return nil, fmt.Errorf("webhook: register webhooks before Operator.Run: %w", err)
+	}
+	if err := op.AddReadyCheck("webhook", s.readyCheck); err != nil {
+		return nil, err
 	}
 	servers[key] = s
 	cleanupKey := key
@@ -94,6 +96,7 @@ func newServer(op *runtime.Operator) *server {
 		metrics:   newServerMetrics(op.Registry()),
 		namespace: podNamespace(),
 		mux:       http.NewServeMux(),
+		recheck:   localRecheck,
 	}
 	if o.TracerProvider != nil {
 		s.tracer = o.TracerProvider.Tracer(tracerName)
@@ -135,10 +138,18 @@ func (s *server) addHook(h Hook, handler http.Handler) error {
 // Run serves the webhooks until ctx ends: it picks the certificate
 // Source by mode, runs it, listens, and in local mode registers the
 // configurations with the API server once the certificate is ready.
+// Throughout, it checks that the configurations call only webhooks it
+// serves (stale.go). Disabled (Addr "0"), it only checks.
 func (s *server) Run(ctx context.Context) error {
 	s.mu.Lock()
 	s.started = true
 	s.mu.Unlock()
+	s.resolveMode()
+	if s.opts.Addr == "0" {
+		s.log.Info("not serving the webhooks (--webhook-bind-address=0): writes their configurations guard are refused while those exist", "mode", s.mode, "paths", s.paths())
+		s.watchRegistrations(ctx)
+		return nil
+	}
 	src, err := s.certificateSource()
 	if err != nil {
 		return err
@@ -171,6 +182,7 @@ func (s *server) Run(ctx context.Context) error {
 	if s.mode == runtime.WebhookModeLocal {
 		wg.Go(func() { s.registerLocally(ctx, src, bound) })
 	}
+	wg.Go(func() { s.watchRegistrations(ctx) })
 	select {
 	case <-ctx.Done():
 	case err = <-serveErr:
@@ -194,8 +206,12 @@ func (s *server) Run(ctx context.Context) error {
 
 // readyCheck gates the operator's readiness on a certificate (and, in
 // local mode, on the configurations being registered): a replica without
-// one would fail every call the Service sends it.
+// one would fail every call the Service sends it. It also waits for the
+// check of stale configurations and fails while one is found (stale.go).
 func (s *server) readyCheck(*http.Request) error {
+	if s.opts.Addr == "0" {
+		return s.checks.ready()
+	}
 	s.mu.Lock()
 	src := s.source
 	s.mu.Unlock()
@@ -207,7 +223,7 @@ func (s *server) readyCheck(*http.Request) error {
 	case s.mode == runtime.WebhookModeLocal && !s.registered.Load():
 		return errors.New("the webhook configurations are not registered with the API server yet")
 	}
-	return nil
+	return s.checks.ready()
 }
 
 func (s *server) paths() []string {
@@ -257,14 +273,17 @@ func serverErrorLog(l logr.Logger) *log.Logger {
 
 // Ready returns nil when op's webhook server serves: it listens, has a
 // certificate and, in local mode, has registered the configurations with
-// the API server; or when op has no webhooks or serves none (disabled). It
-// is the check /readyz runs; tests that start an operator wait for it
-// before they write objects its webhooks guard.
+// the API server; and no configuration of op calls a webhook it does not
+// serve (in local mode: none is left, the stale ones removed). An
+// operator without webhooks is ready; one that serves none (disabled) is
+// once its configurations are checked. It is the check /readyz runs;
+// tests that start an operator wait for it before they write objects its
+// webhooks guard.
 func Ready(op *runtime.Operator) error {
 	serversMu.Lock()
 	s, ok := servers[weak.Make(op)]
 	serversMu.Unlock()
-	if !ok || s.opts.Addr == "0" {
+	if !ok {
 		return nil
 	}
 	return s.readyCheck(nil)

@@ -32,9 +32,9 @@ func UseCertificates(op *runtime.Operator, src certs.Source) error {
 	return nil
 }
 
-// certificateSource resolves the mode and returns the Source the server
-// serves: the one given to UseCertificates, else the one of the mode.
-func (s *server) certificateSource() (certs.Source, error) {
+// resolveMode sets s.mode from the options: auto is cluster in a Pod,
+// local outside.
+func (s *server) resolveMode() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mode = s.opts.Mode
@@ -44,6 +44,13 @@ func (s *server) certificateSource() (certs.Source, error) {
 			s.mode = runtime.WebhookModeCluster
 		}
 	}
+}
+
+// certificateSource returns the Source the server serves: the one given
+// to UseCertificates, else the one of the mode (resolveMode first).
+func (s *server) certificateSource() (certs.Source, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.source != nil {
 		return s.source, nil
 	}

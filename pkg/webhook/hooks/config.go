@@ -41,10 +41,12 @@ func URLClientConfig(base string, caBundle []byte) ClientConfig {
 // Configurations builds the operator's ValidatingWebhookConfiguration and
 // MutatingWebhookConfiguration for hooks (nil when it has none of the
 // type). Every webhook fails closed (failurePolicy Fail: with the operator
-// down, writes are rejected rather than admitted unchecked), declares no
-// side effects and, when namespace is set, is not called for objects in
-// the operator's own namespace, so a broken webhook cannot lock the
-// operator out of its own Deployment's namespace.
+// down, writes are rejected rather than admitted unchecked), is called
+// only for the operations its handler checks (Hook.Operations: DELETE
+// only with a delete check, so deletions need no running operator
+// otherwise), declares no side effects and, when namespace is set, is not
+// called for objects in the operator's own namespace, so a broken webhook
+// cannot lock the operator out of its own Deployment's namespace.
 func Configurations(operator, namespace string, hooks []Hook, cc ClientConfig) (*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration) {
 	var (
 		v *admissionregistrationv1.ValidatingWebhookConfiguration

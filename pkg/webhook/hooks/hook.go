@@ -30,6 +30,11 @@ type Hook struct {
 	GVK        schema.GroupVersionKind
 	Resource   string // plural, such as "todos"
 	Namespaced bool
+	// Delete says that a validating webhook checks deletions (its
+	// handler has ValidateDelete): only then is it called on DELETE. A
+	// webhook called on DELETE with failurePolicy Fail refuses every
+	// deletion of the kind while the operator is down.
+	Delete bool
 }
 
 // Path is the URL path the API server calls, as kubebuilder spells it:
@@ -44,13 +49,15 @@ func (h Hook) Name() string {
 	return string(h.Type[0]) + strings.ToLower(h.GVK.Kind) + "." + h.GVK.Group
 }
 
-// Operations are the operations the webhook is called for: validation on
-// create, update and delete, defaulting on create and update.
+// Operations are the operations the webhook is called for: create and
+// update, and delete for a validating webhook that checks deletions
+// (Delete).
 func (h Hook) Operations() []admissionregistrationv1.OperationType {
-	if h.Type == Mutating {
-		return []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	ops := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	if h.Type == Validating && h.Delete {
+		ops = append(ops, admissionregistrationv1.Delete)
 	}
-	return []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
+	return ops
 }
 
 // ServiceName is the operator's webhook Service.

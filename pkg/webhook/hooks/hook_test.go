@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -16,8 +17,12 @@ func TestHookNames(t *testing.T) {
 	assert.Equal(t, "/mutate-todo-example-com-v1-todo", m.Path())
 	assert.Equal(t, "vtodo.todo.example.com", v.Name())
 	assert.Equal(t, "mtodo.todo.example.com", m.Name())
-	assert.Len(t, v.Operations(), 3)
-	assert.Len(t, m.Operations(), 2)
+	ops := func(h Hook) []admissionregistrationv1.OperationType { return h.Operations() }
+	assert.Equal(t, []admissionregistrationv1.OperationType{"CREATE", "UPDATE"}, ops(v), "no delete check, no DELETE")
+	assert.Equal(t, []admissionregistrationv1.OperationType{"CREATE", "UPDATE"}, ops(m))
+	v.Delete, m.Delete = true, true
+	assert.Equal(t, []admissionregistrationv1.OperationType{"CREATE", "UPDATE", "DELETE"}, ops(v), "a delete check")
+	assert.Equal(t, []admissionregistrationv1.OperationType{"CREATE", "UPDATE"}, ops(m), "defaulting never runs on DELETE")
 }
 
 func TestConfigurations(t *testing.T) {

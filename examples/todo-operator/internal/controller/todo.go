@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/apis"
@@ -24,6 +25,10 @@ const ArchiveName = "todo-archive"
 
 // Overdue is the condition type that says a Todo missed its due date.
 const Overdue = "Overdue"
+
+// Archived is the condition type a deleted Todo gets, False, when the API
+// server refuses its archive entry: it says why the Todo stays.
+const Archived = "Archived"
 
 // The archive is written with get, create and patch on ConfigMaps, which
 // opgen cannot derive from the Todo's markers; this marker adds them to the
@@ -85,44 +90,60 @@ func (c *TodoController) Reconcile(ctx context.Context, a *plug.Action[*todov1.T
 // this method exists, so the archive is written even when the Todo was
 // deleted while the operator was down, and the Todo goes away only after it.
 // Writing the same entry twice is harmless, so a retry after a failure is
-// safe.
+// safe. When the namespace itself is being deleted there is nothing to keep
+// (the archive goes with it), so the Todo goes unarchived. When the API
+// server refuses the archive (an immutable ConfigMap, no permission), the
+// Todo says why in its Archived condition while Delete is retried.
 func (c *TodoController) Delete(ctx context.Context, a *plug.Action[*todov1.Todo]) error {
 	t := a.Object
-	entry, err := json.Marshal(struct {
-		Title       string       `json:"title"`
-		Description string       `json:"description,omitempty"`
-		State       todov1.State `json:"state"`
-		DueDate     *metav1.Time `json:"dueDate,omitempty"`
-		Overdue     bool         `json:"overdue,omitempty"`
-	}{t.Spec.Title, t.Spec.Description, t.Spec.State, t.Spec.DueDate, t.Status.Overdue})
-	if err != nil {
-		return plug.Terminal(err)
-	}
-	if err := c.archive(ctx, t.Namespace, t.Name, string(entry)); err != nil {
+	evicted, err := c.archive(ctx, t.Namespace, t.Name, newEntry(t, c.Clock.Now()))
+	switch {
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		a.Normal("NotArchived", "namespace %s is being deleted, and its archive with it", t.Namespace)
+		return nil
+	case apierrors.IsInvalid(err), apierrors.IsForbidden(err), apierrors.IsRequestEntityTooLargeError(err):
+		apis.SetCondition(&t.Status.Conditions, t.Generation, Archived, metav1.ConditionFalse, "ArchiveRefused",
+			fmt.Sprintf("the API server refuses the entry in ConfigMap %s: %v; the Todo stays until it is archived: fix the ConfigMap or the operator's RBAC, or remove the operator's finalizer to delete the Todo unarchived", ArchiveName, err))
+		return fmt.Errorf("archive %s/%s in ConfigMap %s: %w", t.Namespace, t.Name, ArchiveName, err)
+	case err != nil:
 		return fmt.Errorf("archive %s/%s in ConfigMap %s: %w", t.Namespace, t.Name, ArchiveName, err)
 	}
 	a.Normal("Archived", "%q archived in ConfigMap %s", t.Spec.Title, ArchiveName)
+	if len(evicted) > 0 {
+		a.Normal("ArchiveFull", "%d oldest entries left ConfigMap %s to keep it under %d bytes", len(evicted), ArchiveName, ArchiveBudget)
+	}
 	return nil
 }
 
-// archive adds key=value to the archive ConfigMap, creating it when missing.
-// A merge patch touches only that key, so entries of other Todos stay.
-func (c *TodoController) archive(ctx context.Context, namespace, key, value string) error {
-	api := c.ConfigMaps.ConfigMaps(namespace)
-	patch, err := json.Marshal(map[string]any{"data": map[string]string{key: value}})
+// archive adds e under key to the archive ConfigMap, creating it when
+// missing, and returns the keys of the oldest entries it removed to stay
+// under ArchiveBudget. A conflict (another writer was first) reads again.
+func (c *TodoController) archive(ctx context.Context, namespace, key string, e Entry) (evicted []string, err error) {
+	value, err := json.Marshal(e)
 	if err != nil {
+		return nil, err
+	}
+	api := c.ConfigMaps.ConfigMaps(namespace)
+	again := func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }
+	err = retry.OnError(retry.DefaultRetry, again, func() error {
+		cm, err := api.Get(ctx, ArchiveName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = api.Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: ArchiveName, Namespace: namespace},
+				Data:       map[string]string{key: string(value)},
+			}, metav1.CreateOptions{FieldManager: "todo-operator"})
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		patch, out, err := archivePatch(cm, key, string(value))
+		if err != nil {
+			return err
+		}
+		_, err = api.Patch(ctx, ArchiveName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "todo-operator"})
+		evicted = out
 		return err
-	}
-	_, err = api.Patch(ctx, ArchiveName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "todo-operator"})
-	if !apierrors.IsNotFound(err) {
-		return err
-	}
-	_, err = api.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: ArchiveName, Namespace: namespace},
-		Data:       map[string]string{key: value},
-	}, metav1.CreateOptions{FieldManager: "todo-operator"})
-	if apierrors.IsAlreadyExists(err) {
-		return c.archive(ctx, namespace, key, value) // created meanwhile: patch it
-	}
-	return err
+	})
+	return evicted, err
 }

@@ -27,8 +27,10 @@ const DefaultDueAnnotation = "todo.example.com/default-due"
 // TodoWebhook admits Todos (todo.example.com/v1) with two rules CEL cannot
 // express, since they read other objects: a title is unique among the
 // Todos of a namespace (validation), and a Todo created without a due date
-// gets its namespace's default-due annotation (defaulting). The generated
-// Setup registers the one NewTodoWebhook returns.
+// gets its namespace's default-due annotation (defaulting). It has no
+// ValidateDelete: deletions are not sent to it, so a Todo can be deleted
+// while the operator is down (the finalizer keeps it until it is archived).
+// The generated Setup registers the one NewTodoWebhook returns.
 type TodoWebhook struct {
 	// Todos lists the other Todos of a namespace.
 	Todos todoclient.TodosGetter
@@ -63,11 +65,6 @@ func (w *TodoWebhook) ValidateUpdate(ctx context.Context, old, obj *todov1.Todo)
 		return nil, nil
 	}
 	return nil, w.uniqueTitle(ctx, obj)
-}
-
-// ValidateDelete accepts every deletion: the controller archives it.
-func (w *TodoWebhook) ValidateDelete(context.Context, *todov1.Todo) (webhook.Warnings, error) {
-	return nil, nil
 }
 
 // uniqueTitle returns a field error when another Todo of obj's namespace

@@ -34,7 +34,9 @@ type TodoSpec struct {
 	// +kubebuilder:validation:MaxLength=100
 	Title string `json:"title"`
 
-	// Description gives the details.
+	// Description gives the details, in at most 4096 characters: the
+	// archive keeps deleted Todos in one ConfigMap.
+	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Description string `json:"description,omitempty"`
 

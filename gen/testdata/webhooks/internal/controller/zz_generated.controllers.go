@@ -96,6 +96,9 @@ func setupWidget(op *runtime.Operator, cs versioned.Interface, h *WidgetControll
 	return nil
 }
 
+// GadgetWebhook validates Gadget objects (+opgen:webhook:validate).
+var _ webhook.Validator[*storev1.Gadget] = (*GadgetWebhook)(nil)
+
 // GadgetWebhook sets the defaults of Gadget objects (+opgen:webhook:default).
 var _ webhook.Defaulter[*storev1.Gadget] = (*GadgetWebhook)(nil)
 
@@ -135,6 +138,9 @@ func SetupGadgetWebhook(op *runtime.Operator, w *GadgetWebhook) error {
 
 func setupGadgetWebhook(op *runtime.Operator, cs versioned.Interface, w *GadgetWebhook) error {
 	kind := gadgetKind(cs)
+	if err := webhook.Validate(op, kind, w); err != nil {
+		return fmt.Errorf("register the validating webhook of Gadget: %w", err)
+	}
 	if err := webhook.Default(op, kind, w); err != nil {
 		return fmt.Errorf("register the defaulting webhook of Gadget: %w", err)
 	}
@@ -143,6 +149,10 @@ func setupGadgetWebhook(op *runtime.Operator, cs versioned.Interface, w *GadgetW
 
 // WidgetWebhook validates Widget objects (+opgen:webhook:validate).
 var _ webhook.Validator[*storev1.Widget] = (*WidgetWebhook)(nil)
+
+// WidgetWebhook checks deletions too (ValidateDelete): its webhook is called on DELETE,
+// so a deletion waits for the operator. Remove the method to let them through.
+var _ webhook.DeleteValidator[*storev1.Widget] = (*WidgetWebhook)(nil)
 
 // WidgetWebhook sets the defaults of Widget objects (+opgen:webhook:default).
 var _ webhook.Defaulter[*storev1.Widget] = (*WidgetWebhook)(nil)

@@ -32,10 +32,12 @@ type WidgetList struct {
 	Items           []Widget `json:"items"`
 }
 
-// Gadget is cluster-scoped and only defaulted: no controller.
+// Gadget is cluster-scoped, validated (with no delete check) and
+// defaulted: no controller.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
+// +opgen:webhook:validate
 // +opgen:webhook:default
 type Gadget struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -14,7 +14,8 @@ import (
 type TodoSpecApplyConfiguration struct {
 	// Title says what to do.
 	Title *string `json:"title,omitempty"`
-	// Description gives the details.
+	// Description gives the details, in at most 4096 characters: the
+	// archive keeps deleted Todos in one ConfigMap.
 	Description *string `json:"description,omitempty"`
 	// State is Pending, InProgress or Done.
 	State *todov1.State `json:"state,omitempty"`

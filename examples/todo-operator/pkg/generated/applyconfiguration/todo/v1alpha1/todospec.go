@@ -13,7 +13,8 @@ import (
 type TodoSpecApplyConfiguration struct {
 	// Title says what to do.
 	Title *string `json:"title,omitempty"`
-	// Description gives the details.
+	// Description gives the details, in at most 4096 characters: the
+	// archive keeps deleted Todos in one ConfigMap.
 	Description *string `json:"description,omitempty"`
 	// Done says whether the todo is done.
 	Done *bool `json:"done,omitempty"`
