@@ -38,7 +38,7 @@ type Common struct {
 func TestZeroFilled(t *testing.T) {
 	limit := int32(3)
 	cached := zeroStatus{Common: Common{Generation: 4}, Overdue: true, Count: 5, Phase: "x", Items: []string{"a"},
-		Labels: map[string]string{"k": "v"}, Limit: &limit, Since: metav1.Now(), Nested: inner{Ready: true}}
+		Labels: map[string]string{"k": "v"}, Limit: &limit, Since: metav1.Now(), Nested: inner{Ready: true}, untagged: "not JSON"}
 	desired := zeroStatus{Count: 1}
 	d, err := json.Marshal(desired)
 	require.NoError(t, err)

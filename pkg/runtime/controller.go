@@ -94,7 +94,7 @@ func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
 	if inf == nil {
 		return zero, false
 	}
-	obj, ok, err := inf.GetIndexer().GetByKey(key.String())
+	obj, _, err := inf.GetIndexer().GetByKey(key.String())
 	if err != nil {
 		return zero, false
 	}

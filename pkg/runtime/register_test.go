@@ -7,17 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
-
-// register is runtime.Register for tests that need only its error.
-func register[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], h plug.Handler[T], opts runtime.ControllerOptions[T]) error {
-	_, err := runtime.Register(op, kind, h, opts)
-	return err
-}
 
 // TestRegisterSaysWhatToFix: a registration that cannot work fails at
 // Register, with the fix in the message. Register does not contact the API

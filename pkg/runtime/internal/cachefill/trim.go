@@ -68,7 +68,7 @@ func TrimOwned(obj any, manager, hashAnnotation string) (any, error) {
 		if !Own(e, manager) || e.FieldsV1 == nil || e.FieldsType == FieldsHashType {
 			continue
 		}
-		raw := binary.BigEndian.AppendUint64(nil, FieldsHash(e.FieldsV1.Raw))
+		raw := binary.BigEndian.AppendUint64(nil, FieldsHash(e.FieldsV1.GetRawBytes()))
 		if a := m.GetAnnotations(); a != nil {
 			raw = append(raw, a[hashAnnotation]...)
 			delete(a, hashAnnotation)
@@ -77,7 +77,7 @@ func TrimOwned(obj any, manager, hashAnnotation string) (any, error) {
 			}
 		}
 		e.FieldsType, e.Time = FieldsHashType, nil
-		e.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+		e.FieldsV1 = metav1.NewFieldsV1(string(raw))
 	}
 	m.SetManagedFields(entries)
 	return obj, nil
@@ -101,10 +101,11 @@ func OwnApply(m metav1.Object, manager, hashAnnotation string) (fields uint64, h
 		e := &entries[i]
 		switch {
 		case !Own(e, manager) || e.FieldsV1 == nil:
-		case e.FieldsType == FieldsHashType && len(e.FieldsV1.Raw) >= 8:
-			return binary.BigEndian.Uint64(e.FieldsV1.Raw), string(e.FieldsV1.Raw[8:]), true
+		case e.FieldsType == FieldsHashType && len(e.FieldsV1.GetRawBytes()) >= 8:
+			raw := e.FieldsV1.GetRawBytes()
+			return binary.BigEndian.Uint64(raw), string(raw[8:]), true
 		default:
-			return FieldsHash(e.FieldsV1.Raw), m.GetAnnotations()[hashAnnotation], true
+			return FieldsHash(e.FieldsV1.GetRawBytes()), m.GetAnnotations()[hashAnnotation], true
 		}
 	}
 	return 0, "", false

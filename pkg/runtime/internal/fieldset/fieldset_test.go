@@ -78,7 +78,7 @@ func TestOfMatchesTheServer(t *testing.T) {
 			var entry []byte
 			for _, e := range got.GetManagedFields() {
 				if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply {
-					entry = e.FieldsV1.Raw
+					entry = e.FieldsV1.GetRawBytes()
 				}
 			}
 			require.NotNil(t, entry)

@@ -55,7 +55,6 @@ type limitSink struct {
 	state      *limitState
 	name       string
 	controller string
-	depth      int
 }
 
 var _ logr.CallDepthLogSink = (*limitSink)(nil)
