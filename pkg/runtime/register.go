@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
@@ -146,94 +145,6 @@ func defaultFinalizer(gvk schema.GroupVersionKind) string {
 		return strings.ToLower(gvk.Kind) + ".opgen.dev/finalizer"
 	}
 	return gvk.Group + "/finalizer"
-}
-
-// newEnv returns what the built-in steps need to know about this controller
-// (ControllerOptions.Pipeline receives it). Its client and descendant store
-// count the writes the steps make through them in opgen_api_writes_total.
-func (c *Controller[T]) newEnv() plug.Env[T] {
-	count := func(what string) { c.op.metrics.Writes.WithLabelValues(c.name, what).Inc() }
-	env := plug.Env[T]{
-		GVK:          c.kind.GVK,
-		Controller:   c.name,
-		FieldManager: c.op.opts.Name,
-		Finalizer:    c.finalizer,
-		Deletes:      c.deletes,
-		Client:       func(ns string) plug.Client[T] { return countedClient[T]{c.kind.Client(ns), count, ns, c} },
-		Recorder:     c.op.recorder,
-	}
-	if len(c.opts.Owns) > 0 {
-		env.Descendants = countedStore{c.store, count}
-		env.Retain = c.opts.Retain
-	}
-	return env
-}
-
-// countedClient counts each successful patch of the kind's objects: of the
-// status subresource as "status", of the object itself (the Finalizer
-// step's only write) as "finalizer". The controller remembers what the
-// patch returned (writes.go).
-type countedClient[T apis.Object] struct {
-	plug.Client[T]
-	count     func(what string)
-	namespace string
-	c         *Controller[T]
-}
-
-func (c countedClient[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
-	key := cache.ObjectName{Namespace: c.namespace, Name: name}
-	c.c.writes.begin(key)
-	obj, err := c.Client.Patch(ctx, name, pt, data, opts, subresources...)
-	if c.c.writes.end(key, obj, err == nil, "") {
-		c.c.wake(key, true)
-	}
-	if err == nil {
-		what := "finalizer"
-		if len(subresources) > 0 && subresources[0] == "status" {
-			what = "status"
-		}
-		c.count(what)
-	}
-	return obj, err
-}
-
-// countedStore counts each applied descendant as "descendant" and each
-// pruned one as "prune".
-type countedStore struct {
-	plug.DescendantStore
-	count func(what string)
-}
-
-func (s countedStore) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	got, err := s.DescendantStore.Apply(ctx, obj)
-	if err == nil {
-		s.count("descendant")
-	}
-	return got, err
-}
-
-func (s countedStore) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	got, err := s.DescendantStore.Create(ctx, obj)
-	if err == nil {
-		s.count("descendant")
-	}
-	return got, err
-}
-
-func (s countedStore) Delete(ctx context.Context, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error {
-	err := s.DescendantStore.Delete(ctx, k, uid, propagation)
-	if err == nil {
-		s.count("delete")
-	}
-	return err
-}
-
-func (s countedStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool, prune func(schema.GroupVersionKind) bool) (int, error) {
-	n, err := s.DescendantStore.Prune(ctx, owner, keep, prune)
-	for range n {
-		s.count("prune")
-	}
-	return n, err
 }
 
 func (c *Controller[T]) buildPipeline() plug.Pipeline[T] {
