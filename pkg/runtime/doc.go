@@ -23,8 +23,11 @@
 // Inside the runtime, under pkg/runtime/internal:
 //
 //	cachefill      what the caches keep of managedFields, interning, GC pacing
+//	outage         caches that wait out an API server outage, and log it
+//	fieldset       the field set of an apply, to tell a restart's no-op
 //	election       the Lease of one holder, for the leader and for members
 //	shard          buckets, members and the sharder (docs/sharding.md)
+//	migration      stored objects moved to the storage version (docs/upgrading.md)
 //	observe        Prometheus metrics and logs, subscribers of the telemetry
 //	securemetrics  /metrics over HTTPS, checked by the API server (docs/metrics.md)
 //

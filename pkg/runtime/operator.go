@@ -33,6 +33,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fieldset"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/outage"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -46,8 +47,8 @@ type Operator struct {
 	// fieldsFilter drops from cache fills the managedFields entries the
 	// caches do not keep (nil with Options.KeepManagedFields).
 	fieldsFilter *cachefill.Filter
-	// outage makes the caches wait for the API server (outage.go).
-	outage *outageTransport
+	// outage makes the caches wait for the API server.
+	outage *outage.Transport
 
 	opts        Options
 	log         logr.Logger
@@ -157,8 +158,8 @@ func (o *Operator) buildClients() error {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
 		o.httpClient = o.fieldsFilter.Client(o.httpClient)
 	}
-	o.outage = &outageTransport{probe: o.checkAPIServer, log: o.log.WithName("caches"), clock: time.Now, logged: map[string]time.Time{}}
-	o.httpClient = o.outage.client(o.httpClient)
+	o.outage = outage.New(o.checkAPIServer, o.log.WithName("caches"))
+	o.httpClient = o.outage.Client(o.httpClient)
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
 	}

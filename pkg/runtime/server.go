@@ -46,7 +46,7 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 			http.Error(w, "caches not synced yet", http.StatusServiceUnavailable)
 			return
 		}
-		if o.outage.waitingCaches() {
+		if o.outage.Waiting() {
 			http.Error(w, "caches wait for the API server to watch again", http.StatusServiceUnavailable)
 			return
 		}

@@ -1,4 +1,8 @@
-package runtime
+// Package outage makes the operator's caches ride out an outage of the
+// API server: a list or watch that cannot reach it waits for it in the
+// request, and is sent again the moment the server answers, so that
+// client-go's reflectors have no backoff to sit out.
+package outage
 
 import (
 	"context"
@@ -15,7 +19,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 )
 
-// outageTransport makes the caches ride out an outage of the API server.
+// Transport makes the caches ride out an outage of the API server.
 //
 // client-go's reflectors back off after each failed list or watch, up to
 // 30 seconds, and retry a refused connection without a word. After a
@@ -27,7 +31,7 @@ import (
 //
 // While any cache waits, the operator is not ready, and each waiting
 // resource is logged at most every outageLogEvery.
-type outageTransport struct {
+type Transport struct {
 	next  http.RoundTripper
 	probe func(context.Context) error
 	log   logr.Logger
@@ -39,11 +43,17 @@ type outageTransport struct {
 	since   time.Time            // the first failure of the outage
 }
 
+// New returns the transport of the operator whose API server probe
+// answers, logging to log.
+func New(probe func(context.Context) error, log logr.Logger) *Transport {
+	return &Transport{probe: probe, log: log, clock: time.Now, logged: map[string]time.Time{}}
+}
+
 // outageLogEvery bounds how often one resource's wait is logged.
 const outageLogEvery = 30 * time.Second
 
-// client returns a copy of hc that sends through t.
-func (t *outageTransport) client(hc *http.Client) *http.Client {
+// Client returns a copy of hc that sends through t.
+func (t *Transport) Client(hc *http.Client) *http.Client {
 	out := *hc
 	t.next = out.Transport
 	if t.next == nil {
@@ -57,7 +67,7 @@ func (t *outageTransport) client(hc *http.Client) *http.Client {
 // back.
 const probeEvery = 250 * time.Millisecond
 
-func (t *outageTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet || !cachefill.Filling(req.Context()) {
 		return t.next.RoundTrip(req)
 	}
@@ -83,7 +93,7 @@ func unreachable(err error) bool {
 // whether to send the request again. It does not when the request's
 // context ended, nor when the server answered at once: then this request
 // fails for a reason of its own, and the reflector's backoff is right.
-func (t *outageTransport) wait(req *http.Request, err error) bool {
+func (t *Transport) wait(req *http.Request, err error) bool {
 	ctx := req.Context()
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	up := t.probe(pctx) == nil
@@ -115,7 +125,7 @@ func (t *outageTransport) wait(req *http.Request, err error) bool {
 
 // report logs that path's list or watch waits for the API server, at most
 // every outageLogEvery.
-func (t *outageTransport) report(path string, err error) {
+func (t *Transport) report(path string, err error) {
 	now := t.clock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -130,7 +140,7 @@ func (t *outageTransport) report(path string, err error) {
 }
 
 // back logs the end of the outage, once.
-func (t *outageTransport) back() {
+func (t *Transport) back() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.since.IsZero() {
@@ -141,5 +151,5 @@ func (t *outageTransport) back() {
 	clear(t.logged)
 }
 
-// waitingCaches reports whether any cache waits for the API server.
-func (t *outageTransport) waitingCaches() bool { return t.waiting.Load() > 0 }
+// Waiting reports whether any cache waits for the API server.
+func (t *Transport) Waiting() bool { return t.waiting.Load() > 0 }
