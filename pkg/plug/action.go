@@ -30,6 +30,10 @@ type Action[T apis.Object] struct {
 	Object T
 	// Log is a logger with the controller, object and verb as values.
 	Log logr.Logger
+	// Cluster names the cluster the object is in, when one operator works
+	// in several (package fleet); "" for an operator of one cluster. Every
+	// write of the action goes to that cluster.
+	Cluster string
 
 	memory       *Memory
 	observed     T

@@ -194,7 +194,14 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		c.pause(ctx, key, obj, st, log, r)
 		return
 	}
-	c.act(ctx, key, plug.NewAction(verb, obj, log), st, r)
+	c.act(ctx, key, c.newAction(verb, obj, log), st, r)
+}
+
+// newAction returns an action for verb on obj, in the operator's cluster.
+func (c *Controller[T]) newAction(verb plug.Verb, obj T, log logr.Logger) *plug.Action[T] {
+	a := plug.NewAction(verb, obj, log)
+	a.Cluster = c.op.opts.Cluster
+	return a
 }
 
 // act runs the pipeline for a, traced and reported, and schedules what
@@ -279,7 +286,7 @@ func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, la
 	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(plug.Delete), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
 	log := c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", plug.Delete, "reconcileID", r.ID)
 	log.V(1).Info("deleted before the finalizer was on it: a late Delete with its last state")
-	err := c.act(ctx, key, plug.NewAction(plug.Delete, last, log), &objectState{uid: string(last.GetUID())}, r)
+	err := c.act(ctx, key, c.newAction(plug.Delete, last, log), &objectState{uid: string(last.GetUID())}, r)
 	if err != nil && !plug.IsTerminal(err) {
 		return // act queued the retry
 	}

@@ -35,3 +35,11 @@ func SharedCollector[C prometheus.Collector](op *Operator, c C) C {
 	}
 	panic(fmt.Sprintf("runtime.SharedCollector: %v", err))
 }
+
+// AddGatherer serves what g gathers on /metrics too, beside the operator's
+// registry (a fleet serves its clusters' metrics so). Call it before Run.
+func (o *Operator) AddGatherer(g prometheus.Gatherer) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.gatherers = append(o.gatherers, g)
+}

@@ -49,6 +49,8 @@ type Operator struct {
 	fieldsFilter *cachefill.Filter
 	// outage makes the caches wait for the API server.
 	outage *outage.Transport
+	// probe asks the API server's /readyz, at most once a second.
+	probe *apiProbe
 
 	opts        Options
 	log         logr.Logger
@@ -63,8 +65,10 @@ type Operator struct {
 	caches      *sharedCaches
 	// schemas tell the field set of a descendant's apply.
 	schemas *fieldset.Schemas
-	// leases reads and writes the Leases of leader election and sharding.
-	leases coordinationclient.CoordinationV1Interface
+	// leases reads and writes the Leases of leader election and sharding,
+	// over a connection of their own (leaseHTTP).
+	leases    coordinationclient.CoordinationV1Interface
+	leaseHTTP *http.Client
 	// shard and member are set with Options.Sharding (shard.go).
 	shardKeys *shard.Keys
 	member    *shard.Member
@@ -76,7 +80,8 @@ type Operator struct {
 	runnables   []Runnable
 	started     bool
 	servers     *servers
-	checks      checks // user /healthz and /readyz checks (checks.go)
+	checks      checks                // user /healthz and /readyz checks (checks.go)
+	gatherers   []prometheus.Gatherer // served on /metrics beside the registry
 	ready       atomic.Bool
 	leading     atomic.Bool
 	inflight    inflight // keys handlers work on, for a stuck shutdown
@@ -158,6 +163,7 @@ func (o *Operator) buildClients() error {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
 		o.httpClient = o.fieldsFilter.Client(o.httpClient)
 	}
+	o.probe = &apiProbe{check: o.checkAPIServer, host: o.config.Host}
 	o.outage = outage.New(o.checkAPIServer, o.log.WithName("caches"))
 	o.httpClient = o.outage.Client(o.httpClient)
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
@@ -177,6 +183,7 @@ func (o *Operator) buildClients() error {
 	leaseCfg.RateLimiter = nil
 	leaseCfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext // no shared transport
 	leaseHTTP, err := rest.HTTPClientFor(leaseCfg)
+	o.leaseHTTP = leaseHTTP
 	if err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client of the Leases: %w", err)
 	}

@@ -50,6 +50,11 @@ type Options struct {
 	// Required.
 	Name string
 
+	// Cluster names the cluster the operator works in, when one process
+	// works in several (package fleet, which sets it): actions carry it
+	// (plug.Action.Cluster). Default "", an operator of one cluster.
+	Cluster string
+
 	// Namespaces are the namespaces watched. Empty means the value of
 	// OPGEN_WATCH_NAMESPACE, and all namespaces when that is unset or
 	// "all". Cluster-scoped kinds are always watched cluster-wide.

@@ -46,7 +46,7 @@ const pausedKey = "runtime.paused"
 // change, which an unpause is.
 func (c *Controller[T]) pause(ctx context.Context, key cache.ObjectName, obj T, st *objectState, log logr.Logger, r telemetry.Reconcile) {
 	c.op.emit(telemetry.ReconcilePaused{Reconcile: r})
-	a := plug.NewAction(plug.Verb(r.Verb), obj, log)
+	a := c.newAction(plug.Verb(r.Verb), obj, log)
 	c.setGVK(a)
 	if _, done := st.memory.Get(pausedKey); !done {
 		c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonPaused, "Pause",

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
@@ -50,11 +51,15 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if err := o.markStarted(); err != nil {
 		return err
 	}
+	// Last: the connections go with the operator (a fleet disengages a
+	// cluster so).
+	defer utilnet.CloseIdleConnectionsFor(o.httpClient.Transport)
+	defer utilnet.CloseIdleConnectionsFor(o.leaseHTTP.Transport)
 	// Servers of every replica (AddReplicaRunnable, the webhook server) run from
 	// here until the workers drained.
 	ctx, stopReplicaServers := o.startReplicaServers(ctx)
 	defer stopReplicaServers(&err)
-	srv, err := o.startServers(o.ready.Load)
+	srv, err := o.startServers()
 	o.mu.Lock()
 	o.servers = srv
 	o.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
@@ -34,27 +35,14 @@ type servers struct {
 }
 
 // start listens on the configured addresses ("0" disables one) and serves
-// /metrics, /healthz and /readyz. ready reports whether the caches synced.
-func (o *Operator) startServers(ready func() bool) (*servers, error) {
+// /metrics, /healthz and /readyz.
+func (o *Operator) startServers() (*servers, error) {
 	s := &servers{errorLog: serverErrorLog(o.log)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", o.healthHandler)
-	probe := &apiProbe{check: o.checkAPIServer, host: o.config.Host}
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if !ready() {
-			http.Error(w, "caches not synced yet", http.StatusServiceUnavailable)
-			return
-		}
-		if o.outage.Waiting() {
-			http.Error(w, "caches wait for the API server to watch again", http.StatusServiceUnavailable)
-			return
-		}
-		if err := probe.get(r.Context()); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		if err := o.readyChecks(r); err != nil {
+		if err := o.checkReady(r); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
@@ -82,7 +70,10 @@ func (o *Operator) startServers(ready func() bool) (*servers, error) {
 }
 
 func (o *Operator) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(o.metrics.Registry, promhttp.HandlerOpts{Registry: o.metrics.Registry})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	g := append(prometheus.Gatherers{o.metrics.Registry}, o.gatherers...)
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{Registry: o.metrics.Registry})
 }
 
 // startMetrics serves /metrics on its own address: over HTTPS to
@@ -155,6 +146,31 @@ func (p *apiProbe) get(ctx context.Context) error {
 	}
 	p.at = time.Now()
 	return p.last
+}
+
+// CheckReady returns what /readyz answers: nil when every cache has
+// synced, none waits for the API server, the API server answers and every
+// ready check (AddReadyCheck) passes; else the first reason it is not. A
+// fleet asks it of each of its clusters.
+func (o *Operator) CheckReady(ctx context.Context) error {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, "/readyz", nil)
+	if err != nil {
+		return err
+	}
+	return o.checkReady(r)
+}
+
+func (o *Operator) checkReady(r *http.Request) error {
+	switch {
+	case !o.ready.Load():
+		return errors.New("caches not synced yet")
+	case o.outage.Waiting():
+		return errors.New("caches wait for the API server to watch again")
+	}
+	if err := o.probe.get(r.Context()); err != nil {
+		return err
+	}
+	return o.readyChecks(r)
 }
 
 // checkAPIServer asks the API server's /readyz, which every authenticated

@@ -64,6 +64,10 @@ type transport struct {
 	filter *Filter
 }
 
+// WrappedRoundTripper lets client-go's helpers (closing idle connections,
+// reading the TLS config) reach the transport below.
+func (t *transport) WrappedRoundTripper() http.RoundTripper { return t.next }
+
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !Filling(req.Context()) {

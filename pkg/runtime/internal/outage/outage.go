@@ -67,6 +67,10 @@ func (t *Transport) Client(hc *http.Client) *http.Client {
 // back.
 const probeEvery = 250 * time.Millisecond
 
+// WrappedRoundTripper lets client-go's helpers (closing idle connections,
+// reading the TLS config) reach the transport below.
+func (t *Transport) WrappedRoundTripper() http.RoundTripper { return t.next }
+
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet || !cachefill.Filling(req.Context()) {
 		return t.next.RoundTrip(req)
