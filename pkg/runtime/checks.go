@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/pprof"
@@ -53,9 +54,19 @@ func (c *checks) add(m *map[string]Check, method, name string, check Check) erro
 	return nil
 }
 
+// Degraded wraps the error of a ready check that /readyz shows without
+// failing: the operator works, in part. A fleet reports a cluster it
+// cannot reach so, as the others still work.
+func Degraded(err error) error { return degraded{err} }
+
+type degraded struct{ error }
+
+func (d degraded) Unwrap() error { return d.error }
+
 // run runs the checks of m in name order and returns the first failure,
-// naming the check.
-func (c *checks) run(m *map[string]Check, r *http.Request) error {
+// naming the check. The notes are the errors of checks that returned
+// Degraded, also by name.
+func (c *checks) run(m *map[string]Check, r *http.Request) (notes []string, err error) {
 	c.mu.Lock()
 	names := make([]string, 0, len(*m))
 	for n := range *m {
@@ -68,24 +79,33 @@ func (c *checks) run(m *map[string]Check, r *http.Request) error {
 	c.mu.Unlock()
 	slices.Sort(names)
 	for _, n := range names {
-		if err := fns[n](r); err != nil {
-			return fmt.Errorf("check %q failed: %w", n, err)
+		err := fns[n](r)
+		var d degraded
+		switch {
+		case errors.As(err, &d):
+			notes = append(notes, fmt.Sprintf("check %q degraded: %v", n, d.error))
+		case err != nil:
+			return notes, fmt.Errorf("check %q failed: %w", n, err)
 		}
 	}
-	return nil
+	return notes, nil
 }
 
 // healthHandler serves /healthz: ok unless a user health check fails.
 func (o *Operator) healthHandler(w http.ResponseWriter, r *http.Request) {
-	if err := o.checks.run(&o.checks.health, r); err != nil {
+	notes, err := o.checks.run(&o.checks.health, r)
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	fmt.Fprintln(w, "ok")
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 }
 
 // readyChecks runs the user readiness checks, after the built-in ones.
-func (o *Operator) readyChecks(r *http.Request) error {
+func (o *Operator) readyChecks(r *http.Request) ([]string, error) {
 	return o.checks.run(&o.checks.ready, r)
 }
 

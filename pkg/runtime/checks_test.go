@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -23,7 +24,8 @@ import (
 
 // TestUserChecksAndPprof: a failing user ready check makes /readyz answer
 // 503 naming it, and /readyz recovers when it passes; a failing health
-// check makes /healthz answer 500; pprof answers on its own listener when
+// check makes /healthz answer 500; a degraded ready check is shown on
+// /readyz without failing it; pprof answers on its own listener when
 // asked for, and is off by default.
 func TestUserChecksAndPprof(t *testing.T) {
 	t.Parallel()
@@ -34,6 +36,13 @@ func TestUserChecksAndPprof(t *testing.T) {
 	require.NoError(t, h.op.AddReadyCheck("database", func(*http.Request) error {
 		if failReady.Load() {
 			return errors.New("no connection to the database")
+		}
+		return nil
+	}))
+	var degraded atomic.Bool
+	require.NoError(t, h.op.AddReadyCheck("region", func(*http.Request) error {
+		if degraded.Load() {
+			return runtime.Degraded(errors.New("one of three regions is unreachable"))
 		}
 		return nil
 	}))
@@ -53,6 +62,11 @@ func TestUserChecksAndPprof(t *testing.T) {
 	failReady.Store(false)
 	code, body = get(t, "http://"+h.op.HealthAddr()+"/readyz")
 	assert.Equal(t, http.StatusOK, code, body)
+	degraded.Store(true)
+	code, body = get(t, "http://"+h.op.HealthAddr()+"/readyz")
+	assert.Equal(t, http.StatusOK, code, "a degraded check does not fail /readyz")
+	assert.Contains(t, body, `check "region" degraded: one of three regions is unreachable`)
+	assert.NoError(t, h.op.CheckReady(context.Background()))
 
 	code, _ = get(t, "http://"+h.op.HealthAddr()+"/healthz")
 	assert.Equal(t, http.StatusOK, code)

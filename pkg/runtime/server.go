@@ -42,11 +42,15 @@ func (o *Operator) startServers() (*servers, error) {
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", o.healthHandler)
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := o.checkReady(r); err != nil {
+		notes, err := o.checkReady(r)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
 	})
 	if err := o.startPprof(s); err != nil {
 		return s, err
@@ -150,25 +154,27 @@ func (p *apiProbe) get(ctx context.Context) error {
 
 // CheckReady returns what /readyz answers: nil when every cache has
 // synced, none waits for the API server, the API server answers and every
-// ready check (AddReadyCheck) passes; else the first reason it is not. A
-// fleet asks it of each of its clusters.
+// ready check (AddReadyCheck) passes or is only Degraded; else the first
+// reason it is not. A fleet asks it of each of its clusters.
 func (o *Operator) CheckReady(ctx context.Context) error {
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, "/readyz", nil)
 	if err != nil {
 		return err
 	}
-	return o.checkReady(r)
+	_, err = o.checkReady(r)
+	return err
 }
 
-func (o *Operator) checkReady(r *http.Request) error {
+// checkReady returns the notes of degraded checks too.
+func (o *Operator) checkReady(r *http.Request) ([]string, error) {
 	switch {
 	case !o.ready.Load():
-		return errors.New("caches not synced yet")
+		return nil, errors.New("caches not synced yet")
 	case o.outage.Waiting():
-		return errors.New("caches wait for the API server to watch again")
+		return nil, errors.New("caches wait for the API server to watch again")
 	}
 	if err := o.probe.get(r.Context()); err != nil {
-		return err
+		return nil, err
 	}
 	return o.readyChecks(r)
 }
