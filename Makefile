@@ -22,7 +22,7 @@ help: ## List the targets
 .PHONY: test
 test: controlplane ## Run every test, unit and integration (builds the control plane first when missing)
 	$(GO) test -timeout 30m ./...
-	$(GO) test -race -timeout 15m ./pkg/runtime/ ./pkg/runtime/internal/... ./pkg/plug/ ./pkg/webhook/...
+	$(GO) test -race -timeout 15m ./pkg/runtime/... ./pkg/plug/ ./pkg/webhook/...
 	cd hack/helmcheck && $(GO) test ./...
 
 # The fault-injection tests (docs/reliability.md). `make test` runs them
@@ -42,6 +42,7 @@ chaos: controlplane ## Run the fault-injection tests verbosely, with their figur
 	$(GO) test -count=1 -v -timeout 10m -run '$(WEBHOOK_CHAOS_TESTS)' ./pkg/webhook/
 	$(GO) test -count=1 -v -timeout 10m -run '$(EXAMPLE_CHAOS_TESTS)' ./examples/todo-operator/ ./examples/hello-operator/
 	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 40m ./internal/chaos/...
+	$(GO) test -count=1 -v -timeout 10m -run 'TestFleet|TestSpreadOverReplicas' ./pkg/runtime/fleet/
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl when missing

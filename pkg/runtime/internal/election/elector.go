@@ -221,6 +221,16 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 	return true
 }
 
+// Saw tells the elector that the Lease held record when this replica
+// last saw it change, at: the holder's lease counts from then, as if the
+// elector had been watching. A replica that followed the Lease before it
+// campaigns takes an expired lease at once, not a lease duration later.
+func (e *Elector) Saw(r resourcelock.LeaderElectionRecord, at time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.observed, e.observedKey, e.observedTime = r, recordKey(r), at
+}
+
 // observe records the lease as last seen; the expiry clock restarts when
 // the record changed. key tells records apart ("" for recordKey).
 func (e *Elector) observe(r resourcelock.LeaderElectionRecord, key string) {

@@ -1,0 +1,4 @@
+package fleet
+
+// Assign is assign, for the tests.
+var Assign = assign

@@ -1,0 +1,65 @@
+package fleet
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"k8s.io/klog/v2"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime"
+)
+
+// Main is the whole main function of an operator that works in several
+// clusters, as runtime.Main is for one: it binds the runtime's flags and
+// the fleet's, loads the home cluster's config, and runs the fleet until
+// SIGINT or SIGTERM. The flags choose the provider when opts.Clusters is
+// unset:
+//
+//	--cluster-kubeconfig-dir     a directory of kubeconfig files (Dir)
+//	--cluster-secrets-namespace  where the clusters' Secrets are (Secrets; default the operator's namespace)
+//	--cluster-secrets-label      the label of those Secrets (default opgen.dev/cluster)
+//	--home-cluster               the home cluster's name as a member; "" leaves it out
+//
+//	func main() { fleet.Main(fleet.Options{Options: runtime.Options{Name: "hello-operator"}}, controller.Setup) }
+func Main(opts Options, setup func(*runtime.Operator) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runMain(ctx, flag.CommandLine, os.Args[1:], opts, setup); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options, setup func(*runtime.Operator) error) error {
+	opts.BindFlags(fs)
+	kubeconfig := fs.String("kubeconfig", "", "path to the home cluster's kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+	var secrets Secrets
+	dir := fs.String("cluster-kubeconfig-dir", "", "find the member clusters in the kubeconfig files of this directory, named after the files")
+	fs.StringVar(&secrets.Namespace, "cluster-secrets-namespace", "", "find the member clusters in Secrets of this namespace of the home cluster (default: the operator's namespace)")
+	fs.StringVar(&secrets.Label, "cluster-secrets-label", DefaultClusterLabel, "the label of the clusters' Secrets; its value names the cluster")
+	fs.StringVar(&opts.HomeCluster, "home-cluster", opts.HomeCluster, "work in the home cluster too, under this name (default: not a member)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opts.Clusters == nil {
+		opts.Clusters = secrets
+		if *dir != "" {
+			opts.Clusters = Dir{Path: *dir}
+		}
+	}
+	cfg, err := runtime.LoadConfig(*kubeconfig)
+	if err != nil {
+		return err
+	}
+	f, err := New(cfg, opts, setup)
+	if err != nil {
+		return err
+	}
+	klog.SetLogger(f.Home().Logger().WithName("client-go"))
+	return f.Run(ctx)
+}
