@@ -61,6 +61,11 @@ func runShardReplica() int {
 	if err != nil {
 		return fail(err)
 	}
+	// SIGTERM is caught from here on, and the test waits for the line
+	// that says so before it may stop the replica.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	_, _ = fmt.Fprintf(logFile, "ready - %s %d\n", id, time.Now().UnixNano())
 	ns := os.Getenv(shardNSEnv)
 	le := shardElection
 	le.Namespace, le.Identity = ns, id
@@ -93,8 +98,6 @@ func runShardReplica() int {
 	}); err != nil {
 		return fail(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
 	if err := op.Run(ctx); err != nil {
 		return fail(err)
 	}
@@ -132,6 +135,10 @@ func (s *replicaSet) start() *shardReplica {
 	s.t.Cleanup(func() {
 		_ = r.cmd.Process.Kill()
 		<-r.done
+	})
+	eventually(s.t, r.id+" catching SIGTERM", func() bool {
+		data, err := os.ReadFile(s.log)
+		return err == nil && strings.Contains(string(data), "ready - "+r.id+" ")
 	})
 	return r
 }
