@@ -72,7 +72,7 @@ const probeEvery = 250 * time.Millisecond
 func (t *Transport) WrappedRoundTripper() http.RoundTripper { return t.next }
 
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet || !cachefill.Filling(req.Context()) {
+	if req.Method != http.MethodGet || !cachefill.Filling(req.Context()) || req.Context().Value(probing{}) != nil {
 		return t.next.RoundTrip(req)
 	}
 	for {
@@ -85,6 +85,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 }
+
+// probing marks the context of a probe: its request, made under the
+// waiting request's context, goes straight through instead of waiting
+// for the API server in turn.
+type probing struct{}
 
 // unreachable reports whether err says that the API server cannot be
 // reached, rather than that it refused the request.
@@ -100,7 +105,7 @@ func unreachable(err error) bool {
 func (t *Transport) wait(req *http.Request, err error) bool {
 	ctx := req.Context()
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	up := t.probe(pctx) == nil
+	up := t.probe(context.WithValue(pctx, probing{}, true)) == nil
 	cancel()
 	if up {
 		return false
@@ -117,7 +122,7 @@ func (t *Transport) wait(req *http.Request, err error) bool {
 		case <-tick.C:
 		}
 		pctx, cancel = context.WithTimeout(ctx, 2*time.Second)
-		perr := t.probe(pctx)
+		perr := t.probe(context.WithValue(pctx, probing{}, true))
 		cancel()
 		if perr == nil {
 			t.back()
