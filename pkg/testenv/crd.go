@@ -82,8 +82,10 @@ func createOrUpdateCRD(ctx context.Context, api crdAPI, crd *apiextensionsv1.Cus
 	return nil
 }
 
-// waitCRD waits for the Established condition and for discovery to list
-// every served version, so that REST mappers built afterwards know the kind.
+// waitCRD waits for the Established condition, for discovery to list
+// every served version, so that REST mappers built afterwards know the kind,
+// and for the OpenAPI v3 document of each served version, which the API
+// server publishes a moment later and server-side apply tooling reads.
 func (e *Environment) waitCRD(ctx context.Context, client apiextensionsclient.Interface, crd *apiextensionsv1.CustomResourceDefinition) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -111,12 +113,34 @@ func (e *Environment) waitCRD(ctx context.Context, client apiextensionsclient.In
 				return false, nil
 			}
 		}
-		return true, nil
+		return e.openAPIPublished(crd, &last), nil
 	})
 	if err != nil {
 		return fmt.Errorf("testenv: CRD %s is not usable: %w (%s)", crd.Name, err, last)
 	}
 	return nil
+}
+
+// openAPIPublished reports whether the API server's OpenAPI v3 index lists
+// every served version of crd. A server without OpenAPI v3 counts as done.
+func (e *Environment) openAPIPublished(crd *apiextensionsv1.CustomResourceDefinition, last *string) bool {
+	paths, err := e.clientset.Discovery().OpenAPIV3().Paths()
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	if err != nil {
+		*last = "OpenAPI v3 index: " + err.Error()
+		return false
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			if _, ok := paths["apis/"+crd.Spec.Group+"/"+v.Name]; !ok {
+				*last = crd.Spec.Group + "/" + v.Name + " not in the OpenAPI v3 index yet"
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {

@@ -9,6 +9,7 @@ package fieldset
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,7 +43,9 @@ var stripped = fieldpath.NewSet(
 // Schemas turns bodies into the field sets the API server records for
 // them. Built-in kinds use client-go's compiled-in schema; other kinds the
 // schema the API server publishes (OpenAPI v3), read once per group
-// version. It is safe for concurrent use.
+// version. A failed read is tried again after retryAfter: the API server
+// publishes a new CRD's schema a moment after it serves the resource. It
+// is safe for concurrent use.
 type Schemas struct {
 	builtin managedfields.TypeConverter
 	openapi openapi.Client // nil: built-in kinds only
@@ -54,7 +57,11 @@ type Schemas struct {
 type converter struct {
 	tc  managedfields.TypeConverter
 	err error
+	at  time.Time // when err was read
 }
+
+// retryAfter is how long a failed schema read stands before the next try.
+const retryAfter = 10 * time.Second
 
 // NewSchemas returns the schemas of the built-in kinds and, with client,
 // of every kind the API server serves.
@@ -99,8 +106,9 @@ func (s *Schemas) converter(gvk schema.GroupVersionKind) (managedfields.TypeConv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.byGV[gv]
-	if !ok {
+	if !ok || (c.err != nil && time.Since(c.at) > retryAfter) {
 		c.tc, c.err = s.fetch(gv)
+		c.at = time.Now()
 		s.byGV[gv] = c
 	}
 	return c.tc, c.err
