@@ -281,20 +281,31 @@ type ownsRef struct {
 
 func buildAPI(ctx *Context) *API {
 	b := &apiBuilder{ctx: ctx, groups: map[string]*Group{}, gvs: map[schema.GroupVersion]*Version{}}
-	for _, root := range ctx.Roots {
-		b.addPackage(root)
-	}
 	api := &API{}
-	for _, g := range b.groups {
-		sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Name < g.Versions[j].Name })
-		api.Groups = append(api.Groups, g)
-	}
-	sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
-	sortBuiltinControllers(b.builtins)
-	api.BuiltinControllers = b.builtins
-	b.checkKinds(api)
-	b.planConversions(api)
-	b.reportSkipped(api)
+	ctx.clock.measure("parse and read markers", func() {
+		for _, root := range ctx.Roots {
+			b.addPackage(root)
+		}
+		for _, g := range b.groups {
+			sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Name < g.Versions[j].Name })
+			api.Groups = append(api.Groups, g)
+		}
+		sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
+		sortBuiltinControllers(b.builtins)
+		api.BuiltinControllers = b.builtins
+	})
+	// Every generator works on the API packages' types: check them
+	// once, here, so that the time is measured as one stage.
+	ctx.clock.measure("type-check", func() {
+		for _, v := range api.Versions() {
+			ctx.Checker.Check(v.Package)
+		}
+	})
+	ctx.clock.measure("model", func() {
+		b.checkKinds(api)
+		b.planConversions(api)
+		b.reportSkipped(api)
+	})
 	return api
 }
 

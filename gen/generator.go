@@ -4,6 +4,8 @@ import (
 	"context"
 	"go/token"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
@@ -35,6 +37,13 @@ type Concurrent interface {
 	Concurrent()
 }
 
+// CRDReader is implemented by generators that read Context.CRDs. The
+// run builds the CRDs once, before any generator runs, as a stage of its
+// own in the timings.
+type CRDReader interface {
+	ReadsCRDs()
+}
+
 // Context is what every generator of a run shares: the project, the
 // packages loaded once by controller-tools, the markers collected from
 // them, the API model derived from the markers, the staged output and the
@@ -61,6 +70,33 @@ type Context struct {
 	// Warnings collects what the run did differently from what the user
 	// may expect, with the fix; they do not stop the run.
 	Warnings *Errors
+
+	notes *notes
+	clock *clock
+	// schemas are the CRDs of the API, built once (Schemas).
+	schemas *schemas
+}
+
+// Note records that the run went a slower way, and why; `opgen generate
+// -v` and --timings show the notes. It is safe for concurrent use.
+func (c *Context) Note(msg string) { c.notes.add(msg) }
+
+// notes are a run's notes, in the order they were made.
+type notes struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (n *notes) add(msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.msgs = append(n.msgs, msg)
+}
+
+func (n *notes) list() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.msgs)
 }
 
 // Position returns the position of pos in the shared file set.

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
-	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 )
 
 // Hubs and spokes
@@ -175,22 +174,16 @@ func versionNames(kinds []*Kind) string {
 	return strings.Join(names, ", ")
 }
 
-// versionSchemas builds, with controller-tools' CRD parser as the crd
-// generator does, the schema of every version of each family's kind,
-// without descriptions: two versions whose fields only read differently
-// need no conversion.
+// versionSchemas takes from the run's CRD parser (Context.CRDs) the
+// schema of every version of each family's kind, without descriptions:
+// two versions whose fields only read differently need no conversion.
 func (b *apiBuilder) versionSchemas(api *API, fams []*family) map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps {
-	parser := &ctcrd.Parser{Collector: b.ctx.Collector, Checker: b.ctx.Checker, AllowDangerousTypes: b.ctx.Project.AllowDangerousTypes}
-	ctcrd.AddKnownTypes(parser)
-	for _, pkg := range api.Packages() {
-		parser.NeedPackage(pkg)
-	}
+	schemas := b.ctx.schemaParser(api.Packages())
 	out := map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps{}
 	for _, f := range fams {
 		gk := schema.GroupKind{Group: f.group.Name, Kind: f.name}
-		parser.NeedCRDFor(gk, nil)
+		crd, ok := schemas.crd(gk)
 		dropStorageVersionErrors(f.kinds)
-		crd, ok := parser.CustomResourceDefinitions[gk]
 		if !ok {
 			continue
 		}

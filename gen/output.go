@@ -37,6 +37,7 @@ type Output struct {
 	mu        sync.Mutex
 	files     map[string][]byte // absolute path -> content
 	scaffolds map[string]bool   // written only when missing
+	stubs     map[string]bool   // scaffolds a failing run writes too
 	owned     []owned           // where stale generated files are removed
 	errs      *Errors
 }
@@ -44,7 +45,7 @@ type Output struct {
 // NewOutput returns an empty staging area reporting formatting failures to
 // errs.
 func NewOutput(errs *Errors) *Output {
-	return &Output{files: map[string][]byte{}, scaffolds: map[string]bool{}, errs: errs}
+	return &Output{files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs}
 }
 
 // Go stages a generated Go file: its generated-code line becomes opgen's
@@ -108,6 +109,17 @@ func (o *Output) Scaffold(path string, src []byte) {
 	defer o.mu.Unlock()
 	o.files[path] = src
 	o.scaffolds[path] = true
+}
+
+// Stub stages a scaffold that the run's errors ask the user to complete,
+// such as a conversion function opgen cannot write: like a scaffold, it is
+// written only when missing, and it is the one thing a failing run writes
+// (CommitStubs).
+func (o *Output) Stub(path string, src []byte) {
+	o.Scaffold(path, src)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.stubs[path] = true
 }
 
 // owned is a directory, or a file, whose generated files are the run's.
@@ -175,6 +187,33 @@ type Change struct {
 	Op string
 }
 
+// CommitStubs creates the missing stubs (see Stub), and nothing else: what
+// a failing run writes.
+func (o *Output) CommitStubs() ([]Change, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var changes []Change
+	for _, p := range sortedKeys(o.stubs) {
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := osenv.WriteFileAtomic(p, o.files[p], 0o644); err != nil {
+			return changes, err
+		}
+		changes = append(changes, Change{Path: p, Op: "create"})
+	}
+	return changes, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Commit writes every staged file whose content differs from the disk,
 // creates missing scaffolds and removes stale generated files in owned
 // directories. Each file is written to a temporary file beside it and
@@ -182,13 +221,8 @@ type Change struct {
 func (o *Output) Commit() ([]Change, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	paths := make([]string, 0, len(o.files))
-	for p := range o.files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	var changes []Change
-	for _, p := range paths {
+	for _, p := range sortedKeys(o.files) {
 		old, err := os.ReadFile(p)
 		exists := err == nil
 		if o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]) {

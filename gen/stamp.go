@@ -114,7 +114,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 func (s *stamp) inputs(generated map[string]string) (string, error) {
 	h := sha256.New()
 	p := s.project
-	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir)
+	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q %t %s\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir, p.AllowDangerousTypes, maxDescLen(p.CRDMaxDescLen))
 	if exe, err := os.Executable(); err == nil {
 		if info, err := os.Stat(exe); err == nil {
 			// go run caches binaries under content-addressed paths, so
@@ -151,6 +151,14 @@ func (s *stamp) inputs(generated map[string]string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// maxDescLen spells the description cap for the stamp.
+func maxDescLen(n *int) string {
+	if n == nil {
+		return "no cap"
+	}
+	return fmt.Sprint(*n)
 }
 
 // hashFile adds path and the sum of its content to h.

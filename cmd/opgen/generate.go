@@ -22,6 +22,8 @@ func newGenerateCommand() *cobra.Command {
 		only    []string
 		dir     string
 		verbose bool
+		timings bool
+		descLen int
 	)
 	cmd := &cobra.Command{
 		Use:   "generate [packages]",
@@ -39,6 +41,10 @@ func newGenerateCommand() *cobra.Command {
 			}
 			opts.Patterns = args
 			opts.Version = buildVersion()
+			opts.Timings = timings
+			if cmd.Flags().Changed("crd-max-desc-len") {
+				opts.CRDMaxDescLen = &descLen
+			}
 			start := time.Now()
 			undo, _ := memlimit.Set(memlimit.Default)
 			defer undo()
@@ -50,6 +56,9 @@ func newGenerateCommand() *cobra.Command {
 				return err
 			}
 			res.Report(cmd.ErrOrStderr(), opts.Root, verbose, time.Since(start))
+			if timings {
+				res.PrintTimings(cmd.ErrOrStderr(), time.Since(start))
+			}
 			return nil
 		},
 	}
@@ -64,6 +73,8 @@ func newGenerateCommand() *cobra.Command {
 	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields in API types (clients in other languages may round them differently)")
 	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every file written and the time taken")
+	f.BoolVar(&timings, "timings", false, "print the time and allocation of the load, the type-check and each generator (run one after another), and the peak RSS")
+	f.IntVar(&descLen, "crd-max-desc-len", 0, "cap every description in the CRD schemas at this many characters, cut at a sentence end, as controller-gen's crd:maxDescLen (0 drops them); default: no cap")
 	return cmd
 }
 

@@ -21,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/internal/crdschema"
 )
 
 // Dir is where the reference goes, relative to the project root.
@@ -30,7 +29,13 @@ const Dir = "docs/api"
 // Generator writes one Markdown reference per API group.
 type Generator struct{}
 
-var _ gen.Generator = Generator{}
+var (
+	_ gen.Generator = Generator{}
+	_ gen.CRDReader = Generator{}
+)
+
+// ReadsCRDs says that the generator reads the run's CRDs.
+func (Generator) ReadsCRDs() {}
 
 // RegisterMarkers registers the CRD markers, which the reference reads.
 func (Generator) RegisterMarkers(into *markers.Registry) error {
@@ -42,10 +47,7 @@ func (Generator) RegisterMarkers(into *markers.Registry) error {
 func (Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.Abs(Dir)
 	ctx.Output.OwnMatching(dir, "*.md")
-	crds, err := crdschema.Build(ctx)
-	if err != nil {
-		return err
-	}
+	crds := ctx.CRDs()
 	byGroup := map[string][]*apiextensionsv1.CustomResourceDefinition{}
 	for _, crd := range crds {
 		byGroup[crd.Spec.Group] = append(byGroup[crd.Spec.Group], crd)

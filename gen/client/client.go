@@ -62,6 +62,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/internal/universe"
 )
 
 // apisPkg holds apis.Status, which statuses embed; its apply configuration
@@ -106,7 +107,7 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 		g.inputs = append(g.inputs, p.PkgPath)
 	}
 	sort.Strings(g.inputs)
-	if g.universe, g.err = newUniverse(ctx.Fset, pkgs); g.err != nil {
+	if g.universe, g.err = universe.New(ctx.Fset, pkgs); g.err != nil {
 		return g.err
 	}
 	return injectTags(g.universe, ctx.API)
@@ -116,7 +117,7 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 func (g *Generator) Generate(ctx *gen.Context) error {
 	p := ctx.Project
 	// Own the four trees, not the client directory: it may hold others.
-	for _, dir := range []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"} {
+	for _, dir := range gen.ClientTrees {
 		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
 	}
 	var versions []*gen.Version

@@ -24,7 +24,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/internal/crdschema"
 )
 
 // Dir is where the samples go, relative to the project root.
@@ -33,7 +32,13 @@ const Dir = "config/samples"
 // Generator writes the samples that do not exist yet.
 type Generator struct{}
 
-var _ gen.Generator = Generator{}
+var (
+	_ gen.Generator = Generator{}
+	_ gen.CRDReader = Generator{}
+)
+
+// ReadsCRDs says that the generator reads the run's CRDs.
+func (Generator) ReadsCRDs() {}
 
 // RegisterMarkers registers the CRD markers, which the samples read.
 func (Generator) RegisterMarkers(into *markers.Registry) error {
@@ -42,10 +47,7 @@ func (Generator) RegisterMarkers(into *markers.Registry) error {
 
 // Generate stages a sample per kind and version, written only when missing.
 func (Generator) Generate(ctx *gen.Context) error {
-	crds, err := crdschema.Build(ctx)
-	if err != nil {
-		return err
-	}
+	crds := ctx.CRDs()
 	for _, c := range crds {
 		for _, v := range c.Spec.Versions {
 			data, err := Sample(c, v)

@@ -1,4 +1,8 @@
-package client
+// Package universe builds gengo's model of Go packages (a types.Universe)
+// from the packages a run already loaded and type-checked with
+// controller-tools' loader, so that code-generator's generators need no
+// load of their own.
+package universe
 
 import (
 	"fmt"
@@ -14,15 +18,12 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 )
 
-// universeBuilder builds gengo's model of the API packages (a
-// types.Universe) from the packages the run already loaded and
-// type-checked with controller-tools' loader, so that the code-generator
-// generators need no load of their own. It walks the go/types objects the
-// way gengo's parser does (k8s.io/gengo/v2/parser): the same names, kinds,
-// members, methods, tags and comment lines, so that the generators produce
-// what they produce after their own parse. The golden and fixture tests
-// hold the two to byte-identical output.
-type universeBuilder struct {
+// Builder walks the go/types objects of loaded packages the way gengo's
+// parser does (k8s.io/gengo/v2/parser): the same names, kinds, members,
+// methods, tags and comment lines, so that the generators produce what
+// they produce after their own parse. The golden and fixture tests hold
+// the two to byte-identical output.
+type Builder struct {
 	fset *token.FileSet
 	u    types.Universe
 	// endLine maps the last line of every comment group of the walked
@@ -35,10 +36,20 @@ type fileLine struct {
 	line int
 }
 
-// newUniverse returns the universe of pkgs and their dependencies. pkgs
-// must be type-checked.
-func newUniverse(fset *token.FileSet, pkgs []*loader.Package) (types.Universe, error) {
-	b := &universeBuilder{fset: fset, u: types.Universe{}, endLine: map[fileLine]*ast.CommentGroup{}}
+// New returns the universe of pkgs and their dependencies. pkgs must be
+// type-checked.
+func New(fset *token.FileSet, pkgs []*loader.Package) (types.Universe, error) {
+	b, err := NewBuilder(fset, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	return b.Universe(), nil
+}
+
+// NewBuilder returns a builder whose universe holds pkgs and their
+// dependencies. pkgs must be type-checked.
+func NewBuilder(fset *token.FileSet, pkgs []*loader.Package) (*Builder, error) {
+	b := &Builder{fset: fset, u: types.Universe{}, endLine: map[fileLine]*ast.CommentGroup{}}
 	requested := map[string]bool{}
 	for _, p := range pkgs {
 		requested[p.PkgPath] = true
@@ -74,8 +85,11 @@ func newUniverse(fset *token.FileSet, pkgs []*loader.Package) (types.Universe, e
 			}
 		}
 	}
-	return b.u, nil
+	return b, nil
 }
+
+// Universe returns the universe built.
+func (b *Builder) Universe() types.Universe { return b.u }
 
 func sortedImports(p *loader.Package) []string {
 	paths := make([]string, 0, len(p.Imports()))
@@ -86,7 +100,7 @@ func sortedImports(p *loader.Package) []string {
 	return paths
 }
 
-func (b *universeBuilder) indexComments(p *loader.Package) {
+func (b *Builder) indexComments(p *loader.Package) {
 	for _, f := range p.Syntax {
 		for _, c := range f.Comments {
 			pos := b.fset.Position(c.End())
@@ -97,7 +111,7 @@ func (b *universeBuilder) indexComments(p *loader.Package) {
 
 // addPackage adds everything a requested package declares, its comments
 // (from doc.go, as gengo reads them) and its imports.
-func (b *universeBuilder) addPackage(p *loader.Package, pkg *types.Package) error {
+func (b *Builder) addPackage(p *loader.Package, pkg *types.Package) error {
 	if p.Types == nil || p.TypesInfo == nil {
 		return fmt.Errorf("package %s is not type-checked", p.PkgPath)
 	}
@@ -142,7 +156,7 @@ func (b *universeBuilder) addPackage(p *loader.Package, pkg *types.Package) erro
 
 // addPackageComments sets the comments of the package from its doc.go,
 // the only file gengo reads package tags from.
-func (b *universeBuilder) addPackageComments(p *loader.Package, pkg *types.Package) {
+func (b *Builder) addPackageComments(p *loader.Package, pkg *types.Package) {
 	for _, f := range p.Syntax {
 		if filepath.Base(b.fset.Position(f.FileStart).Filename) != "doc.go" {
 			continue
@@ -160,7 +174,7 @@ func (b *universeBuilder) addPackageComments(p *loader.Package, pkg *types.Packa
 // addComments sets the doc comment and the detached comment group before
 // obj, keeping comments already set by an identical walk.
 // An alias does not replace the comments of the type it names.
-func (b *universeBuilder) addComments(obj gotypes.Object, t *types.Type) {
+func (b *Builder) addComments(obj gotypes.Object, t *types.Type) {
 	if lines := b.docComment(obj.Pos()); len(lines) > 0 && (len(t.CommentLines) == 0 || !isAlias(obj.Type())) {
 		t.CommentLines = lines
 	}
@@ -170,21 +184,21 @@ func (b *universeBuilder) addComments(obj gotypes.Object, t *types.Type) {
 }
 
 // docComment returns the comment group that ends on the line before pos.
-func (b *universeBuilder) docComment(pos token.Pos) []string {
+func (b *Builder) docComment(pos token.Pos) []string {
 	return splitLines(b.commentBefore(pos, 1).Text())
 }
 
 // detachedComment returns the comment group that ends two lines before
 // the doc comment of pos (or before pos when it has none): a group
 // separated from the declaration by one blank line.
-func (b *universeBuilder) detachedComment(pos token.Pos) []string {
+func (b *Builder) detachedComment(pos token.Pos) []string {
 	if doc := b.commentBefore(pos, 1); doc != nil {
 		return splitLines(b.commentBefore(doc.List[0].Slash, 2).Text())
 	}
 	return splitLines(b.commentBefore(pos, 2).Text())
 }
 
-func (b *universeBuilder) commentBefore(pos token.Pos, lines int) *ast.CommentGroup {
+func (b *Builder) commentBefore(pos token.Pos, lines int) *ast.CommentGroup {
 	p := b.fset.Position(pos)
 	return b.endLine[fileLine{p.Filename, p.Line - lines}]
 }
@@ -204,7 +218,7 @@ func isAlias(t gotypes.Type) bool {
 
 // walk returns the universe's type for in, adding it and what it refers
 // to. name overrides the name derived from in.
-func (b *universeBuilder) walk(name *types.Name, in gotypes.Type) *types.Type {
+func (b *Builder) walk(name *types.Name, in gotypes.Type) *types.Type {
 	if a, ok := in.(*gotypes.Alias); ok {
 		return b.walk(nil, gotypes.Unalias(a))
 	}
@@ -265,7 +279,7 @@ func (b *universeBuilder) walk(name *types.Name, in gotypes.Type) *types.Type {
 
 // fill sets the kind of out and calls more to fill the rest, unless an
 // earlier walk already did.
-func (b *universeBuilder) fill(out *types.Type, in gotypes.Type, kind types.Kind, more func(*types.Type)) *types.Type {
+func (b *Builder) fill(out *types.Type, in gotypes.Type, kind types.Kind, more func(*types.Type)) *types.Type {
 	out.GoType = in
 	if out.Kind != types.Unknown {
 		return out
@@ -280,7 +294,7 @@ func (b *universeBuilder) fill(out *types.Type, in gotypes.Type, kind types.Kind
 // named walks a named type: aliases of basic, map, slice and named types
 // become Alias types; structs and interfaces are flattened into the named
 // type, as gengo models them.
-func (b *universeBuilder) named(t *gotypes.Named) *types.Type {
+func (b *Builder) named(t *gotypes.Named) *types.Type {
 	var out *types.Type
 	n := typeName(t.String())
 	switch t.Underlying().(type) {
@@ -323,7 +337,7 @@ func (b *universeBuilder) named(t *gotypes.Named) *types.Type {
 	return out
 }
 
-func (b *universeBuilder) addMethod(out *types.Type, m *gotypes.Func) {
+func (b *Builder) addMethod(out *types.Type, m *gotypes.Func) {
 	if out.Methods == nil {
 		out.Methods = map[string]*types.Type{}
 	}
@@ -333,7 +347,7 @@ func (b *universeBuilder) addMethod(out *types.Type, m *gotypes.Func) {
 	out.Methods[m.Name()] = mt
 }
 
-func (b *universeBuilder) signature(t *gotypes.Signature) *types.Signature {
+func (b *Builder) signature(t *gotypes.Signature) *types.Signature {
 	s := &types.Signature{Variadic: t.Variadic()}
 	for i := 0; i < t.Params().Len(); i++ {
 		p := t.Params().At(i)
