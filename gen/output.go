@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -40,25 +41,64 @@ type Output struct {
 	stubs     map[string]bool   // scaffolds a failing run writes too
 	owned     []owned           // where stale generated files are removed
 	errs      *Errors
+
+	// Go files are formatted on every core while the generators go on:
+	// formatting is a sixth of a large run's work. staged counts the Go
+	// files staged per path, so that a file staged again is not replaced
+	// by an earlier version formatted later.
+	formatting sync.WaitGroup
+	workers    chan struct{}
+	staged     map[string]int
 }
 
 // NewOutput returns an empty staging area reporting formatting failures to
 // errs.
 func NewOutput(errs *Errors) *Output {
-	return &Output{files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs}
+	return &Output{
+		files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs,
+		workers: make(chan struct{}, runtime.GOMAXPROCS(0)), staged: map[string]int{},
+	}
 }
 
 // Go stages a generated Go file: its generated-code line becomes opgen's
-// (one is added when missing) and it is gofmt'd.
+// (one is added when missing) and it is gofmt'd, in the background.
 func (o *Output) Go(path string, src []byte) {
 	src = withGoHeader(src)
-	formatted, err := format.Source(src)
-	if err != nil {
-		o.errs.Add(noPos, "opgen produced Go that does not parse for %s: %v; this is a bug in opgen, please report it with the input types", path, err)
-		return
-	}
-	o.put(path, formatted)
+	o.mu.Lock()
+	o.staged[path]++
+	seq := o.staged[path]
+	o.mu.Unlock()
+	o.formatting.Add(1)
+	go func() {
+		defer o.formatting.Done()
+		o.workers <- struct{}{}
+		formatted, err := format.Source(src)
+		<-o.workers
+		if err != nil {
+			o.errs.Add(noPos, "opgen produced Go that does not parse for %s: %v; this is a bug in opgen, please report it with the input types", path, err)
+			return
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.staged[path] == seq {
+			o.files[path] = formatted
+		}
+	}()
 }
+
+// goFormatted stages a generated Go file that its generator formatted
+// already (controller-tools' do): only its generated-code line changes,
+// which leaves it formatted.
+func (o *Output) goFormatted(path string, src []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.staged[path]++
+	o.files[path] = withGoHeader(src)
+}
+
+// Wait waits for the Go files being formatted in the background: a
+// formatting failure is among the run's errors once it returns.
+func (o *Output) Wait() { o.formatting.Wait() }
 
 // Jen stages a Go file built with jennifer; it gets opgen's header.
 func (o *Output) Jen(path string, f *jen.File) {
@@ -157,6 +197,7 @@ func (o *Output) put(path string, data []byte) {
 // Files returns the staged generated files (not the scaffolds), by
 // absolute path.
 func (o *Output) Files() map[string][]byte {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := make(map[string][]byte, len(o.files))
@@ -171,6 +212,7 @@ func (o *Output) Files() map[string][]byte {
 // Scaffolds returns the staged scaffolds, by absolute path, whether or not
 // they will be written.
 func (o *Output) Scaffolds() map[string][]byte {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := map[string][]byte{}
@@ -190,6 +232,7 @@ type Change struct {
 // CommitStubs creates the missing stubs (see Stub), and nothing else: what
 // a failing run writes.
 func (o *Output) CommitStubs() ([]Change, error) {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var changes []Change
@@ -219,6 +262,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // directories. Each file is written to a temporary file beside it and
 // renamed into place.
 func (o *Output) Commit() ([]Change, error) {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var changes []Change

@@ -97,7 +97,9 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	if err != nil {
 		return nil, err
 	}
-	if err := runGenerators(gctx, generators, names, clk); err != nil {
+	err = runGenerators(gctx, generators, names, clk)
+	gctx.Output.Wait()
+	if err != nil {
 		// A library that fails on the types usually fails on a Go error
 		// in them (a field of an undefined type), which is the error to
 		// show; otherwise the failure is placed at the first API package

@@ -100,6 +100,7 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 	if len(g.spokes) == 0 {
 		return nil
 	}
+	quietKlog()
 	var versions []*gen.Version
 	for _, s := range g.spokes {
 		for _, v := range append([]*gen.Version{s.version}, s.hubs...) {

@@ -240,7 +240,6 @@ func runLoaded(root string, spokes []*spoke, drops map[field]token.Position) (ma
 
 // execute runs conversion-gen's targets for the spokes of c.
 func execute(c *generator.Context, spokes []*spoke) (map[string][]byte, error) {
-	quietKlog()
 	args := convargs.New()
 	args.OutputFile = FileName
 	c.Inputs = nil
@@ -293,7 +292,9 @@ func parserMap[M any](v reflect.Value, name string) (M, error) {
 }
 
 // quietKlog silences conversion-gen's klog lines: what they say about
-// fields it cannot convert, the run reports with positions.
+// fields it cannot convert, the run reports with positions. It must be
+// called before the concurrent generators run: it sets klog's logger,
+// which they read.
 func quietKlog() {
 	klog.SetLogger(logr.Discard())
 }
