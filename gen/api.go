@@ -297,6 +297,7 @@ func buildAPI(ctx *Context) *API {
 	// Every generator works on the API packages' types: check them
 	// once, here, so that the time is measured as one stage.
 	ctx.clock.measure("type-check", func() {
+		leanDependencies(ctx, checkedRoots(ctx, api))
 		for _, v := range api.Versions() {
 			ctx.Checker.Check(v.Package)
 		}
