@@ -166,7 +166,7 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 			filters = append(filters, f.CheckFilter())
 		}
 	}
-	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv()}
+	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv(), BuildFlags: LoadFlags}
 	var roots []*loader.Package
 	var err error
 	if paths := p.LoadPaths(); len(paths) > 0 {
@@ -255,6 +255,14 @@ func panicFrame(stack []byte) string {
 	}
 	return "unknown function"
 }
+
+// LoadFlags are the go list flags of opgen's package loads.
+// controller-tools' loader asks go/packages for compiled Go files, for
+// which go list computes the package's build (hashing every file of every
+// dependency: a second with an empty build cache). With cgo off (LoadEnv),
+// a package's compiled Go files are its Go files, which go/packages
+// returns when go list is told not to compute them.
+var LoadFlags = []string{"-compiled=false"}
 
 // LoadEnv is the environment of opgen's package loads: the process's,
 // with cgo off. API types never use cgo, and with it on, go list runs cgo
