@@ -1,5 +1,6 @@
 // Package register generates zz_generated.register.go for every API
-// package: the group and version (GroupName, SchemeGroupVersion), the
+// package: the group and version (GroupName, SchemeGroupVersion, and
+// GroupVersion, its name in kubebuilder's code), the
 // scheme registration of its kinds and their lists (SchemeBuilder,
 // AddToScheme) and the Kind and Resource helpers that client-go's
 // generated listers and error helpers call.
@@ -15,7 +16,6 @@ package register
 
 import (
 	"bytes"
-	"go/ast"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +74,12 @@ func File(v *gen.Version) *jen.File {
 		jen.Id("Version"): jen.Lit(v.Name),
 	})
 	f.Line()
+	if !declares(v, "GroupVersion") {
+		f.Comment("GroupVersion is SchemeGroupVersion, by the name kubebuilder's")
+		f.Comment("groupversion_info.go gives it.")
+		f.Var().Id("GroupVersion").Op("=").Id("SchemeGroupVersion")
+		f.Line()
+	}
 	f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
 	f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schema, "GroupKind").Block(
 		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
@@ -106,9 +112,13 @@ func File(v *gen.Version) *jen.File {
 
 // declaresOwnRegistration reports whether a file of v other than opgen's
 // declares AddToScheme.
-func declaresOwnRegistration(v *gen.Version) bool {
+func declaresOwnRegistration(v *gen.Version) bool { return declares(v, "AddToScheme") }
+
+// declares reports whether a file of v other than opgen's declares name
+// at package level.
+func declares(v *gen.Version, name string) bool {
 	for _, file := range v.Package.Syntax {
-		if obj := file.Scope.Lookup("AddToScheme"); obj != nil && obj.Kind == ast.Var {
+		if file.Scope.Lookup(name) != nil {
 			return true
 		}
 	}
