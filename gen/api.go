@@ -78,6 +78,8 @@ type Version struct {
 	Objects []string
 	// Pos is where the package declares its group.
 	Pos token.Position
+	// alias is the import name assignAliases chose.
+	alias string
 }
 
 // ClientLayout reports whether the package's directory is named after its
@@ -89,9 +91,21 @@ func (v *Version) GroupVersion() schema.GroupVersion {
 	return schema.GroupVersion{Group: v.Group.Name, Version: v.Name}
 }
 
-// Alias is the import name generated code gives the version's package
-// (fixture.opgen.dev/v1: fixturev1).
-func (v *Version) Alias() string { return v.Group.ShortName() + v.Name }
+// Alias is the import name generated code gives the version's package:
+// the group's first DNS label and the version (fixture.opgen.dev/v1:
+// fixturev1), unless that is the name of a Kubernetes API package
+// (batchv1 for k8s.io/api/batch/v1) or of another group's version; then
+// the group's next labels are added until every version of the group has
+// a name of its own (batch.tutorial.kubebuilder.io/v1:
+// batchtutorialv1). See assignAliases.
+func (v *Version) Alias() string {
+	if v.alias != "" {
+		return v.alias
+	}
+	// A version outside a model (opgen create api): it stays clear of
+	// Kubernetes' packages.
+	return freeAlias(strings.Split(v.Group.Name, "."), []*Version{v}, reservedAliases())[0]
+}
 
 // Kind is a root kind (+kubebuilder:object:root=true, not a list).
 type Kind struct {
@@ -303,6 +317,7 @@ func buildAPI(ctx *Context) *API {
 		}
 	})
 	ctx.clock.measure("model", func() {
+		assignAliases(api)
 		b.checkKinds(api)
 		b.planConversions(api)
 		b.reportSkipped(api)
