@@ -225,7 +225,8 @@ func (o *Output) Scaffolds() map[string][]byte {
 // Change is what Commit did to one file.
 type Change struct {
 	Path string
-	// Op is "write", "create" (a scaffold) or "remove".
+	// Op is "write", "create" (a scaffold), "remove", or "update" (go.mod
+	// or go.sum, for the packages generated code imports).
 	Op string
 }
 

@@ -45,8 +45,9 @@ type Result struct {
 }
 
 // Report prints to w, with paths relative to root, the scaffolds the run
-// created, which are the user's to edit; with verbose, every other file
-// it wrote or removed, the time of each stage and the total, took.
+// created, which are the user's to edit, and the go.mod and go.sum it
+// updated; with verbose, every other file it wrote or removed, the time of
+// each stage and the total, took.
 func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Duration) {
 	if r.UpToDate {
 		if verbose {
@@ -61,7 +62,7 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 	}
 	for _, c := range r.Changes {
 		rel, _ := filepath.Rel(root, c.Path)
-		if c.Op == "create" || verbose {
+		if c.Op == "create" || c.Op == "update" || verbose {
 			fmt.Fprintf(w, "opgen: %s %s\n", c.Op, rel)
 		}
 	}
@@ -127,6 +128,11 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	}
 	res := &Result{Output: gctx.Output, Warnings: gctx.Warnings.List(), Notes: gctx.notes.list()}
 	if !opts.DryRun {
+		var modChanges []Change
+		clk.measure("go.mod", func() { modChanges, err = requireImports(ctx, p, gctx.Output, st) })
+		if err != nil {
+			return nil, err
+		}
 		var werr error
 		clk.measure("write", func() {
 			if res.Changes, werr = gctx.Output.Commit(); werr == nil {
@@ -136,6 +142,7 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 		if werr != nil {
 			return nil, fmt.Errorf("write the generated files: %w", werr)
 		}
+		res.Changes = append(modChanges, res.Changes...)
 	}
 	res.Timings = clk.timings
 	return res, nil

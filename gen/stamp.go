@@ -32,12 +32,16 @@ type stamp struct {
 	prev    stampData
 	// stats are the files hashed or trusted by this run, for Save.
 	stats map[string]fileStat
+	// requirements identifies the imports whose modules go.mod was found
+	// to provide (see requireImports), for Save.
+	requirements string
 }
 
 type stampData struct {
-	Inputs  string              `json:"inputs"`
-	Outputs map[string]string   `json:"outputs"`
-	Stats   map[string]fileStat `json:"stats,omitempty"`
+	Inputs       string              `json:"inputs"`
+	Outputs      map[string]string   `json:"outputs"`
+	Stats        map[string]fileStat `json:"stats,omitempty"`
+	Requirements string              `json:"requirements,omitempty"`
 }
 
 // fileStat is what identifies a file's content without reading it.
@@ -101,6 +105,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 	}
 	data.Inputs = inputs
 	data.Stats = s.stats
+	data.Requirements = s.requirements
 	out, err := json.Marshal(data)
 	if err != nil {
 		return
