@@ -266,17 +266,37 @@ func newLeanPackage(fset *token.FileSet, pkg *loader.Package) *leanPackage {
 }
 
 // finish empties the types no checked type reaches and gives the package
-// its lean syntax.
+// its lean syntax. The comments inside an emptied type go with it: left
+// behind, controller-tools' marker collector would give the markers of its
+// fields to the next declaration.
 func (lp *leanPackage) finish() {
 	if lp.files == nil || lp.pkg.Syntax != nil {
 		return
 	}
 	if !lp.whole {
-		for name, ts := range lp.types {
-			if !lp.kept[name] {
-				ts.TypeParams = nil
-				ts.Type = &ast.StructType{Struct: ts.Type.Pos(), Fields: &ast.FieldList{Opening: ts.Type.Pos(), Closing: ts.Type.Pos()}}
+		for _, f := range lp.files {
+			var emptied []ast.Node
+			for _, d := range f.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.TYPE {
+					continue
+				}
+				for _, s := range gd.Specs {
+					ts := s.(*ast.TypeSpec)
+					if lp.kept[ts.Name.Name] {
+						continue
+					}
+					emptied = append(emptied, ts.Type)
+					if ts.TypeParams != nil {
+						emptied = append(emptied, ts.TypeParams)
+					}
+					ts.TypeParams = nil
+					ts.Type = &ast.StructType{Struct: ts.Type.Pos(), Fields: &ast.FieldList{Opening: ts.Type.Pos(), Closing: ts.Type.Pos()}}
+				}
 			}
+			f.Comments = slices.DeleteFunc(f.Comments, func(c *ast.CommentGroup) bool {
+				return slices.ContainsFunc(emptied, func(n ast.Node) bool { return c.Pos() >= n.Pos() && c.End() <= n.End() })
+			})
 		}
 	}
 	lp.pkg.Syntax = lp.files

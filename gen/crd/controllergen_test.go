@@ -23,16 +23,28 @@ import (
 // TestCRDsAreControllerGens runs opgen's crd generator and controller-gen's
 // (controller-tools' crd generator, as `controller-gen crd` runs it) on the
 // fixture's API types, without a description cap and with the caps of
-// crd:maxDescLen, and compares the manifests byte for byte. opgen's carry
+// crd:maxDescLen, and on types that embed core/v1's, and compares the
+// manifests byte for byte. opgen's carry
 // its header line and, for a kind with conversions, the conversion stanza
 // (the API server's webhook), which controller-gen does not write; both are
 // taken out before comparing.
 func TestCRDsAreControllerGens(t *testing.T) {
-	const fixture = "../internal/fixture"
-	for _, maxDescLen := range []*int{nil, ptr.To(0), ptr.To(40), ptr.To(120)} {
-		name := "no cap"
+	for _, tc := range []struct {
+		fixture    string
+		maxDescLen *int
+	}{
+		{"../internal/fixture", nil},
+		{"../internal/fixture", ptr.To(0)},
+		{"../internal/fixture", ptr.To(40)},
+		{"../internal/fixture", ptr.To(120)},
+		// Types that embed core/v1's pod template, whose markers are read
+		// from the dependency's lean syntax.
+		{"../conversion/testdata/shapes", nil},
+	} {
+		fixture, maxDescLen := tc.fixture, tc.maxDescLen
+		name := filepath.Base(fixture) + ", no cap"
 		if maxDescLen != nil {
-			name = fmt.Sprintf("maxDescLen=%d", *maxDescLen)
+			name = fmt.Sprintf("%s, maxDescLen=%d", filepath.Base(fixture), *maxDescLen)
 		}
 		t.Run(name, func(t *testing.T) {
 			res, err := gen.Run(context.Background(), gen.Options{Root: fixture, DryRun: true, StampDir: "-", CRDMaxDescLen: maxDescLen},
