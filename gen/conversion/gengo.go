@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/token"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func prepareUniverse(ctx *gen.Context, spokes []*spoke, drops map[field]token.Po
 	if reason != "" {
 		return nil, reason
 	}
-	if reason := fallbackReason(spokes, peers); reason != "" {
+	if reason := fallbackReason(ctx.Fset, spokes, peers); reason != "" {
 		return nil, reason
 	}
 	b, err := universe.NewBuilder(ctx.Fset, pkgs)
@@ -127,7 +128,7 @@ func basePeers(pkgs []*loader.Package) ([]*loader.Package, string) {
 // the run did not prepare; or a spoke type that its hubs lack has the
 // name of a type of a base peer, which conversion-gen then takes as its
 // peer, and which only gengo's load walks in full.
-func fallbackReason(spokes []*spoke, peers []*loader.Package) string {
+func fallbackReason(fset *token.FileSet, spokes []*spoke, peers []*loader.Package) string {
 	peerTypes := map[string]string{}
 	for _, p := range peers {
 		for name := range universe.TypeNames(p) {
@@ -135,7 +136,7 @@ func fallbackReason(spokes []*spoke, peers []*loader.Package) string {
 		}
 	}
 	for _, s := range spokes {
-		if hasConversionTags(s.version.Package) {
+		if hasConversionTags(fset, s.version.Package) {
 			return s.version.ImportPath + " sets +k8s:conversion-gen tags"
 		}
 		hubTypes := map[string]bool{}
@@ -153,13 +154,18 @@ func fallbackReason(spokes []*spoke, peers []*loader.Package) string {
 	return ""
 }
 
-// hasConversionTags reports whether a package's comments carry a
-// +k8s:conversion-gen tag.
-func hasConversionTags(p *loader.Package) bool {
+// hasConversionTags reports whether a package's doc.go, where gengo
+// reads package tags, carries a +k8s:conversion-gen tag.
+func hasConversionTags(fset *token.FileSet, p *loader.Package) bool {
 	for _, f := range p.Syntax {
+		if filepath.Base(fset.Position(f.Package).Filename) != "doc.go" {
+			continue
+		}
 		for _, c := range f.Comments {
-			if strings.Contains(c.Text(), "+k8s:conversion-gen") {
-				return true
+			for _, line := range strings.Split(c.Text(), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "+k8s:conversion-gen") {
+					return true
+				}
 			}
 		}
 	}
