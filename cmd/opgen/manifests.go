@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/manifest"
 	"github.com/opgen-sdk/opgen/internal/osenv"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
 // manifestFlags are the flags of opgen manifests that need parsing into

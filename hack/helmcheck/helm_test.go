@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
@@ -35,7 +35,7 @@ func options() manifest.Options {
 		Namespace: "widget-system",
 		Image:     "example.com/widget-operator:v1",
 		Labels:    map[string]string{"app.kubernetes.io/part-of": "widgets"},
-		ConfigDir: "../../gen/manifest/testdata/config",
+		ConfigDir: "../../pkg/manifest/testdata/config",
 	}
 }
 

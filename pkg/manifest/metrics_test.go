@@ -18,9 +18,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
-	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/internal/testkit"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
 // objectsOf parses a manifest into its documents, by "Kind name".
@@ -59,7 +58,7 @@ func TestMetricsRBACFollowsTheMode(t *testing.T) {
 		objects := objectsOf(t, out)
 		operator := clusterRole(t, objects, "widget-operator")
 		require.NotNil(t, operator, "the operator's ClusterRole")
-		for _, r := range rbac.MetricsAuthRules() {
+		for _, r := range manifest.MetricsAuthRules() {
 			assert.False(t, containsRule(operator.Rules, r), "the controllers' role stays as opgen generate wrote it: %v", r)
 		}
 		auth := clusterRole(t, objects, "widget-operator-metrics-auth")
@@ -72,7 +71,7 @@ func TestMetricsRBACFollowsTheMode(t *testing.T) {
 			continue
 		}
 		require.NotNil(t, auth)
-		assert.Equal(t, rbac.MetricsAuthRules(), auth.Rules)
+		assert.Equal(t, manifest.MetricsAuthRules(), auth.Rules)
 		var binding rbacv1.ClusterRoleBinding
 		require.NoError(t, yaml.UnmarshalStrict(objects["ClusterRoleBinding widget-operator-metrics-auth"], &binding))
 		assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: auth.Name}, binding.RoleRef)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
 
@@ -68,7 +68,7 @@ func TestWebhookManifestMatchesGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			require.NoError(t, err)
-			assert.Equal(t, string(want), string(got), "run `go test ./gen/manifest -update` if the change is intended")
+			assert.Equal(t, string(want), string(got), "run `go test ./pkg/manifest -update` if the change is intended")
 		})
 	}
 }

@@ -9,8 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/opgen-sdk/opgen/gen/rbac"
 )
 
 // The operator's metrics, as the runtime serves them: over HTTPS to
@@ -26,6 +24,27 @@ import (
 // kubebuilder's metrics_auth_role and metrics_reader_role. With the Deployment come a Service of the metrics
 // port and, with ServiceMonitor, a monitoring.coreos.com/v1 ServiceMonitor
 // for the Prometheus Operator.
+
+// MetricsAuthRules are what the runtime's secure metrics (the default)
+// need beside the controllers' rules: creating TokenReviews and
+// SubjectAccessReviews to authenticate and authorize each scrape.
+func MetricsAuthRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+	}
+}
+
+// MetricsReaderRole is the ClusterRole that lets who is bound to it
+// scrape the operator's secure metrics: get on the non-resource URL
+// /metrics.
+func MetricsReaderRole(name string) rbacv1.ClusterRole {
+	return rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules:      []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}},
+	}
+}
 
 // MetricsServiceSuffix names the metrics Service: <name>-metrics.
 const MetricsServiceSuffix = "-metrics"
@@ -67,9 +86,9 @@ func (o Options) metricsObjects() []any {
 		auth := &rbacv1.ClusterRole{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 			ObjectMeta: o.meta(o.Name+"-metrics-auth", false),
-			Rules:      rbac.MetricsAuthRules(),
+			Rules:      MetricsAuthRules(),
 		}
-		reader := rbac.MetricsReaderRole(o.Name + "-metrics-reader")
+		reader := MetricsReaderRole(o.Name + "-metrics-reader")
 		o.label(&reader.ObjectMeta)
 		objects = append(objects, auth, o.clusterRoleBinding(auth.Name), &reader)
 	}

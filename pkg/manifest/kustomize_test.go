@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
 // objectSet parses multi-document YAML into its objects keyed by

@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
 	"github.com/opgen-sdk/opgen/internal/osenv"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
@@ -58,7 +58,7 @@ func TestBuildMatchesGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			require.NoError(t, err)
-			assert.Equal(t, string(want), string(got), "run `go test ./gen/manifest -update` if the change is intended")
+			assert.Equal(t, string(want), string(got), "run `go test ./pkg/manifest -update` if the change is intended")
 
 			again, err := manifest.Build(opts)
 			require.NoError(t, err)

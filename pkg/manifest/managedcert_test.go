@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/webhook/certs"
 	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )

@@ -1,0 +1,479 @@
+// Package manifest writes an operator's whole deployment manifest: the CRDs
+// and RBAC that `opgen generate` wrote under config/, plus the objects that
+// run the operator in a cluster.
+//
+// # Flow
+//
+// Build reads config/crd (every CustomResourceDefinition), config/rbac/role.yaml
+// (the ClusterRole the controllers need) and config/rbac/leader_election_role.yaml
+// (the Role for the leader-election Lease), and returns, in apply order: the
+// Namespace, the CRDs, a ServiceAccount, the ClusterRole and its binding, the
+// leader-election Role and its binding and, when an image is given, the
+// operator's Deployment.
+//
+// # Guarantees
+//
+//   - Output is deterministic: same inputs, same bytes.
+//   - The Deployment runs as non-root with a read-only root filesystem, all
+//     capabilities dropped, no privilege escalation and the RuntimeDefault
+//     seccomp profile; it has resource requests and limits and liveness and
+//     readiness probes on the runtime's health endpoints; it passes the
+//     watched namespace and its own namespace by environment.
+//   - Without an image the Deployment is left out, for running the operator
+//     outside the cluster against the same RBAC.
+//
+// # Caveats
+//
+// The RBAC is what config/rbac says: run `go generate ./...` first.
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
+)
+
+// Ports of the operator container. The container's arguments pass them
+// to the runtime, whose defaults bind no fixed port.
+const (
+	HealthPort  = 8081
+	MetricsPort = 8443
+)
+
+// Options say what to write. Name, Namespace and ConfigDir are required.
+type Options struct {
+	// Name of the operator: the ServiceAccount, bindings and Deployment.
+	Name string
+	// Namespace the operator runs in.
+	Namespace string
+	// Image of the operator; empty leaves the Deployment out.
+	Image string
+	// WatchNamespace is "all" (the default) or a comma-separated list.
+	WatchNamespace string
+	// Replicas of the Deployment. Default 1; more replicas stand by for
+	// leader election.
+	Replicas int32
+	// Labels are added to every object.
+	Labels map[string]string
+	// ServiceAccount the operator runs as. Default: Name.
+	ServiceAccount string
+	// Resources of the operator's container. Each request and limit
+	// that is set replaces its default: requests 10m CPU and 64Mi of
+	// memory, limits 500m CPU and 256Mi.
+	Resources corev1.ResourceRequirements
+	// NoLeaderElection passes --leader-elect=false: for one replica that
+	// need not wait for a Lease. Default: the runtime elects a leader.
+	NoLeaderElection bool
+	// LogFormat is passed as --log-format when set: text or json.
+	LogFormat string
+	// Verbosity is passed as -v when above 0.
+	Verbosity int
+	// ConfigDir holds crd/ and rbac/ as written by `opgen generate`.
+	ConfigDir string
+	// MetricsInsecure serves the operator's metrics over plain HTTP to
+	// anyone (--metrics-secure=false). Default false: HTTPS, to
+	// ServiceAccounts bound to <name>-metrics-reader (see metrics.go).
+	MetricsInsecure bool
+	// ServiceMonitor adds a Prometheus Operator ServiceMonitor of the
+	// metrics Service. Needs Image.
+	ServiceMonitor bool
+	// CertManager has cert-manager issue the webhook server's certificate
+	// and inject its CA, when the operator serves webhooks (see
+	// webhook.go). Default: the runtime manages both itself.
+	CertManager bool
+
+	// wh are the webhooks the operator serves, read from ConfigDir.
+	wh webhooks
+}
+
+// Build returns the manifest as multi-document YAML.
+func Build(opts Options) ([]byte, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	objects, err := opts.objects()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	for i, obj := range objects {
+		doc, err := marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(doc)
+	}
+	return out.Bytes(), nil
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if o.Name == "" {
+		errs = append(errs, errors.New("manifest: the operator name is empty: pass --name"))
+	}
+	if o.Namespace == "" {
+		errs = append(errs, errors.New("manifest: the namespace is empty: pass --namespace"))
+	}
+	if o.ConfigDir == "" {
+		errs = append(errs, errors.New("manifest: the config directory is empty: pass --config-dir"))
+	}
+	if o.WatchNamespace == "" {
+		o.WatchNamespace = "all"
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.ServiceAccount == "" {
+		o.ServiceAccount = o.Name
+	}
+	if o.LogFormat != "" && o.LogFormat != "text" && o.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("manifest: log format %q is neither text nor json: pass --log-format text or json", o.LogFormat))
+	}
+	errs = append(errs, o.validateMetrics())
+	return errors.Join(errs...)
+}
+
+func (o Options) objects() ([]any, error) {
+	crds, err := readCRDs(filepath.Join(o.ConfigDir, "crd"))
+	if err != nil {
+		return nil, err
+	}
+	clusterRole := &rbacv1.ClusterRole{}
+	if err := readYAML(filepath.Join(o.ConfigDir, "rbac", "role.yaml"), clusterRole); err != nil {
+		return nil, err
+	}
+	leaderRole := &rbacv1.Role{}
+	if err := readYAML(filepath.Join(o.ConfigDir, "rbac", "leader_election_role.yaml"), leaderRole); err != nil {
+		return nil, err
+	}
+	leaderRole.Namespace = o.Namespace
+	if o.wh, err = readWebhooks(o.ConfigDir, crds); err != nil {
+		return nil, err
+	}
+
+	objects := []any{o.namespace()}
+	for _, crd := range crds {
+		o.webhookCRD(crd)
+		objects = append(objects, o.labelUnstructured(crd))
+	}
+	o.label(&clusterRole.ObjectMeta)
+	o.label(&leaderRole.ObjectMeta)
+	objects = append(objects,
+		o.serviceAccount(),
+		clusterRole, o.clusterRoleBinding(clusterRole.Name),
+		leaderRole, o.roleBinding(leaderRole.Name),
+	)
+	objects = append(objects, o.metricsObjects()...)
+	objects = append(objects, o.webhookObjects()...)
+	if o.Image != "" {
+		objects = append(objects, o.deployment())
+	}
+	return objects, nil
+}
+
+func (o Options) meta(name string, namespaced bool) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Name: name}
+	if namespaced {
+		m.Namespace = o.Namespace
+	}
+	o.label(&m)
+	return m
+}
+
+func (o Options) label(m *metav1.ObjectMeta) {
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels["app.kubernetes.io/name"] = o.Name
+	m.Labels["app.kubernetes.io/managed-by"] = "opgen"
+	for k, v := range o.Labels {
+		m.Labels[k] = v
+	}
+}
+
+func (o Options) namespace() *corev1.Namespace {
+	return &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: o.meta(o.Namespace, false),
+	}
+}
+
+func (o Options) serviceAccount() *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta: o.meta(o.ServiceAccount, true),
+	}
+}
+
+func (o Options) subjects() []rbacv1.Subject {
+	return []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.ServiceAccount, Namespace: o.Namespace}}
+}
+
+func (o Options) clusterRoleBinding(role string) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+		ObjectMeta: o.meta(role, false),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   o.subjects(),
+	}
+}
+
+func (o Options) roleBinding(role string) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+		ObjectMeta: o.meta(role, true),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+		Subjects:   o.subjects(),
+	}
+}
+
+func (o Options) deployment() *appsv1.Deployment {
+	selector := map[string]string{"app.kubernetes.io/name": o.Name}
+	podMeta := o.meta("", false)
+	podMeta.Name = ""
+	d := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: o.meta(o.Name, true),
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(o.Replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: selector},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: podMeta,
+				Spec: corev1.PodSpec{
+					ServiceAccountName:            o.ServiceAccount,
+					TerminationGracePeriodSeconds: ptr.To[int64](30),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{o.container()},
+				},
+			},
+		},
+	}
+	o.webhookContainer(&d.Spec.Template.Spec)
+	return d
+}
+
+func (o Options) container() corev1.Container {
+	probe := func(path string, delay int32) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: path, Port: intstr.FromString("health"),
+			}},
+			InitialDelaySeconds: delay,
+			PeriodSeconds:       10,
+		}
+	}
+	return corev1.Container{
+		Name:  "operator",
+		Image: o.Image,
+		Args:  o.args(),
+		Env: []corev1.EnvVar{
+			{Name: osenv.WatchNamespace, Value: o.WatchNamespace},
+			{Name: osenv.PodNamespace, ValueFrom: &corev1.EnvVarSource{
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"},
+			}},
+		},
+		Ports: []corev1.ContainerPort{
+			{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+			{Name: "health", ContainerPort: HealthPort, Protocol: corev1.ProtocolTCP},
+		},
+		Resources:      o.resources(),
+		LivenessProbe:  probe("/healthz", 15),
+		ReadinessProbe: probe("/readyz", 5),
+		SecurityContext: &corev1.SecurityContext{
+			RunAsNonRoot:             ptr.To(true),
+			ReadOnlyRootFilesystem:   ptr.To(true),
+			AllowPrivilegeEscalation: ptr.To(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+	}
+}
+
+// args are the operator's arguments: the ports first, then the optional
+// flags in a fixed order (the Helm chart's template follows it).
+func (o Options) args() []string {
+	args := append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort))
+	args = append(args, o.webhookArgs()...)
+	if o.NoLeaderElection {
+		args = append(args, "--leader-elect=false")
+	}
+	if o.LogFormat != "" {
+		args = append(args, "--log-format="+o.LogFormat)
+	}
+	if o.Verbosity > 0 {
+		args = append(args, fmt.Sprintf("-v=%d", o.Verbosity))
+	}
+	return args
+}
+
+// DefaultResources are the container's requests and limits unless
+// Options.Resources replaces them.
+func DefaultResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("10m"),
+			corev1.ResourceMemory: resource.MustParse("64Mi"),
+		},
+		Limits: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("500m"),
+			corev1.ResourceMemory: resource.MustParse("256Mi"),
+		},
+	}
+}
+
+func (o Options) resources() corev1.ResourceRequirements {
+	r := DefaultResources()
+	for name, q := range o.Resources.Requests {
+		r.Requests[name] = q
+	}
+	for name, q := range o.Resources.Limits {
+		r.Limits[name] = q
+	}
+	return r
+}
+
+func readYAML(path string, into any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("manifest: %w; run `go generate ./...` to write config/rbac", err)
+	}
+	if err := yaml.UnmarshalStrict(data, into); err != nil {
+		return fmt.Errorf("manifest: %s: %w", path, err)
+	}
+	return nil
+}
+
+// marshal writes obj as YAML without the empty fields that typed objects
+// always carry: null values (creationTimestamp: null) and an empty top-level
+// status. Other empty maps stay; some mean something (subresources.status).
+func marshal(obj any) ([]byte, error) {
+	data, err := yaml.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	dropNulls(m)
+	if s, ok := m["status"].(map[string]any); ok && len(s) == 0 {
+		delete(m, "status")
+	}
+	return yaml.Marshal(m)
+}
+
+func dropNulls(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, item := range v {
+			if item == nil {
+				delete(v, k)
+				continue
+			}
+			dropNulls(item)
+		}
+	case []any:
+		for _, item := range v {
+			dropNulls(item)
+		}
+	}
+}
+
+// readCRDs returns the CustomResourceDefinition documents under dir, in path
+// order, as generic maps so that nothing in them is lost. An operator of
+// built-in kinds only has none.
+func readCRDs(dir string) ([]map[string]any, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var crds []map[string]any
+	for _, path := range paths {
+		in, err := readCRDFile(path)
+		if err != nil {
+			return nil, err
+		}
+		crds = append(crds, in...)
+	}
+	return crds, nil
+}
+
+// readCRDFile returns the CustomResourceDefinition documents of one file.
+func readCRDFile(path string) ([]map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	var crds []map[string]any
+	for i, doc := range bytes.Split(data, []byte("\n---")) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			return nil, fmt.Errorf("manifest: %s: document %d: %w", path, i+1, err)
+		}
+		if m["kind"] == "CustomResourceDefinition" {
+			crds = append(crds, m)
+		}
+	}
+	return crds, nil
+}
+
+func (o Options) labelUnstructured(obj map[string]any) map[string]any {
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	var m metav1.ObjectMeta
+	if labels, ok := meta["labels"].(map[string]any); ok {
+		m.Labels = map[string]string{}
+		for k, v := range labels {
+			m.Labels[k] = fmt.Sprint(v)
+		}
+	}
+	o.label(&m)
+	labels := map[string]any{}
+	for k, v := range m.Labels {
+		labels[k] = v
+	}
+	meta["labels"] = labels
+	return obj
+}
+
+// ParseLabels parses "k=v,k2=v2".
+func ParseLabels(s string) (map[string]string, error) {
+	labels := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("label %q is not key=value: write labels as k=v,k2=v2", kv)
+		}
+		labels[k] = v
+	}
+	return labels, nil
+}
