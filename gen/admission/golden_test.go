@@ -5,7 +5,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/admission"
-	"github.com/opgen-sdk/opgen/internal/gentest"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 )
 
 // TestGolden: the webhook golden project's configurations, a validating

@@ -10,7 +10,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/controller"
-	"github.com/opgen-sdk/opgen/internal/gentest"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 )
 
 // TestGolden compares the generator's output on gen/testdata/golden with

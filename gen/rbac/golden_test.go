@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 	"github.com/opgen-sdk/opgen/gen/rbac"
-	"github.com/opgen-sdk/opgen/internal/gentest"
 )
 
 // TestGolden compares the generator's output on gen/testdata/golden with
