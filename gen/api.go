@@ -12,7 +12,6 @@ import (
 	"github.com/gobuffalo/flect"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/gengo/v2/namer"
 	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -20,6 +19,7 @@ import (
 
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 
+	"github.com/opgen-sdk/opgen/gen/internal/apikinds"
 	"github.com/opgen-sdk/opgen/gen/markers"
 	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
@@ -732,13 +732,9 @@ func (a *API) checkOwned(gvk schema.GroupVersionKind) error {
 			}
 		}
 	}
-	for builtin := range scheme.Scheme.AllKnownTypes() {
-		if builtin.Group == gvk.Group {
-			inGroup = true
-			if builtin.Version == gvk.Version && !strings.HasSuffix(builtin.Kind, "List") && !strings.HasSuffix(builtin.Kind, "Options") {
-				known = append(known, builtin.Kind)
-			}
-		}
+	if builtin, ok := apikinds.Kinds(gvk.Group, gvk.Version); ok {
+		inGroup = true
+		known = append(known, builtin...)
 	}
 	if !inGroup {
 		return nil // another project's kind: nothing to check it against
