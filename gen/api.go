@@ -117,6 +117,10 @@ type Kind struct {
 	// StatusSubresource and ScaleSubresource say which subresources the
 	// CRD serves.
 	StatusSubresource, ScaleSubresource bool
+	// Storage and Unserved say that +kubebuilder:storageversion and
+	// +kubebuilder:unservedversion mark the kind: its version is the one
+	// stored, or is not served.
+	Storage, Unserved bool
 	// HasList says whether the kind has a list type (<Kind>List).
 	HasList bool
 	// Client says whether the kind gets a typed client, lister and
@@ -529,6 +533,8 @@ func (b *apiBuilder) newKind(pkg *loader.Package, info *ctmarkers.TypeInfo) *Kin
 	}
 	k.StatusSubresource = info.Markers.Get("kubebuilder:subresource:status") != nil
 	k.ScaleSubresource = info.Markers.Get("kubebuilder:subresource:scale") != nil
+	k.Storage = info.Markers.Get("kubebuilder:storageversion") != nil
+	k.Unserved = info.Markers.Get("kubebuilder:unservedversion") != nil
 	return k
 }
 

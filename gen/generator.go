@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"go/ast"
 	"go/token"
 	"path/filepath"
 	"slices"
@@ -73,6 +74,9 @@ type Context struct {
 
 	notes *notes
 	clock *clock
+	// files are the roots' parsed files by path (parsedFile).
+	files     map[string]*ast.File
+	filesOnce sync.Once
 	// schemas are the CRDs of the API, built once (Schemas).
 	schemas *schemas
 }

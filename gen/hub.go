@@ -2,7 +2,6 @@ package gen
 
 import (
 	"go/token"
-	"os"
 	"slices"
 	"strings"
 
@@ -116,11 +115,12 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 	var hubs, served []*Kind
 	var hubPos []token.Position
 	for _, k := range f.kinds {
-		if at, ok := TypeMarker(k.Pos, "+kubebuilder:storageversion"); ok {
+		if k.Storage {
+			at, _ := b.ctx.DocMarker(k.Pos, IsMarker("+kubebuilder:storageversion"))
 			hubs = append(hubs, k)
 			hubPos = append(hubPos, at)
 		}
-		if _, ok := TypeMarker(k.Pos, "+kubebuilder:unservedversion"); !ok {
+		if !k.Unserved {
 			served = append(served, k)
 		}
 	}
@@ -236,26 +236,4 @@ func dropDescriptions(s *apiextensionsv1.JSONSchemaProps) {
 			dropDescriptions(&list[i])
 		}
 	}
-}
-
-// TypeMarker returns the position of the line of the doc comment above the
-// type declared at decl that starts with marker (for kubebuilder's markers,
-// which controller-tools parses without keeping their positions).
-func TypeMarker(decl token.Position, marker string) (token.Position, bool) {
-	data, err := os.ReadFile(decl.Filename)
-	if err != nil {
-		return decl, false
-	}
-	lines := strings.Split(string(data), "\n")
-	for i := min(decl.Line-2, len(lines)-1); i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(l, "//") {
-			break
-		}
-		text := strings.TrimSpace(strings.TrimPrefix(l, "//"))
-		if text == marker || strings.HasPrefix(text, marker+"=") || strings.HasPrefix(text, marker+":") {
-			return token.Position{Filename: decl.Filename, Line: i + 1, Column: strings.Index(lines[i], "//") + 1}, true
-		}
-	}
-	return decl, false
 }
