@@ -180,13 +180,7 @@ func (a *API) Kinds() []*Kind {
 // Controllers returns the kinds that have a controller, by group, version
 // and name.
 func (a *API) Controllers() []*Kind {
-	var out []*Kind
-	for _, k := range a.Kinds() {
-		if k.Controller != nil {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(a.Kinds(), func(k *Kind) bool { return k.Controller == nil })
 }
 
 // HasControllers reports whether the project has any controller: a kind
@@ -199,13 +193,7 @@ func (a *API) HasControllers() bool {
 // (+opgen:webhook:validate or +opgen:webhook:default), by group, version
 // and name.
 func (a *API) Webhooks() []*Kind {
-	var out []*Kind
-	for _, k := range a.Kinds() {
-		if k.Webhook != nil {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(a.Kinds(), func(k *Kind) bool { return k.Webhook == nil })
 }
 
 // UsesWebhookServer reports whether the operator serves webhooks: a kind

@@ -10,6 +10,8 @@ import (
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 )
 
 // Generator is one kind of output. Every generator registers the markers
@@ -21,6 +23,14 @@ type Generator interface {
 	RegisterMarkers(into *markers.Registry) error
 	Generate(ctx *Context) error
 }
+
+// NoMarkers gives a generator that reads no markers of its own (only the
+// API model's, which the run registers) a RegisterMarkers that registers
+// nothing: embed it.
+type NoMarkers struct{}
+
+// RegisterMarkers registers nothing.
+func (NoMarkers) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Preparer is implemented by generators that need the shared packages
 // before they run concurrently: the runner calls Prepare in its own
@@ -44,6 +54,17 @@ type Concurrent interface {
 type CRDReader interface {
 	ReadsCRDs()
 }
+
+// FromCRDs is embedded by generators that write from the run's CRDs: it
+// registers controller-tools' CRD markers, which the CRDs are built from,
+// and makes the generator a CRDReader.
+type FromCRDs struct{}
+
+// RegisterMarkers registers the CRD markers.
+func (FromCRDs) RegisterMarkers(into *markers.Registry) error { return crdmarkers.Register(into) }
+
+// ReadsCRDs says that the generator reads the run's CRDs.
+func (FromCRDs) ReadsCRDs() {}
 
 // Context is what every generator of a run shares: the project, the
 // packages loaded once by controller-tools, the markers collected from

@@ -41,12 +41,8 @@ func leanDependencies(ctx *Context, roots []*loader.Package) {
 		r.NeedSyntax()
 		for _, f := range r.Syntax {
 			imports := importNames(f, r)
-			for _, d := range f.Decls {
-				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-					for _, s := range gd.Specs {
-						l.refs(r, imports, s.(*ast.TypeSpec))
-					}
-				}
+			for _, ts := range TypeSpecs(f) {
+				l.refs(r, imports, ts)
 			}
 		}
 	}
@@ -252,14 +248,9 @@ func newLeanPackage(fset *token.FileSet, pkg *loader.Package) *leanPackage {
 				lp.whole = true
 			}
 		}
-		for _, d := range f.Decls {
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-				for _, s := range gd.Specs {
-					ts := s.(*ast.TypeSpec)
-					lp.types[ts.Name.Name] = ts
-					lp.imports[ts] = imports
-				}
-			}
+		for _, ts := range TypeSpecs(f) {
+			lp.types[ts.Name.Name] = ts
+			lp.imports[ts] = imports
 		}
 	}
 	return lp
@@ -276,23 +267,16 @@ func (lp *leanPackage) finish() {
 	if !lp.whole {
 		for _, f := range lp.files {
 			var emptied []ast.Node
-			for _, d := range f.Decls {
-				gd, ok := d.(*ast.GenDecl)
-				if !ok || gd.Tok != token.TYPE {
+			for _, ts := range TypeSpecs(f) {
+				if lp.kept[ts.Name.Name] {
 					continue
 				}
-				for _, s := range gd.Specs {
-					ts := s.(*ast.TypeSpec)
-					if lp.kept[ts.Name.Name] {
-						continue
-					}
-					emptied = append(emptied, ts.Type)
-					if ts.TypeParams != nil {
-						emptied = append(emptied, ts.TypeParams)
-					}
-					ts.TypeParams = nil
-					ts.Type = &ast.StructType{Struct: ts.Type.Pos(), Fields: &ast.FieldList{Opening: ts.Type.Pos(), Closing: ts.Type.Pos()}}
+				emptied = append(emptied, ts.Type)
+				if ts.TypeParams != nil {
+					emptied = append(emptied, ts.TypeParams)
 				}
+				ts.TypeParams = nil
+				ts.Type = &ast.StructType{Struct: ts.Type.Pos(), Fields: &ast.FieldList{Opening: ts.Type.Pos(), Closing: ts.Type.Pos()}}
 			}
 			f.Comments = slices.DeleteFunc(f.Comments, func(c *ast.CommentGroup) bool {
 				return slices.ContainsFunc(emptied, func(n ast.Node) bool { return c.Pos() >= n.Pos() && c.End() <= n.End() })

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -45,19 +47,23 @@ type Output struct {
 	// Go files are formatted on every core while the generators go on:
 	// formatting is a sixth of a large run's work. staged counts the Go
 	// files staged per path, so that a file staged again is not replaced
-	// by an earlier version formatted later.
-	formatting sync.WaitGroup
-	workers    chan struct{}
-	staged     map[string]int
+	// by an earlier version formatted later; pending counts the files
+	// being formatted, and idle signals when none is.
+	workers chan struct{}
+	staged  map[string]int
+	pending int
+	idle    *sync.Cond
 }
 
 // NewOutput returns an empty staging area reporting formatting failures to
 // errs.
 func NewOutput(errs *Errors) *Output {
-	return &Output{
+	o := &Output{
 		files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs,
 		workers: make(chan struct{}, runtime.GOMAXPROCS(0)), staged: map[string]int{},
 	}
+	o.idle = sync.NewCond(&o.mu)
+	return o
 }
 
 // Go stages a generated Go file: its generated-code line becomes opgen's
@@ -67,21 +73,22 @@ func (o *Output) Go(path string, src []byte) {
 	o.mu.Lock()
 	o.staged[path]++
 	seq := o.staged[path]
+	o.pending++
 	o.mu.Unlock()
-	o.formatting.Add(1)
 	go func() {
-		defer o.formatting.Done()
 		o.workers <- struct{}{}
 		formatted, err := format.Source(src)
 		<-o.workers
 		if err != nil {
 			o.errs.Add(noPos, "opgen produced Go that does not parse for %s: %v; this is a bug in opgen, please report it with the input types", path, err)
-			return
 		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if o.staged[path] == seq {
+		if err == nil && o.staged[path] == seq {
 			o.files[path] = formatted
+		}
+		if o.pending--; o.pending == 0 {
+			o.idle.Broadcast()
 		}
 	}()
 }
@@ -96,9 +103,15 @@ func (o *Output) goFormatted(path string, src []byte) {
 	o.files[path] = withGoHeader(src)
 }
 
-// Wait waits for the Go files being formatted in the background: a
+// Wait waits until no Go file is being formatted in the background: a
 // formatting failure is among the run's errors once it returns.
-func (o *Output) Wait() { o.formatting.Wait() }
+func (o *Output) Wait() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.pending > 0 {
+		o.idle.Wait()
+	}
+}
 
 // Jen stages a Go file built with jennifer; it gets opgen's header.
 func (o *Output) Jen(path string, f *jen.File) {
@@ -236,26 +249,7 @@ func (o *Output) CommitStubs() ([]Change, error) {
 	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var changes []Change
-	for _, p := range sortedKeys(o.stubs) {
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		if err := osenv.WriteFileAtomic(p, o.files[p], 0o644); err != nil {
-			return changes, err
-		}
-		changes = append(changes, Change{Path: p, Op: "create"})
-	}
-	return changes, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return o.write(slices.Sorted(maps.Keys(o.stubs)))
 }
 
 // Commit writes every staged file whose content differs from the disk,
@@ -266,8 +260,29 @@ func (o *Output) Commit() ([]Change, error) {
 	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	changes, err := o.write(slices.Sorted(maps.Keys(o.files)))
+	if err != nil {
+		return changes, err
+	}
+	stale, err := o.stale()
+	if err != nil {
+		return changes, err
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil {
+			return changes, fmt.Errorf("remove stale generated file: %w", err)
+		}
+		changes = append(changes, Change{Path: p, Op: "remove"})
+		removeEmptyParents(filepath.Dir(p), o.ownedDirs())
+	}
+	return changes, nil
+}
+
+// write writes the staged files of paths that differ from the disk; a
+// scaffold only when no file exists.
+func (o *Output) write(paths []string) ([]Change, error) {
 	var changes []Change
-	for _, p := range sortedKeys(o.files) {
+	for _, p := range paths {
 		old, err := os.ReadFile(p)
 		exists := err == nil
 		if o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]) {
@@ -281,17 +296,6 @@ func (o *Output) Commit() ([]Change, error) {
 			op = "create"
 		}
 		changes = append(changes, Change{Path: p, Op: op})
-	}
-	stale, err := o.stale()
-	if err != nil {
-		return changes, err
-	}
-	for _, p := range stale {
-		if err := os.Remove(p); err != nil {
-			return changes, fmt.Errorf("remove stale generated file: %w", err)
-		}
-		changes = append(changes, Change{Path: p, Op: "remove"})
-		removeEmptyParents(filepath.Dir(p), o.ownedDirs())
 	}
 	return changes, nil
 }

@@ -140,3 +140,16 @@ func (c *Context) parsedFile(path string) *ast.File {
 	})
 	return c.files[path]
 }
+
+// TypeSpecs returns the type declarations of a file, in order.
+func TypeSpecs(f *ast.File) []*ast.TypeSpec {
+	var out []*ast.TypeSpec
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, s := range gd.Specs {
+				out = append(out, s.(*ast.TypeSpec))
+			}
+		}
+	}
+	return out
+}

@@ -17,8 +17,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 )
@@ -27,20 +25,12 @@ import (
 const Dir = "docs/api"
 
 // Generator writes one Markdown reference per API group.
-type Generator struct{}
+type Generator struct{ gen.FromCRDs }
 
 var (
 	_ gen.Generator = Generator{}
 	_ gen.CRDReader = Generator{}
 )
-
-// ReadsCRDs says that the generator reads the run's CRDs.
-func (Generator) ReadsCRDs() {}
-
-// RegisterMarkers registers the CRD markers, which the reference reads.
-func (Generator) RegisterMarkers(into *markers.Registry) error {
-	return ctcrd.Generator{}.RegisterMarkers(into)
-}
 
 // Generate writes docs/api/<group>.md for every group with kinds; stale
 // generated references in docs/api are removed.

@@ -36,10 +36,7 @@ func Init(ctx context.Context, dir string, opts scaffold.ProjectOptions, out, er
 	if err != nil {
 		return err
 	}
-	for _, f := range created.Files {
-		rel, _ := filepath.Rel(dir, f)
-		fmt.Fprintf(out, "created %s\n", rel)
-	}
+	listCreated(out, dir, created.Files)
 	if err := goModTidy(ctx, dir, errOut); err != nil {
 		return err
 	}
@@ -74,14 +71,19 @@ func CreateAPI(ctx context.Context, root, controllerDir string, opts scaffold.AP
 	if err != nil {
 		return err
 	}
-	for _, f := range created.Files {
-		rel, _ := filepath.Rel(root, f)
-		fmt.Fprintf(out, "created %s\n", rel)
-	}
+	listCreated(out, root, created.Files)
 	for _, n := range created.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
 	return requireImports(ctx, p.ModuleDir)
+}
+
+// listCreated prints the files created, relative to dir.
+func listCreated(out io.Writer, dir string, files []string) {
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		fmt.Fprintf(out, "created %s\n", rel)
+	}
 }
 
 // requireImports adds to go.mod the modules the new files import through

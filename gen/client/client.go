@@ -40,7 +40,6 @@
 package client
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -63,7 +62,6 @@ import (
 	"k8s.io/gengo/v2/namer"
 	"k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/internal/universe"
@@ -73,8 +71,10 @@ import (
 // is opgen's, in apis/applyconfiguration.
 const apisPkg = "github.com/opgen-sdk/opgen/apis"
 
-// Generator writes the clients. Use a new one for every run.
+// Generator writes the clients, with the tags the API model implies. Use a
+// new one for every run.
 type Generator struct {
+	gen.NoMarkers
 	// universes are one per lane of Generate.
 	universes [2]types.Universe
 	inputs    []string
@@ -86,10 +86,6 @@ var (
 	_ gen.Preparer   = (*Generator)(nil)
 	_ gen.Concurrent = (*Generator)(nil)
 )
-
-// RegisterMarkers registers nothing: the tags are derived from the API
-// model.
-func (*Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Concurrent marks the generator as independent of the shared packages
 // once prepared.
@@ -309,20 +305,22 @@ func (t stagedTarget) Dir() string { return t.dir }
 type stagingFileType struct{ r *runner }
 
 func (s stagingFileType) AssembleFile(f *generator.File, pathname string) error {
-	var b bytes.Buffer
-	et := generator.NewErrorTracker(&b)
-	generator.NewGoFile().Assemble(et, f)
-	if et.Error() != nil {
-		return et.Error()
+	src, err := universe.Assemble(f)
+	if err == nil {
+		s.r.out.Go(s.r.realPath(pathname), src)
 	}
-	s.r.out.Go(s.r.realPath(pathname), b.Bytes())
-	return nil
+	return err
+}
+
+// output is the directory and the import path of a client tree.
+func output(p *gen.Project, tree string) (string, string) {
+	rel := filepath.Join(p.ClientDir, tree)
+	return p.Abs(rel), p.ImportPath(rel)
 }
 
 func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions map[string]string) error {
 	args := clientargs.New()
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "clientset"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "clientset"))
+	args.OutputDir, args.OutputPkg = output(p, "clientset")
 	args.ClientsetName = "versioned"
 	args.ApplyConfigurationPackage = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
 	args.PluralExceptions = exceptionList(exceptions)
@@ -348,8 +346,7 @@ func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions m
 
 func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
 	args := listerargs.New()
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "listers"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
+	args.OutputDir, args.OutputPkg = output(p, "listers")
 	args.PluralExceptions = exceptionList(exceptions)
 	return r.execute(listergen.NameSystems(exceptions), listergen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return listergen.GetTargets(c, args)
@@ -358,8 +355,7 @@ func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
 
 func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
 	args := informerargs.New()
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "informers"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "informers"))
+	args.OutputDir, args.OutputPkg = output(p, "informers")
 	args.VersionedClientSetPackage = p.ClientsetPackage()
 	args.ListersPackage = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
 	args.PluralExceptions = exceptionList(exceptions)
@@ -371,8 +367,7 @@ func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
 func (r *runner) applyConfigurations(p *gen.Project) error {
 	args := applyargs.New()
 	args.ExternalApplyConfigurations[types.Name{Package: apisPkg, Name: "Status"}] = apisPkg + "/applyconfiguration"
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "applyconfiguration"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
+	args.OutputDir, args.OutputPkg = output(p, "applyconfiguration")
 	return r.execute(applygen.NameSystems(), applygen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return applygen.GetTargets(c, args)
 	})

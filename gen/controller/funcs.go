@@ -21,12 +21,10 @@ type funcDecl struct {
 	file *ast.File
 }
 
-// packageDecls returns the top-level functions (not methods) that the
-// controller package declares by name, outside the glue, and the names of
-// its types. It reads the syntax only: the package may not compile before
-// its glue is written.
-func packageDecls(ctx *gen.Context) (map[string]funcDecl, map[string]bool) {
-	out, types := map[string]funcDecl{}, map[string]bool{}
+// userFiles returns the parsed files of the controller package, but the
+// glue.
+func userFiles(ctx *gen.Context) []*ast.File {
+	var out []*ast.File
 	dir := ctx.Project.Abs(ctx.Project.ControllerDir)
 	for _, pkg := range ctx.Roots {
 		if len(pkg.GoFiles) == 0 || filepath.Dir(pkg.GoFiles[0]) != dir {
@@ -34,20 +32,31 @@ func packageDecls(ctx *gen.Context) (map[string]funcDecl, map[string]bool) {
 		}
 		pkg.NeedSyntax()
 		for _, f := range pkg.Syntax {
-			if filepath.Base(ctx.Fset.Position(f.Pos()).Filename) == FileName {
-				continue
+			if filepath.Base(ctx.Fset.Position(f.Pos()).Filename) != FileName {
+				out = append(out, f)
 			}
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv == nil {
-						out[d.Name.Name] = funcDecl{decl: d, file: f}
-					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						if ts, ok := s.(*ast.TypeSpec); ok {
-							types[ts.Name.Name] = true
-						}
+		}
+	}
+	return out
+}
+
+// packageDecls returns the top-level functions (not methods) that the
+// controller package declares by name, outside the glue, and the names of
+// its types. It reads the syntax only: the package may not compile before
+// its glue is written.
+func packageDecls(ctx *gen.Context) (map[string]funcDecl, map[string]bool) {
+	out, types := map[string]funcDecl{}, map[string]bool{}
+	for _, f := range userFiles(ctx) {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					out[d.Name.Name] = funcDecl{decl: d, file: f}
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok {
+						types[ts.Name.Name] = true
 					}
 				}
 			}

@@ -43,8 +43,6 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/controller-tools/pkg/markers"
-
 	"github.com/opgen-sdk/opgen/gen"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
 )
@@ -58,8 +56,10 @@ const (
 	DropMarker = "+" + opgenmarkers.ConversionDrop
 )
 
-// Generator writes the conversions. Use a new one for every run.
+// Generator writes the conversions. It reads the drop marker from the
+// field comments (see DropMarker). Use a new one for every run.
 type Generator struct {
+	gen.NoMarkers
 	spokes []*spoke
 	// drops are the fields marked DropMarker; fields are where the fields
 	// of the spokes and hubs are declared.
@@ -77,10 +77,6 @@ var (
 	_ gen.Preparer   = (*Generator)(nil)
 	_ gen.Concurrent = (*Generator)(nil)
 )
-
-// RegisterMarkers registers nothing: the drop marker is read from the
-// field comments (see DropMarker).
-func (*Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Concurrent marks the generator as independent of the shared packages
 // once prepared.

@@ -1,7 +1,6 @@
 package conversion
 
 import (
-	"bytes"
 	"fmt"
 	"go/token"
 	"path/filepath"
@@ -309,12 +308,7 @@ func quietKlog() {
 type capture map[string][]byte
 
 func (c capture) AssembleFile(f *generator.File, _ string) error {
-	var b bytes.Buffer
-	et := generator.NewErrorTracker(&b)
-	generator.NewGoFile().Assemble(et, f)
-	if et.Error() != nil {
-		return et.Error()
-	}
-	c[f.PackagePath] = b.Bytes()
-	return nil
+	src, err := universe.Assemble(f)
+	c[f.PackagePath] = src
+	return err
 }

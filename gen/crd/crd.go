@@ -17,7 +17,6 @@ import (
 	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -25,24 +24,18 @@ import (
 )
 
 // Generator writes one CRD manifest per kind.
-type Generator struct{}
+type Generator struct{ gen.FromCRDs }
 
 var (
 	_ gen.Generator = Generator{}
 	_ gen.CRDReader = Generator{}
 )
 
-// ReadsCRDs says that the generator reads the run's CRDs.
-func (Generator) ReadsCRDs() {}
-
 func (Generator) ct() ctcrd.Generator {
 	// The tool-version annotation would name controller-gen, which did
 	// not run; the schema does not depend on it.
 	return ctcrd.Generator{OmitToolVersion: ptr.To(true)}
 }
-
-// RegisterMarkers registers the CRD markers.
-func (g Generator) RegisterMarkers(into *markers.Registry) error { return g.ct().RegisterMarkers(into) }
 
 // CheckFilter limits type-checking to what the CRD generator needs.
 func (g Generator) CheckFilter() loader.NodeFilter { return g.ct().CheckFilter() }

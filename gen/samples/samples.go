@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/controller-tools/pkg/crd"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/pkg/sample"
@@ -23,20 +21,12 @@ import (
 const Dir = "config/samples"
 
 // Generator writes the samples that do not exist yet.
-type Generator struct{}
+type Generator struct{ gen.FromCRDs }
 
 var (
 	_ gen.Generator = Generator{}
 	_ gen.CRDReader = Generator{}
 )
-
-// ReadsCRDs says that the generator reads the run's CRDs.
-func (Generator) ReadsCRDs() {}
-
-// RegisterMarkers registers the CRD markers, which the samples read.
-func (Generator) RegisterMarkers(into *markers.Registry) error {
-	return crd.Generator{}.RegisterMarkers(into)
-}
 
 // Generate stages a sample per kind and version, written only when missing.
 func (Generator) Generate(ctx *gen.Context) error {

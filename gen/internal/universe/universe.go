@@ -5,6 +5,7 @@
 package universe
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/gengo/v2/generator"
 	"k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 )
@@ -86,6 +88,15 @@ func NewBuilder(fset *token.FileSet, pkgs []*loader.Package) (*Builder, error) {
 		}
 	}
 	return b, nil
+}
+
+// Assemble renders a file of a gengo generator as gengo's Go file type
+// does, unformatted (gofmt is the caller's).
+func Assemble(f *generator.File) ([]byte, error) {
+	var b bytes.Buffer
+	et := generator.NewErrorTracker(&b)
+	generator.NewGoFile().Assemble(et, f)
+	return b.Bytes(), et.Error()
 }
 
 // Universe returns the universe built.

@@ -29,13 +29,3 @@ func Table() map[string]map[string][]string {
 	}
 	return out
 }
-
-// Sorted returns the keys of m, sorted.
-func Sorted[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
