@@ -1,8 +1,7 @@
-// Package manifest is package pkg/manifest, which it forwards to.
-//
-// Deprecated: import github.com/opgen-sdk/opgen/pkg/manifest. The
-// manifest builder moved out of gen, so that pkg/optest links no generator;
-// this package remains for code that still imports it, and will go.
+// Package manifest forwards to package pkg/manifest, where the manifest
+// builder moved so that pkg/optest links no generator. Import
+// github.com/opgen-sdk/opgen/pkg/manifest: this package remains only for
+// the code that still imports it, and goes with the last.
 package manifest
 
 import "github.com/opgen-sdk/opgen/pkg/manifest"

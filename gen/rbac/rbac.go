@@ -159,15 +159,12 @@ func LeaderElectionRole(name string) rbacv1.Role {
 	}
 }
 
-// MetricsAuthRules are manifest.MetricsAuthRules.
-//
-// Deprecated: use manifest.MetricsAuthRules; the rules live with the
-// manifest that binds them, which pkg/optest uses without the generator.
+// MetricsAuthRules are manifest.MetricsAuthRules, which new code calls:
+// the rules live with the manifest that binds them, which pkg/optest uses
+// without the generator. This forwarder goes with its last caller.
 func MetricsAuthRules() []rbacv1.PolicyRule { return manifest.MetricsAuthRules() }
 
-// MetricsReaderRole is manifest.MetricsReaderRole.
-//
-// Deprecated: use manifest.MetricsReaderRole.
+// MetricsReaderRole is manifest.MetricsReaderRole, which new code calls.
 func MetricsReaderRole(name string) rbacv1.ClusterRole { return manifest.MetricsReaderRole(name) }
 
 func rule(group, resource string, verbs ...string) rbacv1.PolicyRule {
