@@ -28,21 +28,29 @@ import (
 // go.mod pins, or higher), and stops the run, writing nothing, when it
 // cannot.
 
-// requireImports makes go.mod and go.sum provide the packages the staged
-// Go files import. It returns the files it changed. The check runs only
-// when the set of packages the generated code imports from other modules,
-// go.mod or go.sum changed since the last run that checked them (the
-// stamp records them).
+// requireImports makes go.mod and go.sum provide the packages the Go files
+// the run will write import. It returns the files it changed. The go
+// command is asked only when those files import, from other modules,
+// packages the last check did not see, or when go.mod or go.sum changed
+// since (the stamp records both).
 func requireImports(ctx context.Context, p *Project, out *Output, st *stamp) ([]Change, error) {
-	files := stagedGo(out)
-	key, err := requirementsKey(p, files)
-	if err != nil || key == st.prev.Requirements {
-		st.requirements = key
-		return nil, err
+	st.verified, st.modules = st.prev.Verified, st.prev.Modules
+	changed := map[string][]byte{}
+	for path, data := range out.Differing() {
+		if strings.HasSuffix(path, ".go") {
+			changed[path] = data
+		}
 	}
-	changed := changedFiles(files)
 	if len(changed) == 0 {
 		return nil, nil // what is on disk is what the run would write
+	}
+	imports := externalImports(p, changed)
+	modules, err := moduleFiles(p)
+	if err != nil {
+		return nil, err
+	}
+	if modules == st.prev.Modules && subset(imports, st.prev.Verified) {
+		return nil, nil
 	}
 	gomod, gosum := filepath.Join(p.ModuleDir, "go.mod"), filepath.Join(p.ModuleDir, "go.sum")
 	before := map[string][]byte{gomod: nil, gosum: nil}
@@ -63,31 +71,16 @@ func requireImports(ctx context.Context, p *Project, out *Output, st *stamp) ([]
 			changes = append(changes, Change{Path: path, Op: "update"})
 		}
 	}
-	st.requirements, _ = requirementsKey(p, files)
-	return changes, nil
+	if modules != st.prev.Modules {
+		st.verified = nil
+	}
+	st.verified = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(st.verified), imports...))))
+	st.modules, err = moduleFiles(p)
+	return changes, err
 }
 
-// stagedGo returns the Go files the run will write: the generated ones
-// and the scaffolds that do not exist yet.
-func stagedGo(out *Output) map[string][]byte {
-	files := map[string][]byte{}
-	for path, data := range out.Files() {
-		if strings.HasSuffix(path, ".go") {
-			files[path] = data
-		}
-	}
-	for path, data := range out.Scaffolds() {
-		if _, err := os.Stat(path); strings.HasSuffix(path, ".go") && err != nil {
-			files[path] = data
-		}
-	}
-	return files
-}
-
-// requirementsKey identifies what the check depends on: go.mod, go.sum and
-// the import paths of files that are not of the standard library or the
-// project's module.
-func requirementsKey(p *Project, files map[string][]byte) (string, error) {
+// moduleFiles identifies the content of go.mod and go.sum.
+func moduleFiles(p *Project) (string, error) {
 	h := sha256.New()
 	for _, name := range []string{"go.mod", "go.sum"} {
 		data, err := os.ReadFile(filepath.Join(p.ModuleDir, name))
@@ -97,6 +90,12 @@ func requirementsKey(p *Project, files map[string][]byte) (string, error) {
 		fmt.Fprintf(h, "%s %d\n", name, len(data))
 		h.Write(data)
 	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// externalImports returns the import paths of files that are not of the
+// standard library or the project's module, sorted.
+func externalImports(p *Project, files map[string][]byte) []string {
 	var imports []string
 	fset := token.NewFileSet()
 	for path, data := range files {
@@ -112,10 +111,17 @@ func requirementsKey(p *Project, files map[string][]byte) (string, error) {
 		}
 	}
 	slices.Sort(imports)
-	for _, imp := range slices.Compact(imports) {
-		fmt.Fprintln(h, imp)
+	return slices.Compact(imports)
+}
+
+// subset reports whether every element of a, sorted, is in b, sorted.
+func subset(a, b []string) bool {
+	for _, s := range a {
+		if _, found := slices.BinarySearch(b, s); !found {
+			return false
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return true
 }
 
 // standard reports whether an import path is of the standard library:
@@ -123,17 +129,6 @@ func requirementsKey(p *Project, files map[string][]byte) (string, error) {
 func standard(path string) bool {
 	first, _, _ := strings.Cut(path, "/")
 	return !strings.Contains(first, ".")
-}
-
-// changedFiles returns the files whose content is not what is on disk.
-func changedFiles(files map[string][]byte) map[string][]byte {
-	out := map[string][]byte{}
-	for path, data := range files {
-		if disk, err := os.ReadFile(path); err != nil || !bytes.Equal(disk, data) {
-			out[path] = data
-		}
-	}
-	return out
 }
 
 // listWithOverlay lists the packages of files, with their tests and

@@ -53,6 +53,9 @@ type Output struct {
 	staged  map[string]int
 	pending int
 	idle    *sync.Cond
+	// differ caches, by path, whether Commit writes a file (differs), so
+	// that the disk is read once.
+	differ map[string]bool
 }
 
 // NewOutput returns an empty staging area reporting formatting failures to
@@ -60,7 +63,7 @@ type Output struct {
 func NewOutput(errs *Errors) *Output {
 	o := &Output{
 		files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs,
-		workers: make(chan struct{}, runtime.GOMAXPROCS(0)), staged: map[string]int{},
+		workers: make(chan struct{}, runtime.GOMAXPROCS(0)), staged: map[string]int{}, differ: map[string]bool{},
 	}
 	o.idle = sync.NewCond(&o.mu)
 	return o
@@ -86,6 +89,7 @@ func (o *Output) Go(path string, src []byte) {
 		defer o.mu.Unlock()
 		if err == nil && o.staged[path] == seq {
 			o.files[path] = formatted
+			delete(o.differ, path)
 		}
 		if o.pending--; o.pending == 0 {
 			o.idle.Broadcast()
@@ -101,6 +105,7 @@ func (o *Output) goFormatted(path string, src []byte) {
 	defer o.mu.Unlock()
 	o.staged[path]++
 	o.files[path] = withGoHeader(src)
+	delete(o.differ, path)
 }
 
 // Wait waits until no Go file is being formatted in the background: a
@@ -162,6 +167,7 @@ func (o *Output) Scaffold(path string, src []byte) {
 	defer o.mu.Unlock()
 	o.files[path] = src
 	o.scaffolds[path] = true
+	delete(o.differ, path)
 }
 
 // Stub stages a scaffold that the run's errors ask the user to complete,
@@ -205,6 +211,7 @@ func (o *Output) put(path string, data []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.files[path] = data
+	delete(o.differ, path)
 }
 
 // Files returns the staged generated files (not the scaffolds), by
@@ -278,14 +285,41 @@ func (o *Output) Commit() ([]Change, error) {
 	return changes, nil
 }
 
+// Differing returns the staged files that Commit would write: the
+// generated ones whose content is not what is on disk and the missing
+// scaffolds. Commit reuses the comparison.
+func (o *Output) Differing() map[string][]byte {
+	o.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string][]byte{}
+	for p, data := range o.files {
+		if o.differs(p) {
+			out[p] = data
+		}
+	}
+	return out
+}
+
+// differs reports whether Commit writes the staged file p, reading the
+// disk once. o.mu must be held.
+func (o *Output) differs(p string) bool {
+	if d, ok := o.differ[p]; ok {
+		return d
+	}
+	old, err := os.ReadFile(p)
+	exists := err == nil
+	d := !(o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]))
+	o.differ[p] = d
+	return d
+}
+
 // write writes the staged files of paths that differ from the disk; a
 // scaffold only when no file exists.
 func (o *Output) write(paths []string) ([]Change, error) {
 	var changes []Change
 	for _, p := range paths {
-		old, err := os.ReadFile(p)
-		exists := err == nil
-		if o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]) {
+		if !o.differs(p) {
 			continue
 		}
 		if err := osenv.WriteFileAtomic(p, o.files[p], 0o644); err != nil {

@@ -129,7 +129,7 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	res := &Result{Output: gctx.Output, Warnings: gctx.Warnings.List(), Notes: gctx.notes.list()}
 	if !opts.DryRun {
 		var modChanges []Change
-		clk.measure("go.mod", func() { modChanges, err = requireImports(ctx, p, gctx.Output, st) })
+		clk.measure("compare, go.mod", func() { modChanges, err = requireImports(ctx, p, gctx.Output, st) })
 		if err != nil {
 			return nil, err
 		}

@@ -32,16 +32,19 @@ type stamp struct {
 	prev    stampData
 	// stats are the files hashed or trusted by this run, for Save.
 	stats map[string]fileStat
-	// requirements identifies the imports whose modules go.mod was found
-	// to provide (see requireImports), for Save.
-	requirements string
+	// verified are the packages of other modules go.mod was found to
+	// provide (see requireImports) while go.mod and go.sum were modules,
+	// for Save.
+	verified []string
+	modules  string
 }
 
 type stampData struct {
-	Inputs       string              `json:"inputs"`
-	Outputs      map[string]string   `json:"outputs"`
-	Stats        map[string]fileStat `json:"stats,omitempty"`
-	Requirements string              `json:"requirements,omitempty"`
+	Inputs   string              `json:"inputs"`
+	Outputs  map[string]string   `json:"outputs"`
+	Stats    map[string]fileStat `json:"stats,omitempty"`
+	Verified []string            `json:"verified,omitempty"`
+	Modules  string              `json:"modules,omitempty"`
 }
 
 // fileStat is what identifies a file's content without reading it.
@@ -105,7 +108,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 	}
 	data.Inputs = inputs
 	data.Stats = s.stats
-	data.Requirements = s.requirements
+	data.Verified, data.Modules = s.verified, s.modules
 	out, err := json.Marshal(data)
 	if err != nil {
 		return
