@@ -5,12 +5,16 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/internal/memlimit"
 )
+
+// gcPercent is the GOGC of a run under memlimit's soft limit.
+var gcPercent = 300
 
 // GenerateOptions are opgen generate's.
 type GenerateOptions struct {
@@ -39,8 +43,13 @@ func Generate(ctx context.Context, opts GenerateOptions, patterns []string, w io
 	opts.Patterns = patterns
 	opts.Version = BuildVersion()
 	start := time.Now()
-	undo, _ := memlimit.Set(memlimit.Default)
+	undo, limited := memlimit.Set(memlimit.Default)
 	defer undo()
+	if limited {
+		// Under the soft limit, collect less often: a run allocates much
+		// that dies at once, and the limit bounds the peak.
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
 	res, err := gen.Run(ctx, opts.Options, selected)
 	if runErr := (*gen.RunError)(nil); errors.As(err, &runErr) {
 		return errors.New(runErr.Relative(opts.Root).Error())
