@@ -50,7 +50,7 @@ controlplane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl
 
 .PHONY: dev
 dev: ## Run a local control plane in the foreground (Ctrl-C stops it)
-	$(OPGEN) dev
+	$(GO) run ./cmd/opgen/dev
 
 .PHONY: generate
 generate: ## Regenerate all generated code and manifests (the root module and the bench module)

@@ -13,7 +13,6 @@ import (
 	"github.com/gobuffalo/flect"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/gengo/v2/namer"
 	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -21,6 +20,7 @@ import (
 
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 
+	"github.com/opgen-sdk/opgen/gen/internal/apikinds"
 	"github.com/opgen-sdk/opgen/gen/markers"
 	"github.com/opgen-sdk/opgen/pkg/webhook/hooks"
 )
@@ -79,6 +79,8 @@ type Version struct {
 	Objects []string
 	// Pos is where the package declares its group.
 	Pos token.Position
+	// alias is the import name assignAliases chose.
+	alias string
 }
 
 // ClientLayout reports whether the package's directory is named after its
@@ -90,9 +92,21 @@ func (v *Version) GroupVersion() schema.GroupVersion {
 	return schema.GroupVersion{Group: v.Group.Name, Version: v.Name}
 }
 
-// Alias is the import name generated code gives the version's package
-// (fixture.opgen.dev/v1: fixturev1).
-func (v *Version) Alias() string { return v.Group.ShortName() + v.Name }
+// Alias is the import name generated code gives the version's package:
+// the group's first DNS label and the version (fixture.opgen.dev/v1:
+// fixturev1), unless that is the name of a Kubernetes API package
+// (batchv1 for k8s.io/api/batch/v1) or of another group's version; then
+// the group's next labels are added until every version of the group has
+// a name of its own (batch.tutorial.kubebuilder.io/v1:
+// batchtutorialv1). See assignAliases.
+func (v *Version) Alias() string {
+	if v.alias != "" {
+		return v.alias
+	}
+	// A version outside a model (opgen create api): it stays clear of
+	// Kubernetes' packages.
+	return freeAlias(strings.Split(v.Group.Name, "."), []*Version{v}, reservedAliases())[0]
+}
 
 // Kind is a root kind (+kubebuilder:object:root=true, not a list).
 type Kind struct {
@@ -104,6 +118,10 @@ type Kind struct {
 	// StatusSubresource and ScaleSubresource say which subresources the
 	// CRD serves.
 	StatusSubresource, ScaleSubresource bool
+	// Storage and Unserved say that +kubebuilder:storageversion and
+	// +kubebuilder:unservedversion mark the kind: its version is the one
+	// stored, or is not served.
+	Storage, Unserved bool
 	// HasList says whether the kind has a list type (<Kind>List).
 	HasList bool
 	// Client says whether the kind gets a typed client, lister and
@@ -183,13 +201,7 @@ func (a *API) Kinds() []*Kind {
 // Controllers returns the kinds that have a controller, by group, version
 // and name.
 func (a *API) Controllers() []*Kind {
-	var out []*Kind
-	for _, k := range a.Kinds() {
-		if k.Controller != nil {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(a.Kinds(), func(k *Kind) bool { return k.Controller == nil })
 }
 
 // HasControllers reports whether the project has any controller: a kind
@@ -202,13 +214,7 @@ func (a *API) HasControllers() bool {
 // (+opgen:webhook:validate or +opgen:webhook:default), by group, version
 // and name.
 func (a *API) Webhooks() []*Kind {
-	var out []*Kind
-	for _, k := range a.Kinds() {
-		if k.Webhook != nil {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(a.Kinds(), func(k *Kind) bool { return k.Webhook == nil })
 }
 
 // UsesWebhookServer reports whether the operator serves webhooks: a kind
@@ -340,21 +346,34 @@ type ownsRef struct {
 
 func buildAPI(ctx *Context) *API {
 	b := &apiBuilder{ctx: ctx, groups: map[string]*Group{}, gvs: map[schema.GroupVersion]*Version{}}
-	for _, root := range ctx.Roots {
-		b.addPackage(root)
-	}
 	api := &API{}
-	for _, g := range b.groups {
-		sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Name < g.Versions[j].Name })
-		api.Groups = append(api.Groups, g)
-	}
-	sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
-	sortBuiltinControllers(b.builtins)
-	api.BuiltinControllers = b.builtins
-	b.checkKinds(api)
-	b.settleWebhooks(api)
-	b.planConversions(api)
-	b.reportSkipped(api)
+	ctx.clock.measure("parse and read markers", func() {
+		for _, root := range ctx.Roots {
+			b.addPackage(root)
+		}
+		for _, g := range b.groups {
+			sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Name < g.Versions[j].Name })
+			api.Groups = append(api.Groups, g)
+		}
+		sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
+		sortBuiltinControllers(b.builtins)
+		api.BuiltinControllers = b.builtins
+	})
+	// Every generator works on the API packages' types: check them
+	// once, here, so that the time is measured as one stage.
+	ctx.clock.measure("type-check", func() {
+		leanDependencies(ctx, checkedRoots(ctx, api))
+		for _, v := range api.Versions() {
+			ctx.Checker.Check(v.Package)
+		}
+	})
+	ctx.clock.measure("model", func() {
+		assignAliases(api)
+		b.checkKinds(api)
+		b.settleWebhooks(api)
+		b.planConversions(api)
+		b.reportSkipped(api)
+	})
 	return api
 }
 
@@ -562,6 +581,8 @@ func (b *apiBuilder) newKind(pkg *loader.Package, info *ctmarkers.TypeInfo) *Kin
 	}
 	k.StatusSubresource = info.Markers.Get("kubebuilder:subresource:status") != nil
 	k.ScaleSubresource = info.Markers.Get("kubebuilder:subresource:scale") != nil
+	k.Storage = info.Markers.Get("kubebuilder:storageversion") != nil
+	k.Unserved = info.Markers.Get("kubebuilder:unservedversion") != nil
 	return k
 }
 
@@ -772,13 +793,9 @@ func (a *API) checkOwned(gvk schema.GroupVersionKind) error {
 			}
 		}
 	}
-	for builtin := range scheme.Scheme.AllKnownTypes() {
-		if builtin.Group == gvk.Group {
-			inGroup = true
-			if builtin.Version == gvk.Version && !strings.HasSuffix(builtin.Kind, "List") && !strings.HasSuffix(builtin.Kind, "Options") {
-				known = append(known, builtin.Kind)
-			}
-		}
+	if builtin, ok := apikinds.Kinds(gvk.Group, gvk.Version); ok {
+		inGroup = true
+		known = append(known, builtin...)
 	}
 	if !inGroup {
 		return nil // another project's kind: nothing to check it against

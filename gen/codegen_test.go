@@ -13,7 +13,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/generators"
-	"github.com/opgen-sdk/opgen/internal/gentest"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 )
 
 // TestCodeGeneratorStyle runs every generator on API types written for

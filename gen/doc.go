@@ -3,63 +3,79 @@
 //
 // # Architecture
 //
-// A run (Run) goes through four stages:
+// A run (Run) goes through these stages, which --timings measures:
 //
 //  1. Project. NewProject resolves the project root (the directory of the
 //     //go:generate line), the enclosing module and the package directories
 //     the patterns select. Every output path is relative to the root.
 //  2. Load, once. controller-tools' loader loads the selected packages
-//     lazily; one marker Collector, with the markers of every generator in
-//     one Registry, parses their comments; one TypeChecker type-checks what
-//     the generators ask for. Generators that need another library's view
-//     of the code build it from this load: the client generator turns the
-//     type-checked API packages into the gengo universe code-generator's
-//     generators run on, so the code is loaded once for everything.
-//  3. Model. The API model (API, Group, Version, Kind) is derived from
+//     (less the client generator's own trees, which are output) in one go
+//     list, lazily; one marker Collector, with the markers of every
+//     generator in one Registry, parses their comments.
+//  3. Type-check, once. The dependencies the API types reach get a lean
+//     syntax first (lean.go): no function bodies, and empty structs for
+//     the types no API type reaches, so that controller-tools' checker
+//     reads what the generators use and not, say, Go's runtime package.
+//     Generators that need another library's view of the code build it
+//     from this load: the client and conversion generators turn the
+//     type-checked packages into the gengo universes code-generator's
+//     generators run on (gen/internal/universe).
+//  4. Model. The API model (API, Group, Version, Kind) is derived from
 //     +groupName, +kubebuilder:object:root, +kubebuilder:resource,
 //     +kubebuilder:subresource and the +opgen: markers (package
 //     gen/markers). The controllers of built-in kinds (BuiltinController)
 //     are the types of the controller package marked
-//     +opgen:controller:for; the controller package is read even when
-//     the patterns leave it out,
-//     since the run writes its glue, and its declarations are type-checked
-//     on their own to find each handler's methods. Mistakes found here
-//     (unknown or malformed markers, a kind without object:root,
-//     conflicting groups, duplicate kinds, an unknown built-in kind, a
-//     handler without Reconcile) are recorded with their
+//     +opgen:controller:for; the controller package is read even when the
+//     patterns leave it out, since the run writes its glue, and its
+//     declarations are type-checked on their own to find each handler's
+//     methods. Mistakes found here (unknown or malformed markers, a kind
+//     without object:root, conflicting groups, duplicate kinds, an unknown
+//     built-in kind, a handler without Reconcile) are recorded with their
 //     positions.
-//  4. Generate. Every Generator runs against the shared Context. Those that
+//  5. CRD schemas, once. controller-tools' CRD parser builds the CRDs
+//     (Context.CRDs) that the model's conversion check, the CRDs, the API
+//     reference and the samples all read.
+//  6. Generate. Every Generator runs against the shared Context. Those that
 //     touch the shared packages run one after the other (controller-tools'
 //     lazy loader is not safe for concurrent use); those that implement
 //     Concurrent first take what they need from the packages in Prepare
-//     (Preparer), then run in parallel with them.
+//     (Preparer), then run in parallel with them. Go output is gofmt'd on
+//     every core meanwhile.
+//  7. Write, when no generator reported an error: go.mod gets what the new
+//     files import (gomod.go), then the files that changed are written.
 //
 // # Generators
 //
 // Each generator is a package with the contract of controller-tools:
 // RegisterMarkers(*markers.Registry) and Generate(*Context). Package
 // gen/generators is the one map of name to generator, which the CLI
-// (cmd/opgen) and the freshness tests both run.
+// (cmd/opgen, through gen/cli) and the freshness tests both run.
 //
 //	gen/deepcopy    zz_generated.deepcopy.go (controller-tools' object generator)
-//	gen/register    zz_generated.register.go: GroupName, SchemeGroupVersion, AddToScheme, Kind, Resource
+//	gen/register    zz_generated.register.go: GroupName, SchemeGroupVersion, GroupVersion, AddToScheme, Kind, Resource
 //	gen/accessor    zz_generated.accessors.go: status accessors for apis.ObservedGenerationObject and apis.ConditionsObject
-//	gen/crd         config/crd/<group>_<plural>.yaml (controller-tools' CRD generator)
+//	gen/crd         config/crd/<group>_<plural>.yaml, as controller-gen writes them
+//	gen/conversion  zz_generated.conversion.go and its round-trip test (code-generator's conversion-gen, in process)
 //	gen/client      pkg/generated: clientset, fake, listers, informers, apply configurations (code-generator, in process)
 //	gen/controller  zz_generated.controllers.go: typed glue to pkg/runtime per +opgen:controller kind and +opgen:controller:for handler
+//	gen/admission   config/webhook/manifests.yaml: the admission webhook configurations
 //	gen/scaffold    controller stubs, written once; `opgen create api`
 //	gen/rbac        config/rbac: ClusterRole derived from the controllers plus +kubebuilder:rbac, leader-election Role
+//	gen/apidocs     docs/api/<group>.md, the API reference
+//	gen/samples     config/samples, a sample object per kind and version, written once
 //
-// The generator links no part of the operator runtime: the table of
-// built-in kinds it maps +opgen:controller:for to is the leaf package
-// internal/kinds.
+// The generator links no part of the operator runtime, nor client-go's
+// clientsets: the table of built-in kinds it maps +opgen:controller:for to
+// is the leaf package internal/kinds, and the kinds Kubernetes serves are
+// a table of gen/internal/apikinds.
 //
 // # Names
 //
 // The operator's name (Options.Name: its roles, field manager and
 // finalizers) defaults to NameOf the project root's import path, which
 // go.mod records: copying or cloning a project into another directory
-// changes no generated byte.
+// changes no generated byte. An API version's import name in generated
+// code is Version.Alias.
 //
 // # Output rules
 //
@@ -67,10 +83,11 @@
 // files get the header "Code generated by opgen. DO NOT EDIT." and are
 // gofmt'd; YAML gets the same line as a comment. When the run recorded no
 // error, Commit writes the files whose content changed (each to a
-// temporary file renamed into place, see internal/osenv), creates missing scaffolds and
-// removes stale generated files in the directories generators own. When it
-// recorded errors, Run returns a RunError with all of them, sorted by
-// position, and writes nothing.
+// temporary file renamed into place, see internal/osenv), creates missing
+// scaffolds and removes stale generated files in the directories
+// generators own. When it recorded errors, Run returns a RunError with all
+// of them, sorted by position, and writes nothing but the stubs the errors
+// ask the user to complete (Output.Stub).
 //
 // # No-op runs
 //

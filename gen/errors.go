@@ -148,10 +148,13 @@ func less(a, b token.Position) bool {
 	return a.Column < b.Column
 }
 
-// RunError is what a failed run returns: every error it found. Nothing was
-// written.
+// RunError is what a failed run returns: every error it found. Nothing
+// was written but the stubs in Wrote.
 type RunError struct {
 	Errors []*Error
+	// Wrote are the stubs the run created (Output.Stub), for the user to
+	// complete.
+	Wrote []string
 }
 
 func (r *RunError) Error() string {
@@ -160,7 +163,11 @@ func (r *RunError) Error() string {
 		b.WriteString(e.Error())
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "%d error(s); nothing was written", len(r.Errors))
+	if len(r.Wrote) == 0 {
+		fmt.Fprintf(&b, "%d error(s); nothing was written", len(r.Errors))
+	} else {
+		fmt.Fprintf(&b, "%d error(s); nothing was written but %s", len(r.Errors), strings.Join(r.Wrote, ", "))
+	}
 	return b.String()
 }
 
@@ -168,6 +175,12 @@ func (r *RunError) Error() string {
 // running opgen in dir would type them.
 func (r *RunError) Relative(dir string) *RunError {
 	out := &RunError{Errors: make([]*Error, len(r.Errors))}
+	for _, w := range r.Wrote {
+		if rel, err := filepath.Rel(dir, w); err == nil && !strings.HasPrefix(rel, "..") {
+			w = rel
+		}
+		out.Wrote = append(out.Wrote, w)
+	}
 	for i, e := range r.Errors {
 		c := *e
 		c.Msg = strings.ReplaceAll(c.Msg, dir+string(filepath.Separator), "")

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/internal/gentest"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 )
 
 // TestFixtureIsFresh regenerates the fixture project in memory, twice,

@@ -2,11 +2,16 @@ package gen
 
 import (
 	"context"
+	"go/ast"
 	"go/token"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 )
 
 // Generator is one kind of output. Every generator registers the markers
@@ -18,6 +23,14 @@ type Generator interface {
 	RegisterMarkers(into *markers.Registry) error
 	Generate(ctx *Context) error
 }
+
+// NoMarkers gives a generator that reads no markers of its own (only the
+// API model's, which the run registers) a RegisterMarkers that registers
+// nothing: embed it.
+type NoMarkers struct{}
+
+// RegisterMarkers registers nothing.
+func (NoMarkers) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Preparer is implemented by generators that need the shared packages
 // before they run concurrently: the runner calls Prepare in its own
@@ -34,6 +47,24 @@ type Preparer interface {
 type Concurrent interface {
 	Concurrent()
 }
+
+// CRDReader is implemented by generators that read Context.CRDs. The
+// run builds the CRDs once, before any generator runs, as a stage of its
+// own in the timings.
+type CRDReader interface {
+	ReadsCRDs()
+}
+
+// FromCRDs is embedded by generators that write from the run's CRDs: it
+// registers controller-tools' CRD markers, which the CRDs are built from,
+// and makes the generator a CRDReader.
+type FromCRDs struct{}
+
+// RegisterMarkers registers the CRD markers.
+func (FromCRDs) RegisterMarkers(into *markers.Registry) error { return crdmarkers.Register(into) }
+
+// ReadsCRDs says that the generator reads the run's CRDs.
+func (FromCRDs) ReadsCRDs() {}
 
 // Context is what every generator of a run shares: the project, the
 // packages loaded once by controller-tools, the markers collected from
@@ -61,6 +92,36 @@ type Context struct {
 	// Warnings collects what the run did differently from what the user
 	// may expect, with the fix; they do not stop the run.
 	Warnings *Errors
+
+	notes *notes
+	clock *clock
+	// files are the roots' parsed files by path (parsedFile).
+	files     map[string]*ast.File
+	filesOnce sync.Once
+	// schemas are the CRDs of the API, built once (Schemas).
+	schemas *schemas
+}
+
+// Note records that the run went a slower way, and why; `opgen generate
+// -v` and --timings show the notes. It is safe for concurrent use.
+func (c *Context) Note(msg string) { c.notes.add(msg) }
+
+// notes are a run's notes, in the order they were made.
+type notes struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (n *notes) add(msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.msgs = append(n.msgs, msg)
+}
+
+func (n *notes) list() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.msgs)
 }
 
 // Position returns the position of pos in the shared file set.

@@ -6,13 +6,14 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
+	"github.com/opgen-sdk/opgen/gen/internal/apikinds"
 	"github.com/opgen-sdk/opgen/gen/markers"
 	"github.com/opgen-sdk/opgen/internal/kinds"
 )
@@ -176,7 +177,7 @@ func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (kinds.Info, error
 	switch {
 	case b.isProjectGroup(gvk.Group):
 		return kinds.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
-	case scheme.Scheme.Recognizes(gvk):
+	case servedKind(gvk):
 		return kinds.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind)", ref, ref)
 	}
 	hint := ""
@@ -184,6 +185,12 @@ func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (kinds.Info, error
 		hint = ": did you mean " + best + "?"
 	}
 	return kinds.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for the kinds package builtin has: go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin)", ref, ref, hint)
+}
+
+// servedKind reports whether Kubernetes serves gvk.
+func servedKind(gvk schema.GroupVersionKind) bool {
+	kinds, _ := apikinds.Kinds(gvk.Group, gvk.Version)
+	return slices.Contains(kinds, gvk.Kind)
 }
 
 func (b *apiBuilder) isProjectGroup(group string) bool {

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"go/token"
-	"os"
 	"slices"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
-	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 )
 
 // Hubs and spokes
@@ -117,11 +115,12 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 	var hubs, served []*Kind
 	var hubPos []token.Position
 	for _, k := range f.kinds {
-		if at, ok := TypeMarker(k.Pos, "+kubebuilder:storageversion"); ok {
+		if k.Storage {
+			at, _ := b.ctx.DocMarker(k.Pos, IsMarker("+kubebuilder:storageversion"))
 			hubs = append(hubs, k)
 			hubPos = append(hubPos, at)
 		}
-		if _, ok := TypeMarker(k.Pos, "+kubebuilder:unservedversion"); !ok {
+		if !k.Unserved {
 			served = append(served, k)
 		}
 	}
@@ -175,22 +174,16 @@ func versionNames(kinds []*Kind) string {
 	return strings.Join(names, ", ")
 }
 
-// versionSchemas builds, with controller-tools' CRD parser as the crd
-// generator does, the schema of every version of each family's kind,
-// without descriptions: two versions whose fields only read differently
-// need no conversion.
+// versionSchemas takes from the run's CRD parser (Context.CRDs) the
+// schema of every version of each family's kind, without descriptions:
+// two versions whose fields only read differently need no conversion.
 func (b *apiBuilder) versionSchemas(api *API, fams []*family) map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps {
-	parser := &ctcrd.Parser{Collector: b.ctx.Collector, Checker: b.ctx.Checker, AllowDangerousTypes: b.ctx.Project.AllowDangerousTypes}
-	ctcrd.AddKnownTypes(parser)
-	for _, pkg := range api.Packages() {
-		parser.NeedPackage(pkg)
-	}
+	schemas := b.ctx.schemaParser(api.Packages())
 	out := map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps{}
 	for _, f := range fams {
 		gk := schema.GroupKind{Group: f.group.Name, Kind: f.name}
-		parser.NeedCRDFor(gk, nil)
+		crd, ok := schemas.crd(gk)
 		dropStorageVersionErrors(f.kinds)
-		crd, ok := parser.CustomResourceDefinitions[gk]
 		if !ok {
 			continue
 		}
@@ -243,26 +236,4 @@ func dropDescriptions(s *apiextensionsv1.JSONSchemaProps) {
 			dropDescriptions(&list[i])
 		}
 	}
-}
-
-// TypeMarker returns the position of the line of the doc comment above the
-// type declared at decl that starts with marker (for kubebuilder's markers,
-// which controller-tools parses without keeping their positions).
-func TypeMarker(decl token.Position, marker string) (token.Position, bool) {
-	data, err := os.ReadFile(decl.Filename)
-	if err != nil {
-		return decl, false
-	}
-	lines := strings.Split(string(data), "\n")
-	for i := min(decl.Line-2, len(lines)-1); i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(l, "//") {
-			break
-		}
-		text := strings.TrimSpace(strings.TrimPrefix(l, "//"))
-		if text == marker || strings.HasPrefix(text, marker+"=") || strings.HasPrefix(text, marker+":") {
-			return token.Position{Filename: decl.Filename, Line: i + 1, Column: strings.Index(lines[i], "//") + 1}, true
-		}
-	}
-	return decl, false
 }

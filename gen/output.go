@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -37,26 +40,82 @@ type Output struct {
 	mu        sync.Mutex
 	files     map[string][]byte // absolute path -> content
 	scaffolds map[string]bool   // written only when missing
+	stubs     map[string]bool   // scaffolds a failing run writes too
 	owned     []owned           // where stale generated files are removed
 	errs      *Errors
+
+	// Go files are formatted on every core while the generators go on:
+	// formatting is a sixth of a large run's work. staged counts the Go
+	// files staged per path, so that a file staged again is not replaced
+	// by an earlier version formatted later; pending counts the files
+	// being formatted, and idle signals when none is.
+	workers chan struct{}
+	staged  map[string]int
+	pending int
+	idle    *sync.Cond
+	// differ caches, by path, whether Commit writes a file (differs), so
+	// that the disk is read once.
+	differ map[string]bool
 }
 
 // NewOutput returns an empty staging area reporting formatting failures to
 // errs.
 func NewOutput(errs *Errors) *Output {
-	return &Output{files: map[string][]byte{}, scaffolds: map[string]bool{}, errs: errs}
+	o := &Output{
+		files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs,
+		workers: make(chan struct{}, runtime.GOMAXPROCS(0)), staged: map[string]int{}, differ: map[string]bool{},
+	}
+	o.idle = sync.NewCond(&o.mu)
+	return o
 }
 
 // Go stages a generated Go file: its generated-code line becomes opgen's
-// (one is added when missing) and it is gofmt'd.
+// (one is added when missing) and it is gofmt'd, in the background.
 func (o *Output) Go(path string, src []byte) {
 	src = withGoHeader(src)
-	formatted, err := format.Source(src)
-	if err != nil {
-		o.errs.Add(noPos, "opgen produced Go that does not parse for %s: %v; this is a bug in opgen, please report it with the input types", path, err)
-		return
+	o.mu.Lock()
+	o.staged[path]++
+	seq := o.staged[path]
+	o.pending++
+	o.mu.Unlock()
+	go func() {
+		o.workers <- struct{}{}
+		formatted, err := format.Source(src)
+		<-o.workers
+		if err != nil {
+			o.errs.Add(noPos, "opgen produced Go that does not parse for %s: %v; this is a bug in opgen, please report it with the input types", path, err)
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if err == nil && o.staged[path] == seq {
+			o.files[path] = formatted
+			delete(o.differ, path)
+		}
+		if o.pending--; o.pending == 0 {
+			o.idle.Broadcast()
+		}
+	}()
+}
+
+// goFormatted stages a generated Go file that its generator formatted
+// already (controller-tools' do): only its generated-code line changes,
+// which leaves it formatted.
+func (o *Output) goFormatted(path string, src []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.staged[path]++
+	o.files[path] = withGoHeader(src)
+	delete(o.differ, path)
+}
+
+// Wait waits until no Go file is being formatted in the background: a
+// formatting failure is among the run's errors once it returns.
+func (o *Output) Wait() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.pending > 0 {
+		o.idle.Wait()
 	}
-	o.put(path, formatted)
 }
 
 // Jen stages a Go file built with jennifer; it gets opgen's header.
@@ -108,6 +167,18 @@ func (o *Output) Scaffold(path string, src []byte) {
 	defer o.mu.Unlock()
 	o.files[path] = src
 	o.scaffolds[path] = true
+	delete(o.differ, path)
+}
+
+// Stub stages a scaffold that the run's errors ask the user to complete,
+// such as a conversion function opgen cannot write: like a scaffold, it is
+// written only when missing, and it is the one thing a failing run writes
+// (CommitStubs).
+func (o *Output) Stub(path string, src []byte) {
+	o.Scaffold(path, src)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.stubs[path] = true
 }
 
 // owned is a directory, or a file, whose generated files are the run's.
@@ -140,11 +211,13 @@ func (o *Output) put(path string, data []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.files[path] = data
+	delete(o.differ, path)
 }
 
 // Files returns the staged generated files (not the scaffolds), by
 // absolute path.
 func (o *Output) Files() map[string][]byte {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := make(map[string][]byte, len(o.files))
@@ -159,6 +232,7 @@ func (o *Output) Files() map[string][]byte {
 // Scaffolds returns the staged scaffolds, by absolute path, whether or not
 // they will be written.
 func (o *Output) Scaffolds() map[string][]byte {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := map[string][]byte{}
@@ -171,8 +245,18 @@ func (o *Output) Scaffolds() map[string][]byte {
 // Change is what Commit did to one file.
 type Change struct {
 	Path string
-	// Op is "write", "create" (a scaffold) or "remove".
+	// Op is "write", "create" (a scaffold), "remove", or "update" (go.mod
+	// or go.sum, for the packages generated code imports).
 	Op string
+}
+
+// CommitStubs creates the missing stubs (see Stub), and nothing else: what
+// a failing run writes.
+func (o *Output) CommitStubs() ([]Change, error) {
+	o.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.write(slices.Sorted(maps.Keys(o.stubs)))
 }
 
 // Commit writes every staged file whose content differs from the disk,
@@ -180,28 +264,12 @@ type Change struct {
 // directories. Each file is written to a temporary file beside it and
 // renamed into place.
 func (o *Output) Commit() ([]Change, error) {
+	o.Wait()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	paths := make([]string, 0, len(o.files))
-	for p := range o.files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	var changes []Change
-	for _, p := range paths {
-		old, err := os.ReadFile(p)
-		exists := err == nil
-		if o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]) {
-			continue
-		}
-		if err := osenv.WriteFileAtomic(p, o.files[p], 0o644); err != nil {
-			return changes, err
-		}
-		op := "write"
-		if o.scaffolds[p] {
-			op = "create"
-		}
-		changes = append(changes, Change{Path: p, Op: op})
+	changes, err := o.write(slices.Sorted(maps.Keys(o.files)))
+	if err != nil {
+		return changes, err
 	}
 	stale, err := o.stale()
 	if err != nil {
@@ -213,6 +281,55 @@ func (o *Output) Commit() ([]Change, error) {
 		}
 		changes = append(changes, Change{Path: p, Op: "remove"})
 		removeEmptyParents(filepath.Dir(p), o.ownedDirs())
+	}
+	return changes, nil
+}
+
+// Differing returns the staged files that Commit would write: the
+// generated ones whose content is not what is on disk and the missing
+// scaffolds. Commit reuses the comparison.
+func (o *Output) Differing() map[string][]byte {
+	o.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string][]byte{}
+	for p, data := range o.files {
+		if o.differs(p) {
+			out[p] = data
+		}
+	}
+	return out
+}
+
+// differs reports whether Commit writes the staged file p, reading the
+// disk once. o.mu must be held.
+func (o *Output) differs(p string) bool {
+	if d, ok := o.differ[p]; ok {
+		return d
+	}
+	old, err := os.ReadFile(p)
+	exists := err == nil
+	d := !(o.scaffolds[p] && exists || !o.scaffolds[p] && bytes.Equal(old, o.files[p]))
+	o.differ[p] = d
+	return d
+}
+
+// write writes the staged files of paths that differ from the disk; a
+// scaffold only when no file exists.
+func (o *Output) write(paths []string) ([]Change, error) {
+	var changes []Change
+	for _, p := range paths {
+		if !o.differs(p) {
+			continue
+		}
+		if err := osenv.WriteFileAtomic(p, o.files[p], 0o644); err != nil {
+			return changes, err
+		}
+		op := "write"
+		if o.scaffolds[p] {
+			op = "create"
+		}
+		changes = append(changes, Change{Path: p, Op: op})
 	}
 	return changes, nil
 }

@@ -61,7 +61,9 @@ func TestOutputCommit(t *testing.T) {
 
 func TestOutputReportsGoThatDoesNotParse(t *testing.T) {
 	errs := &Errors{}
-	NewOutput(errs).Go("/x/broken.go", []byte("package x\nfunc {"))
+	out := NewOutput(errs)
+	out.Go("/x/broken.go", []byte("package x\nfunc {"))
+	out.Wait()
 	err := errs.Err()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "opgen produced Go that does not parse for /x/broken.go")

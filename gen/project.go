@@ -58,6 +58,13 @@ type Options struct {
 	// crd:allowDangerousTypes).
 	AllowDangerousTypes bool
 
+	// CRDMaxDescLen, when set, caps every description in the CRD schemas
+	// at that many characters, cut at the last sentence end before it,
+	// as controller-gen's crd:maxDescLen does: 0 drops them all. A CRD
+	// that embeds a pod template can otherwise pass the 256 KiB that a
+	// client-side kubectl apply keeps in an annotation. Default: no cap.
+	CRDMaxDescLen *int
+
 	// Force runs even when the stamp says nothing changed.
 	Force bool
 
@@ -71,6 +78,11 @@ type Options struct {
 
 	// Version identifies the generator build in stamps; the CLI sets it.
 	Version string
+
+	// Timings measures the allocation of each stage and generator beside
+	// its time (Result.Timings). The generators then run one after
+	// another, so that each one's allocation is its own.
+	Timings bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -285,6 +297,34 @@ func hasGoFiles(dir string) bool {
 // isSourceFile reports whether name is a non-test Go file.
 func isSourceFile(name string) bool {
 	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
+}
+
+// ClientTrees are the directories under ClientDir that the client
+// generator writes and owns whole.
+var ClientTrees = []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"}
+
+// LoadPaths returns the import paths of the packages a run reads: those
+// of Dirs, less the client generator's own trees (ClientTrees), whose
+// packages are the run's output, not its input (hundreds of packages in
+// a large project, which would cost a parse each).
+func (p *Project) LoadPaths() []string {
+	var out []string
+	for _, dir := range p.Dirs {
+		if !p.inClientTrees(dir) {
+			out = append(out, p.ImportPath(dir))
+		}
+	}
+	return out
+}
+
+func (p *Project) inClientTrees(dir string) bool {
+	for _, tree := range ClientTrees {
+		t := p.Abs(filepath.Join(p.ClientDir, tree))
+		if dir == t || strings.HasPrefix(dir, t+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // ClientsetPackage is the import path of the generated clientset.

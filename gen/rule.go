@@ -51,7 +51,8 @@ type stagedFile struct {
 
 func (f *stagedFile) Close() error {
 	if strings.HasSuffix(f.path, ".go") {
-		f.out.Go(f.path, f.Bytes())
+		// controller-tools formats what it writes.
+		f.out.goFormatted(f.path, f.Bytes())
 	} else {
 		f.out.YAML(f.path, f.Bytes())
 	}

@@ -40,11 +40,14 @@ type Result struct {
 	// Timings are the durations of the run's stages and generators, in
 	// the order they finished.
 	Timings []Timing
+	// Notes say where the run went a slower way, and why (Context.Note).
+	Notes []string
 }
 
 // Report prints to w, with paths relative to root, the scaffolds the run
-// created, which are the user's to edit; with verbose, every other file
-// it wrote or removed, the time of each stage and the total, took.
+// created, which are the user's to edit, and the go.mod and go.sum it
+// updated; with verbose, every other file it wrote or removed, the time of
+// each stage and the total, took.
 func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Duration) {
 	if r.UpToDate {
 		if verbose {
@@ -59,7 +62,7 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 	}
 	for _, c := range r.Changes {
 		rel, _ := filepath.Rel(root, c.Path)
-		if c.Op == "create" || verbose {
+		if c.Op == "create" || c.Op == "update" || verbose {
 			fmt.Fprintf(w, "opgen: %s %s\n", c.Op, rel)
 		}
 	}
@@ -67,33 +70,19 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 		for _, t := range r.Timings {
 			fmt.Fprintf(w, "opgen: %-22s %v\n", t.Name, t.Duration.Round(time.Millisecond))
 		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "opgen: note: %s\n", n)
+		}
 		fmt.Fprintf(w, "opgen: %d file(s) changed (%v)\n", len(r.Changes), took.Round(time.Millisecond))
 	}
-}
-
-// Timing is how long one stage or generator of a run took.
-type Timing struct {
-	Name     string
-	Duration time.Duration
-}
-
-// clock records timings; it is safe for concurrent use.
-type clock struct {
-	mu      sync.Mutex
-	timings []Timing
-}
-
-func (c *clock) since(name string, start time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timings = append(c.timings, Timing{name, time.Since(start)})
 }
 
 // Run runs generators on the project opts describe: it loads the packages
 // once, builds the API model, runs the generators (those that are
 // Concurrent in parallel with the others) and, when no generator reported
 // an error, writes the output. A failed run returns a *RunError with every
-// error and writes nothing.
+// error and writes nothing but the stubs its errors ask the user to
+// complete (Output.Stub).
 func Run(ctx context.Context, opts Options, generators map[string]Generator) (*Result, error) {
 	p, err := NewProject(opts)
 	if err != nil {
@@ -104,14 +93,14 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	if !opts.Force && !opts.DryRun && st.UpToDate() {
 		return &Result{UpToDate: true}, nil
 	}
-	clk := &clock{}
-	start := time.Now()
-	gctx, err := newContext(ctx, p, generators, names)
+	clk := &clock{allocs: opts.Timings}
+	gctx, err := newContext(ctx, p, generators, names, clk)
 	if err != nil {
 		return nil, err
 	}
-	clk.since("load and model", start)
-	if err := runGenerators(gctx, generators, names, clk); err != nil {
+	err = runGenerators(gctx, generators, names, clk)
+	gctx.Output.Wait()
+	if err != nil {
 		// A library that fails on the types usually fails on a Go error
 		// in them (a field of an undefined type), which is the error to
 		// show; otherwise the failure is placed at the first API package
@@ -124,16 +113,36 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	}
 	collectPackageErrors(gctx)
 	if err := gctx.Errors.Err(); err != nil {
-		return nil, err
-	}
-	res := &Result{Output: gctx.Output, Warnings: gctx.Warnings.List()}
-	if !opts.DryRun {
-		start = time.Now()
-		if res.Changes, err = gctx.Output.Commit(); err != nil {
-			return nil, fmt.Errorf("write the generated files: %w", err)
+		if opts.DryRun {
+			return nil, err
 		}
-		st.Save(gctx.Output.Files())
-		clk.since("write", start)
+		wrote, serr := gctx.Output.CommitStubs()
+		if serr != nil {
+			return nil, fmt.Errorf("write the stubs: %w; the run also failed: %w", serr, err)
+		}
+		runErr := err.(*RunError)
+		for _, c := range wrote {
+			runErr.Wrote = append(runErr.Wrote, c.Path)
+		}
+		return nil, runErr
+	}
+	res := &Result{Output: gctx.Output, Warnings: gctx.Warnings.List(), Notes: gctx.notes.list()}
+	if !opts.DryRun {
+		var modChanges []Change
+		clk.measure("compare, go.mod", func() { modChanges, err = requireImports(ctx, p, gctx.Output, st) })
+		if err != nil {
+			return nil, err
+		}
+		var werr error
+		clk.measure("write", func() {
+			if res.Changes, werr = gctx.Output.Commit(); werr == nil {
+				st.Save(gctx.Output.Files())
+			}
+		})
+		if werr != nil {
+			return nil, fmt.Errorf("write the generated files: %w", werr)
+		}
+		res.Changes = append(modChanges, res.Changes...)
 	}
 	res.Timings = clk.timings
 	return res, nil
@@ -149,7 +158,7 @@ func sortedNames(generators map[string]Generator) []string {
 }
 
 // newContext loads the roots once and builds the API model.
-func newContext(ctx context.Context, p *Project, generators map[string]Generator, names []string) (*Context, error) {
+func newContext(ctx context.Context, p *Project, generators map[string]Generator, names []string, clk *clock) (*Context, error) {
 	reg := &markers.Registry{}
 	if err := registerModelMarkers(reg); err != nil {
 		return nil, err
@@ -164,10 +173,18 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 			filters = append(filters, f.CheckFilter())
 		}
 	}
-	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv()}
-	roots, err := loader.LoadRootsWithConfig(cfg, p.Patterns...)
+	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv(), BuildFlags: LoadFlags}
+	var roots []*loader.Package
+	var err error
+	if paths := p.LoadPaths(); len(paths) > 0 {
+		// By import path, the loader asks the go command once for all.
+		clk.measure("load", func() { roots, err = loader.LoadRootsWithConfig(cfg, paths...) })
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", strings.Join(p.Patterns, " "), err)
+	}
+	if cfg.Fset == nil {
+		cfg.Fset = token.NewFileSet()
 	}
 	errs := &Errors{}
 	gctx := &Context{
@@ -180,6 +197,8 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		Output:    NewOutput(errs),
 		Errors:    errs,
 		Warnings:  &Errors{},
+		notes:     &notes{},
+		clock:     clk,
 	}
 	gctx.API = buildAPISafely(gctx)
 	return gctx, nil
@@ -244,6 +263,14 @@ func panicFrame(stack []byte) string {
 	return "unknown function"
 }
 
+// LoadFlags are the go list flags of opgen's package loads.
+// controller-tools' loader asks go/packages for compiled Go files, for
+// which go list computes the package's build (hashing every file of every
+// dependency: a second with an empty build cache). With cgo off (LoadEnv),
+// a package's compiled Go files are its Go files, which go/packages
+// returns when go list is told not to compute them.
+var LoadFlags = []string{"-compiled=false"}
+
 // LoadEnv is the environment of opgen's package loads: the process's,
 // with cgo off. API types never use cgo, and with it on, go list runs cgo
 // on every dependency that has C files (net, os/user, ...) before it
@@ -267,11 +294,13 @@ func registerModelMarkers(reg *markers.Registry) error {
 	return opgenmarkers.Register(reg)
 }
 
-// runGenerators runs the sequential generators one after the other, in
-// name order, and the concurrent ones beside them. When the model is
-// already broken, no generator runs: their output would be partial and
-// their errors consequences of the model's. The API packages are still
-// type-checked, so that their Go errors are reported in the same run.
+// runGenerators runs the sequential generators one after another, in
+// name order, and the concurrent ones beside them; with
+// Options.Timings, all of them one after another, so that each one's
+// allocation is measured alone. When the model is already broken, no
+// generator runs: their output would be partial and their errors
+// consequences of the model's. The API packages are still type-checked,
+// so that their Go errors are reported in the same run.
 func runGenerators(ctx *Context, generators map[string]Generator, names []string, clk *clock) error {
 	if ctx.Errors.Len() > 0 {
 		for _, v := range ctx.API.Versions() {
@@ -280,33 +309,33 @@ func runGenerators(ctx *Context, generators map[string]Generator, names []string
 		return nil
 	}
 	for _, name := range names {
-		if pr, ok := generators[name].(Preparer); ok {
-			start := time.Now()
-			if err := pr.Prepare(ctx); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			clk.since(name+" (prepare)", start)
+		if _, ok := generators[name].(CRDReader); ok {
+			clk.measure("CRD schemas", func() { ctx.CRDs() })
+			break
 		}
 	}
-	var wg sync.WaitGroup
 	errs := make([]error, len(names))
 	for i, name := range names {
-		if _, ok := generators[name].(Concurrent); !ok {
-			continue
+		if pr, ok := generators[name].(Preparer); ok {
+			clk.measure(name+" (prepare)", func() { errs[i] = pr.Prepare(ctx) })
+			if errs[i] != nil {
+				return fmt.Errorf("%s: %w", name, errs[i])
+			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			errs[i] = generate(ctx, name, generators[name])
-			clk.since(name+" (concurrent)", start)
-		}()
+	}
+	concurrent := func(name string) bool {
+		_, ok := generators[name].(Concurrent)
+		return ok && !clk.allocs
+	}
+	var wg sync.WaitGroup
+	for i, name := range names {
+		if concurrent(name) {
+			wg.Go(func() { clk.measure(name+" (concurrent)", func() { errs[i] = generate(ctx, name, generators[name]) }) })
+		}
 	}
 	for i, name := range names {
-		if _, ok := generators[name].(Concurrent); !ok {
-			start := time.Now()
-			errs[i] = generate(ctx, name, generators[name])
-			clk.since(name, start)
+		if !concurrent(name) {
+			clk.measure(name, func() { errs[i] = generate(ctx, name, generators[name]) })
 		}
 	}
 	wg.Wait()

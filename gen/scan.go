@@ -3,6 +3,7 @@ package gen
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,4 +94,62 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// DocMarker returns the position of a line of the doc comment right above
+// the declaration at decl (the comment lines that end on the line before
+// it) whose text, less the slashes, satisfies match, the line nearest the
+// declaration first; or decl and false. It gives a position to markers
+// that controller-tools parses without keeping theirs, from the run's
+// parsed files.
+func (c *Context) DocMarker(decl token.Position, match func(text string) bool) (token.Position, bool) {
+	f := c.parsedFile(decl.Filename)
+	if f == nil {
+		return decl, false
+	}
+	for _, g := range f.Comments {
+		if c.Fset.Position(g.End()).Line != decl.Line-1 {
+			continue
+		}
+		for _, cm := range slices.Backward(g.List) {
+			if match(strings.TrimSpace(strings.TrimPrefix(cm.Text, "//"))) {
+				return c.Fset.Position(cm.Pos()), true
+			}
+		}
+	}
+	return decl, false
+}
+
+// IsMarker matches the text of a marker line that sets name, with or
+// without a value.
+func IsMarker(name string) func(string) bool {
+	return func(text string) bool {
+		return text == name || strings.HasPrefix(text, name+"=") || strings.HasPrefix(text, name+":")
+	}
+}
+
+// parsedFile returns the root's file at path, parsed.
+func (c *Context) parsedFile(path string) *ast.File {
+	c.filesOnce.Do(func() {
+		c.files = map[string]*ast.File{}
+		for _, r := range c.Roots {
+			for _, f := range r.Syntax {
+				c.files[c.Fset.Position(f.FileStart).Filename] = f
+			}
+		}
+	})
+	return c.files[path]
+}
+
+// TypeSpecs returns the type declarations of a file, in order.
+func TypeSpecs(f *ast.File) []*ast.TypeSpec {
+	var out []*ast.TypeSpec
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, s := range gd.Specs {
+				out = append(out, s.(*ast.TypeSpec))
+			}
+		}
+	}
+	return out
 }

@@ -32,12 +32,19 @@ type stamp struct {
 	prev    stampData
 	// stats are the files hashed or trusted by this run, for Save.
 	stats map[string]fileStat
+	// verified are the packages of other modules go.mod was found to
+	// provide (see requireImports) while go.mod and go.sum were modules,
+	// for Save.
+	verified []string
+	modules  string
 }
 
 type stampData struct {
-	Inputs  string              `json:"inputs"`
-	Outputs map[string]string   `json:"outputs"`
-	Stats   map[string]fileStat `json:"stats,omitempty"`
+	Inputs   string              `json:"inputs"`
+	Outputs  map[string]string   `json:"outputs"`
+	Stats    map[string]fileStat `json:"stats,omitempty"`
+	Verified []string            `json:"verified,omitempty"`
+	Modules  string              `json:"modules,omitempty"`
 }
 
 // fileStat is what identifies a file's content without reading it.
@@ -101,6 +108,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 	}
 	data.Inputs = inputs
 	data.Stats = s.stats
+	data.Verified, data.Modules = s.verified, s.modules
 	out, err := json.Marshal(data)
 	if err != nil {
 		return
@@ -114,7 +122,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 func (s *stamp) inputs(generated map[string]string) (string, error) {
 	h := sha256.New()
 	p := s.project
-	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir)
+	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q %t %s\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir, p.AllowDangerousTypes, maxDescLen(p.CRDMaxDescLen))
 	if exe, err := os.Executable(); err == nil {
 		if info, err := os.Stat(exe); err == nil {
 			// go run caches binaries under content-addressed paths, so
@@ -151,6 +159,14 @@ func (s *stamp) inputs(generated map[string]string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// maxDescLen spells the description cap for the stamp.
+func maxDescLen(n *int) string {
+	if n == nil {
+		return "no cap"
+	}
+	return fmt.Sprint(*n)
 }
 
 // hashFile adds path and the sum of its content to h.

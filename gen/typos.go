@@ -2,7 +2,6 @@ package gen
 
 import (
 	"go/ast"
-	"go/token"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
@@ -41,22 +40,15 @@ func (b *apiBuilder) checkKubebuilderMarkers(pkg *loader.Package) {
 // the run allows them, floats.
 func (b *apiBuilder) checkFieldTypes(pkg *loader.Package) {
 	for _, file := range pkg.Syntax {
-		for _, decl := range file.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				switch t := ts.Type.(type) {
-				case *ast.StructType:
-					b.checkStruct(ts.Name.Name, t)
-				case *ast.InterfaceType:
-					// An interface type is not data; the deepcopy
-					// generator skips it.
-				default:
-					b.checkNamedType(ts)
-				}
+		for _, ts := range TypeSpecs(file) {
+			switch t := ts.Type.(type) {
+			case *ast.StructType:
+				b.checkStruct(ts.Name.Name, t)
+			case *ast.InterfaceType:
+				// An interface type is not data; the deepcopy generator
+				// skips it.
+			default:
+				b.checkNamedType(ts)
 			}
 		}
 	}

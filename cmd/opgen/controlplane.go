@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
+	"github.com/opgen-sdk/opgen/gen/cli"
 	"github.com/opgen-sdk/opgen/internal/controlplane"
 )
 
@@ -21,20 +19,7 @@ $` + controlplane.EnvDir + `. The first build takes about 10 minutes on 2 cores;
 later runs return at once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := controlplane.Ensure(cmd.Context(), cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if printDir {
-				fmt.Fprintln(out, filepath.Dir(b.Kubectl))
-				return nil
-			}
-			fmt.Fprintf(out, "etcd                     %s\n", b.Etcd)
-			fmt.Fprintf(out, "kube-apiserver           %s\n", b.APIServer)
-			fmt.Fprintf(out, "kube-controller-manager  %s\n", b.ControllerManager)
-			fmt.Fprintf(out, "kubectl                  %s\n", b.Kubectl)
-			return nil
+			return cli.Controlplane(cmd.Context(), printDir, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().BoolVar(&printDir, "print-dir", false,

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/cli"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 )
 
@@ -51,23 +49,7 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 			if err != nil {
 				return err
 			}
-			p, err := gen.NewProject(gen.Options{Root: root, ControllerDir: controllerDir, Patterns: []string{"."}})
-			if err != nil {
-				return err
-			}
-			created, err := scaffold.CreateAPI(p, api)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			for _, f := range created.Files {
-				rel, _ := filepath.Rel(root, f)
-				fmt.Fprintf(out, "created %s\n", rel)
-			}
-			for _, n := range created.Notes {
-				fmt.Fprintf(out, "note: %s\n", n)
-			}
-			return requireImports(cmd, p.ModuleDir)
+			return cli.CreateAPI(cmd.Context(), root, controllerDir, api, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -83,18 +65,4 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
-}
-
-// requireImports adds to go.mod the modules the new files import through
-// opgen (the scaffolded test's pkg/optest needs more than main.go's
-// pkg/runtime does), so that go generate and go test run at once. The
-// generated packages the files import do not exist before go generate:
-// -e lets tidy add the rest all the same.
-func requireImports(cmd *cobra.Command, moduleDir string) error {
-	tidy := exec.CommandContext(cmd.Context(), "go", "mod", "tidy", "-e")
-	tidy.Dir = moduleDir
-	if out, err := tidy.CombinedOutput(); err != nil {
-		return fmt.Errorf("go mod tidy -e in %s: %w\n%s", moduleDir, err, out)
-	}
-	return nil
 }

@@ -24,16 +24,32 @@ var forbiddenDeps = []string{
 // controller-runtime.
 func TestCLILinksNoRuntime(t *testing.T) {
 	t.Parallel()
-	out, err := exec.Command("go", "list", "-deps", "github.com/opgen-sdk/opgen/cmd/opgen").CombinedOutput()
+	require.Empty(t, linked(t, "github.com/opgen-sdk/opgen/cmd/opgen", forbiddenDeps), "cmd/opgen or gen links runtime packages; find the importer with go list -deps -f '{{.ImportPath}}: {{.Imports}}' ./cmd/opgen")
+}
+
+// TestOptestLinksNoGenerator: the test kit users link into their operator
+// tests, pkg/optest, links no part of the generator (gen/, controller-tools,
+// gengo, x/tools): what it shares with opgen generate (the manifest, the
+// samples) lives in leaf packages under pkg/.
+func TestOptestLinksNoGenerator(t *testing.T) {
+	t.Parallel()
+	generator := []string{"github.com/opgen-sdk/opgen/gen", "sigs.k8s.io/controller-tools/", "k8s.io/gengo/", "golang.org/x/tools/"}
+	require.Empty(t, linked(t, "github.com/opgen-sdk/opgen/pkg/optest", generator), "pkg/optest links the generator; find the importer with go list -deps -f '{{.ImportPath}}: {{.Imports}}' ./pkg/optest")
+}
+
+// linked returns the packages pkg links whose paths have one of prefixes.
+func linked(t *testing.T, pkg string, prefixes []string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 	require.NoError(t, err, "go list -deps: %s", out)
-	var bad []string
-	for pkg := range strings.Lines(string(out)) {
-		pkg = strings.TrimSpace(pkg)
-		for _, prefix := range forbiddenDeps {
-			if strings.HasPrefix(pkg, prefix) {
-				bad = append(bad, pkg)
+	var found []string
+	for p := range strings.Lines(string(out)) {
+		p = strings.TrimSpace(p)
+		for _, prefix := range prefixes {
+			if strings.HasPrefix(p, prefix) {
+				found = append(found, p)
 			}
 		}
 	}
-	require.Empty(t, bad, "cmd/opgen or gen links runtime packages; find the importer with go list -deps -f '{{.ImportPath}}: {{.Imports}}' ./cmd/opgen")
+	return found
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"os"
-
 	"github.com/spf13/cobra"
 
+	"github.com/opgen-sdk/opgen/gen/cli"
 	"github.com/opgen-sdk/opgen/gen/dockerfile"
 )
 
@@ -21,16 +18,7 @@ func newDockerfileCommand() *cobra.Command {
 		Short: "Write a minimal multi-stage Dockerfile for the operator (distroless, non-root)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			data, err := dockerfile.Build(opts)
-			if err != nil {
-				return err
-			}
-			if out != "-" && !force {
-				if err := refuseOverwrite(out); err != nil {
-					return err
-				}
-			}
-			return writeOutput(cmd, out, data)
+			return cli.Dockerfile(opts, out, force, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -40,17 +28,4 @@ func newDockerfileCommand() *cobra.Command {
 	f.StringVarP(&out, "out", "o", "Dockerfile", `output file, or "-" for standard output`)
 	f.BoolVar(&force, "force", false, "overwrite an existing file")
 	return cmd
-}
-
-// refuseOverwrite fails when path exists: a Dockerfile is the user's to edit.
-func refuseOverwrite(path string) error {
-	_, err := os.Stat(path)
-	switch {
-	case err == nil:
-		return fmt.Errorf("%s exists and may have your edits: pass --force to overwrite it, or -o - to print", path)
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	default:
-		return err
-	}
 }

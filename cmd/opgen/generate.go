@@ -1,27 +1,21 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/cli"
 	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/internal/memlimit"
 )
 
 func newGenerateCommand() *cobra.Command {
 	var (
-		opts    gen.Options
-		only    []string
-		dir     string
-		verbose bool
+		opts    cli.GenerateOptions
+		descLen int
 	)
 	cmd := &cobra.Command{
 		Use:   "generate [packages]",
@@ -30,31 +24,14 @@ func newGenerateCommand() *cobra.Command {
 		Example: `  //go:generate go tool opgen generate ./...
   opgen generate ./apis/... --name hello-operator`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			selected, err := generators.Pick(only)
-			if err != nil {
-				return err
+			if cmd.Flags().Changed("crd-max-desc-len") {
+				opts.CRDMaxDescLen = &descLen
 			}
-			if opts.Root, err = filepath.Abs(dir); err != nil {
-				return err
-			}
-			opts.Patterns = args
-			opts.Version = buildVersion()
-			start := time.Now()
-			undo, _ := memlimit.Set(memlimit.Default)
-			defer undo()
-			res, err := gen.Run(cmd.Context(), opts, selected)
-			if runErr := (*gen.RunError)(nil); errors.As(err, &runErr) {
-				return errors.New(runErr.Relative(opts.Root).Error())
-			}
-			if err != nil {
-				return err
-			}
-			res.Report(cmd.ErrOrStderr(), opts.Root, verbose, time.Since(start))
-			return nil
+			return cli.Generate(cmd.Context(), opts, args, cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&dir, "dir", "C", ".", "project root: patterns and outputs are relative to it")
+	f.StringVarP(&opts.Dir, "dir", "C", ".", "project root: patterns and outputs are relative to it")
 	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles, field manager and finalizers (default: the last element of the project's import path, from go.mod)")
 	f.StringVar(&opts.ClientDir, "client-dir", gen.DefaultClientDir, "directory of the clientset, listers, informers and apply configurations")
 	f.StringVar(&opts.ControllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller glue and stubs")
@@ -62,16 +39,11 @@ func newGenerateCommand() *cobra.Command {
 	f.StringVar(&opts.RBACDir, "rbac-dir", gen.DefaultRBACDir, "directory of the RBAC manifests")
 	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
 	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields in API types (clients in other languages may round them differently)")
-	f.StringSliceVar(&only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
-	f.BoolVarP(&verbose, "verbose", "v", false, "list every file written and the time taken")
+	f.IntVar(&descLen, "crd-max-desc-len", 0, "cap every description in the CRD schemas at this many characters, cut at a sentence end, as controller-gen's crd:maxDescLen (0 drops them); default: no cap")
+	f.StringSliceVar(&opts.Only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "list every file written and the time taken")
+	f.BoolVar(&opts.Timings, "timings", false, "print the time and allocation of the load, the type-check and each generator (run one after another), and the peak RSS")
 	return cmd
-}
-
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.Main.Version
-	}
-	return ""
 }
 
 // generateHelp documents the command and every +opgen: marker, from the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/opgen-sdk/opgen/internal/gentest"
 )
+
+// update rewrites the want.txt of the failure fixtures.
+var update = flag.Bool("update", false, "rewrite testdata/errors/*/want.txt")
 
 // runOpgen runs the opgen command line with args and returns its error
 // text.
@@ -42,7 +44,7 @@ func TestFailureFixtures(t *testing.T) {
 			require.Error(t, err, "the fixture must fail")
 			got := err.Error() + "\n"
 			want := filepath.Join(dir, "want.txt")
-			if *gentest.Update {
+			if *update {
 				require.NoError(t, os.WriteFile(want, []byte(got), 0o644))
 			}
 			expected, err := os.ReadFile(want)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/generators"
+	"github.com/opgen-sdk/opgen/gen/cli"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
 	"github.com/opgen-sdk/opgen/internal/osenv"
 )
@@ -33,33 +29,7 @@ overwrites a file. Next: opgen create api.`,
 			if err != nil {
 				return err
 			}
-			if v := buildVersion(); v != "(devel)" {
-				opts.OpgenVersion = v
-			}
-			if opts.Replace != "" {
-				if opts.Replace, err = filepath.Abs(opts.Replace); err != nil {
-					return err
-				}
-			}
-			created, err := scaffold.InitProject(dir, opts)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			for _, f := range created.Files {
-				rel, _ := filepath.Rel(dir, f)
-				fmt.Fprintf(out, "created %s\n", rel)
-			}
-			if err := goModTidy(cmd, dir); err != nil {
-				return err
-			}
-			if _, err := gen.Run(cmd.Context(), gen.Options{Root: dir, Version: buildVersion()}, generators.All()); err != nil {
-				return err
-			}
-			for _, n := range created.Notes {
-				fmt.Fprintf(out, "%s\n", n)
-			}
-			return nil
+			return cli.Init(cmd.Context(), dir, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -69,14 +39,4 @@ overwrites a file. Next: opgen create api.`,
 		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+")")
 	_ = cmd.MarkFlagRequired("module")
 	return cmd
-}
-
-func goModTidy(cmd *cobra.Command, dir string) error {
-	tidy := exec.CommandContext(cmd.Context(), "go", "mod", "tidy")
-	tidy.Dir = dir
-	tidy.Stdout, tidy.Stderr = cmd.ErrOrStderr(), cmd.ErrOrStderr()
-	if err := tidy.Run(); err != nil {
-		return fmt.Errorf("go mod tidy in %s: %w", dir, err)
-	}
-	return nil
 }

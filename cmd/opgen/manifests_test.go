@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const manifestConfig = "../../gen/manifest/testdata/config"
+const manifestConfig = "../../pkg/manifest/testdata/config"
 
 func runManifests(t *testing.T, args ...string) (string, error) {
 	t.Helper()

@@ -187,7 +187,7 @@ func TestPrinterColumns(t *testing.T) {
 // webhook configurations and its CRD: the operator of this package, run
 // locally, has registered configurations of the same names and the CRD's
 // conversion stanza with its 127.0.0.1 URL, and a dry-run apply would
-// merge the Service into them (gen/manifest's tests dry-run those on their
+// merge the Service into them (pkg/manifest's tests dry-run those on their
 // own).
 func TestManifestIsAcceptedByTheServer(t *testing.T) {
 	t.Parallel()

@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 )
@@ -29,13 +28,11 @@ const (
 	apis   = "github.com/opgen-sdk/opgen/apis"
 )
 
-// Generator writes the status accessors of each API package.
-type Generator struct{}
+// Generator writes the status accessors of each API package; they follow
+// from the types.
+type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
-
-// RegisterMarkers registers nothing: accessors follow from the types.
-func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Generate writes one file per API package that has accessors to add.
 func (Generator) Generate(ctx *gen.Context) error {

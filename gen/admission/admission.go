@@ -12,20 +12,15 @@ package admission
 import (
 	"path/filepath"
 
-	"sigs.k8s.io/controller-tools/pkg/markers"
-
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
-// Generator writes the webhook configurations.
-type Generator struct{}
+// Generator writes the webhook configurations, from the +opgen: markers
+// of the API model.
+type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
-
-// RegisterMarkers registers nothing more: the runner registers the
-// +opgen: markers for the API model.
-func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Generate writes config/webhook/manifests.yaml, or removes a stale one.
 func (Generator) Generate(ctx *gen.Context) error {

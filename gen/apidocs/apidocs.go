@@ -17,35 +17,27 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/internal/crdschema"
 )
 
 // Dir is where the reference goes, relative to the project root.
 const Dir = "docs/api"
 
 // Generator writes one Markdown reference per API group.
-type Generator struct{}
+type Generator struct{ gen.FromCRDs }
 
-var _ gen.Generator = Generator{}
-
-// RegisterMarkers registers the CRD markers, which the reference reads.
-func (Generator) RegisterMarkers(into *markers.Registry) error {
-	return ctcrd.Generator{}.RegisterMarkers(into)
-}
+var (
+	_ gen.Generator = Generator{}
+	_ gen.CRDReader = Generator{}
+)
 
 // Generate writes docs/api/<group>.md for every group with kinds; stale
 // generated references in docs/api are removed.
 func (Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.Abs(Dir)
 	ctx.Output.OwnMatching(dir, "*.md")
-	crds, err := crdschema.Build(ctx)
-	if err != nil {
-		return err
-	}
+	crds := ctx.CRDs()
 	byGroup := map[string][]*apiextensionsv1.CustomResourceDefinition{}
 	for _, crd := range crds {
 		byGroup[crd.Spec.Group] = append(byGroup[crd.Spec.Group], crd)

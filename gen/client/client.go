@@ -8,9 +8,9 @@
 //	applyconfiguration              apply configurations for server-side apply
 //
 // It drives k8s.io/code-generator's client-gen, lister-gen, informer-gen
-// and applyconfiguration-gen as Go packages, in process, on one gengo
-// universe shared by the four. The universe is not parsed by gengo: it is
-// built (universe.go) from the packages the run already loaded and
+// and applyconfiguration-gen as Go packages, in process, on gengo
+// universes. The universe is not parsed by gengo: it is built (package
+// gen/internal/universe) from the packages the run already loaded and
 // type-checked with controller-tools, so the whole run loads the code once.
 // The conventional way parses the packages four times more, in four
 // processes, each type-checking every dependency from source.
@@ -32,19 +32,22 @@
 //
 // # Concurrency
 //
-// Prepare type-checks the API packages and builds the universe in the
-// runner's goroutine; Generate then only reads the universe and runs in
-// parallel with the controller-tools generators.
+// Prepare type-checks the API packages and builds two universes in the
+// runner's goroutine; Generate then runs in parallel with the
+// controller-tools generators, and its four generators in two lanes side
+// by side: applyconfiguration-gen on one universe, the three others on
+// the other (gengo's generators add to the universe they run on).
 package client
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	applyargs "k8s.io/code-generator/cmd/applyconfiguration-gen/args"
 	applygen "k8s.io/code-generator/cmd/applyconfiguration-gen/generators"
@@ -59,20 +62,23 @@ import (
 	"k8s.io/gengo/v2/namer"
 	"k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/loader"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/internal/universe"
 )
 
 // apisPkg holds apis.Status, which statuses embed; its apply configuration
 // is opgen's, in apis/applyconfiguration.
 const apisPkg = "github.com/opgen-sdk/opgen/apis"
 
-// Generator writes the clients. Use a new one for every run.
+// Generator writes the clients, with the tags the API model implies. Use a
+// new one for every run.
 type Generator struct {
-	universe types.Universe
-	inputs   []string
-	err      error
+	gen.NoMarkers
+	// universes are one per lane of Generate.
+	universes [2]types.Universe
+	inputs    []string
+	err       error
 }
 
 var (
@@ -80,10 +86,6 @@ var (
 	_ gen.Preparer   = (*Generator)(nil)
 	_ gen.Concurrent = (*Generator)(nil)
 )
-
-// RegisterMarkers registers nothing: the tags are derived from the API
-// model.
-func (*Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Concurrent marks the generator as independent of the shared packages
 // once prepared.
@@ -106,17 +108,22 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 		g.inputs = append(g.inputs, p.PkgPath)
 	}
 	sort.Strings(g.inputs)
-	if g.universe, g.err = newUniverse(ctx.Fset, pkgs); g.err != nil {
-		return g.err
+	for i := range g.universes {
+		if g.universes[i], g.err = universe.New(ctx.Fset, pkgs); g.err != nil {
+			return g.err
+		}
+		if g.err = injectTags(g.universes[i], ctx.API); g.err != nil {
+			return g.err
+		}
 	}
-	return injectTags(g.universe, ctx.API)
+	return nil
 }
 
 // Generate runs the four code-generator generators.
 func (g *Generator) Generate(ctx *gen.Context) error {
 	p := ctx.Project
 	// Own the four trees, not the client directory: it may hold others.
-	for _, dir := range []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"} {
+	for _, dir := range gen.ClientTrees {
 		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
 	}
 	var versions []*gen.Version
@@ -125,29 +132,32 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 			versions = append(versions, v)
 		}
 	}
-	if len(versions) == 0 || g.universe == nil {
+	if len(versions) == 0 || g.universes[0] == nil {
 		return g.err
 	}
-	base := &generator.Context{Universe: g.universe, Inputs: g.inputs}
 	stage, err := os.MkdirTemp("", "opgen-client-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(stage)
-	r := &runner{base: base, out: ctx.Output, stage: stage, root: p.Root}
+	lane := func(u types.Universe) *runner {
+		base := &generator.Context{Universe: u, Inputs: g.inputs}
+		return &runner{base: base, out: ctx.Output, stage: stage, root: p.Root}
+	}
+	apply, clients := lane(g.universes[0]), lane(g.universes[1])
 	exceptions := pluralExceptions(ctx.API)
-	steps := []func() error{
-		func() error { return r.clientset(p, versions, exceptions) },
-		func() error { return r.listers(p, exceptions) },
-		func() error { return r.informers(p, exceptions) },
-		func() error { return r.applyConfigurations(p) },
+	var applyErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { applyErr = apply.applyConfigurations(p) })
+	err = clients.clientset(p, versions, exceptions)
+	if err == nil {
+		err = clients.listers(p, exceptions)
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
-		}
+	if err == nil {
+		err = clients.informers(p, exceptions)
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(err, applyErr)
 }
 
 // injectTags gives client-gen the tags of the API model: the group's
@@ -242,13 +252,31 @@ func (r *runner) execute(systems namer.NameSystems, defaultSystem string, target
 		c.Namers[name] = n
 	}
 	orderer := namer.Orderer{Namer: systems[defaultSystem]}
-	c.Order = orderer.OrderUniverse(c.Universe)
+	c.Order = r.ownTypes(orderer.OrderUniverse(c.Universe))
 	c.FileTypes = map[string]generator.FileType{generator.GoFileType: stagingFileType{r}}
 	var staged []generator.Target
 	for _, t := range targets(&c) {
 		staged = append(staged, stagedTarget{Target: t, dir: r.stagePath(t.Dir())})
 	}
 	return c.ExecuteTargets(staged)
+}
+
+// ownTypes keeps the types of the input packages, in order. Every target
+// generates for the types of one input package (or of all), so the
+// others, which the universe holds because the inputs refer to them,
+// only cost each target a pass of its filter over them.
+func (r *runner) ownTypes(order []*types.Type) []*types.Type {
+	inputs := map[string]bool{}
+	for _, in := range r.base.Inputs {
+		inputs[in] = true
+	}
+	out := order[:0:0]
+	for _, t := range order {
+		if inputs[t.Name.Package] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // stagePath maps a real output directory into the staging directory, so
@@ -277,20 +305,22 @@ func (t stagedTarget) Dir() string { return t.dir }
 type stagingFileType struct{ r *runner }
 
 func (s stagingFileType) AssembleFile(f *generator.File, pathname string) error {
-	var b bytes.Buffer
-	et := generator.NewErrorTracker(&b)
-	generator.NewGoFile().Assemble(et, f)
-	if et.Error() != nil {
-		return et.Error()
+	src, err := universe.Assemble(f)
+	if err == nil {
+		s.r.out.Go(s.r.realPath(pathname), src)
 	}
-	s.r.out.Go(s.r.realPath(pathname), b.Bytes())
-	return nil
+	return err
+}
+
+// output is the directory and the import path of a client tree.
+func output(p *gen.Project, tree string) (string, string) {
+	rel := filepath.Join(p.ClientDir, tree)
+	return p.Abs(rel), p.ImportPath(rel)
 }
 
 func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions map[string]string) error {
 	args := clientargs.New()
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "clientset"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "clientset"))
+	args.OutputDir, args.OutputPkg = output(p, "clientset")
 	args.ClientsetName = "versioned"
 	args.ApplyConfigurationPackage = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
 	args.PluralExceptions = exceptionList(exceptions)
@@ -316,8 +346,7 @@ func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions m
 
 func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
 	args := listerargs.New()
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "listers"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
+	args.OutputDir, args.OutputPkg = output(p, "listers")
 	args.PluralExceptions = exceptionList(exceptions)
 	return r.execute(listergen.NameSystems(exceptions), listergen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return listergen.GetTargets(c, args)
@@ -326,8 +355,7 @@ func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
 
 func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
 	args := informerargs.New()
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "informers"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "informers"))
+	args.OutputDir, args.OutputPkg = output(p, "informers")
 	args.VersionedClientSetPackage = p.ClientsetPackage()
 	args.ListersPackage = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
 	args.PluralExceptions = exceptionList(exceptions)
@@ -339,8 +367,7 @@ func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
 func (r *runner) applyConfigurations(p *gen.Project) error {
 	args := applyargs.New()
 	args.ExternalApplyConfigurations[types.Name{Package: apisPkg, Name: "Status"}] = apisPkg + "/applyconfiguration"
-	args.OutputDir = p.Abs(filepath.Join(p.ClientDir, "applyconfiguration"))
-	args.OutputPkg = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
+	args.OutputDir, args.OutputPkg = output(p, "applyconfiguration")
 	return r.execute(applygen.NameSystems(), applygen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return applygen.GetTargets(c, args)
 	})

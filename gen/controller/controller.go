@@ -58,7 +58,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/markers"
@@ -76,14 +75,11 @@ const (
 	schemaPkg  = "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Generator writes the controller glue.
-type Generator struct{}
+// Generator writes the controller glue, from the +opgen: markers of the
+// API model.
+type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
-
-// RegisterMarkers registers nothing more: the runner registers the
-// +opgen: markers for the API model.
-func (Generator) RegisterMarkers(*ctmarkers.Registry) error { return nil }
 
 // Generate writes the glue when there is at least one controller. With
 // none, it writes a Setup that registers nothing when the controller package

@@ -3,7 +3,6 @@ package controller
 import (
 	"go/ast"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,12 +21,10 @@ type funcDecl struct {
 	file *ast.File
 }
 
-// packageDecls returns the top-level functions (not methods) that the
-// controller package declares by name, outside the glue, and the names of
-// its types. It reads the syntax only: the package may not compile before
-// its glue is written.
-func packageDecls(ctx *gen.Context) (map[string]funcDecl, map[string]bool) {
-	out, types := map[string]funcDecl{}, map[string]bool{}
+// userFiles returns the parsed files of the controller package, but the
+// glue.
+func userFiles(ctx *gen.Context) []*ast.File {
+	var out []*ast.File
 	dir := ctx.Project.Abs(ctx.Project.ControllerDir)
 	for _, pkg := range ctx.Roots {
 		if len(pkg.GoFiles) == 0 || filepath.Dir(pkg.GoFiles[0]) != dir {
@@ -35,20 +32,31 @@ func packageDecls(ctx *gen.Context) (map[string]funcDecl, map[string]bool) {
 		}
 		pkg.NeedSyntax()
 		for _, f := range pkg.Syntax {
-			if filepath.Base(ctx.Fset.Position(f.Pos()).Filename) == FileName {
-				continue
+			if filepath.Base(ctx.Fset.Position(f.Pos()).Filename) != FileName {
+				out = append(out, f)
 			}
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv == nil {
-						out[d.Name.Name] = funcDecl{decl: d, file: f}
-					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						if ts, ok := s.(*ast.TypeSpec); ok {
-							types[ts.Name.Name] = true
-						}
+		}
+	}
+	return out
+}
+
+// packageDecls returns the top-level functions (not methods) that the
+// controller package declares by name, outside the glue, and the names of
+// its types. It reads the syntax only: the package may not compile before
+// its glue is written.
+func packageDecls(ctx *gen.Context) (map[string]funcDecl, map[string]bool) {
+	out, types := map[string]funcDecl{}, map[string]bool{}
+	for _, f := range userFiles(ctx) {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					out[d.Name.Name] = funcDecl{decl: d, file: f}
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok {
+						types[ts.Name.Name] = true
 					}
 				}
 			}
@@ -158,14 +166,14 @@ func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinCont
 func checkSpec(ctx *gen.Context, pos token.Position, name string, spec *markers.ControllerSpec, funcs map[string]funcDecl) {
 	for _, gvk := range spec.Reads {
 		if _, ok := builtinKind(gvk); !ok {
-			ctx.Errors.Add(markerPos(pos, "+opgen:controller:reads=", markers.FormatKindRef(gvk)), "%s: +opgen:controller:reads=%s: opgen makes readers of the Kubernetes built-in kinds package builtin has only (go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin); read other kinds with the generated listers of their clientset", name, markers.FormatKindRef(gvk))
+			ctx.Errors.Add(markerPos(ctx, pos, "+opgen:controller:reads=", markers.FormatKindRef(gvk)), "%s: +opgen:controller:reads=%s: opgen makes readers of the Kubernetes built-in kinds package builtin has only (go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin); read other kinds with the generated listers of their clientset", name, markers.FormatKindRef(gvk))
 		}
 	}
 	for _, w := range spec.Watches {
 		fn, ok := funcs[w.Map]
 		switch {
 		case !ok:
-			ctx.Errors.Add(markerPos(pos, "+opgen:controller:watches=", "map="+w.Map), "%s: +opgen:controller:watches=%s,map=%s: the controller package (%s) declares no function %s: write func %s(obj metav1.Object) []cache.ObjectName, returning the keys of the %s objects to reconcile", name, markers.FormatKindRef(w.Kind), w.Map, ctx.Project.ControllerDir, w.Map, w.Map, name)
+			ctx.Errors.Add(markerPos(ctx, pos, "+opgen:controller:watches=", "map="+w.Map), "%s: +opgen:controller:watches=%s,map=%s: the controller package (%s) declares no function %s: write func %s(obj metav1.Object) []cache.ObjectName, returning the keys of the %s objects to reconcile", name, markers.FormatKindRef(w.Kind), w.Map, ctx.Project.ControllerDir, w.Map, w.Map, name)
 		case !isMapFunc(fn):
 			ctx.Errors.Add(ctx.Position(fn.decl.Name.Pos()), "%s maps the watched %s to %s objects (+opgen:controller:watches): give it the signature func %s(obj metav1.Object) []cache.ObjectName", w.Map, markers.FormatKindRef(w.Kind), name, w.Map)
 		}
@@ -174,21 +182,8 @@ func checkSpec(ctx *gen.Context, pos token.Position, name string, spec *markers.
 
 // markerPos returns the position of the marker line of the doc comment
 // above the declaration at decl that starts with prefix and holds text, or
-// decl when there is none (the file changed since it was loaded).
-func markerPos(decl token.Position, prefix, text string) token.Position {
-	data, err := os.ReadFile(decl.Filename)
-	if err != nil {
-		return decl
-	}
-	lines := strings.Split(string(data), "\n")
-	for i := min(decl.Line-2, len(lines)-1); i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(l, "//") {
-			break
-		}
-		if m := strings.TrimSpace(strings.TrimPrefix(l, "//")); strings.HasPrefix(m, prefix) && strings.Contains(m, text) {
-			return token.Position{Filename: decl.Filename, Line: i + 1, Column: strings.Index(lines[i], "//") + 1}
-		}
-	}
-	return decl
+// decl when there is none.
+func markerPos(ctx *gen.Context, decl token.Position, prefix, text string) token.Position {
+	pos, _ := ctx.DocMarker(decl, func(m string) bool { return strings.HasPrefix(m, prefix) && strings.Contains(m, text) })
+	return pos
 }

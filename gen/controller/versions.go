@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"go/token"
-	"os"
 	"slices"
 	"strings"
 
@@ -98,7 +96,7 @@ func dispatch(k *gen.Kind) jen.Code {
 // oldest's.
 func writtenDefault(s []*gen.Kind) string {
 	for _, o := range s {
-		if _, ok := docMarker(o.Pos, "+kubebuilder:storageversion"); ok {
+		if o.Storage {
 			return o.Version.Name
 		}
 	}
@@ -116,7 +114,7 @@ func checkDispatch(ctx *gen.Context, kinds []*gen.Kind) bool {
 		if k.Controller.Dispatch == "" {
 			continue // one controller, or the API model reported the missing rule
 		}
-		at := markerPos(k.Pos, "+opgen:controller:dispatch=", k.Controller.Dispatch)
+		at := markerPos(ctx, k.Pos, "+opgen:controller:dispatch=", k.Controller.Dispatch)
 		if len(s) == 1 {
 			ctx.Errors.Add(at, "%s: +opgen:controller:dispatch=%s shares the objects of a kind between the controllers of several versions, and %s has one, in %s: drop the marker, or add +opgen:controller to another version (opgen create api --version <version> --kind %s --controller)", k.Name, k.Controller.Dispatch, k.Name, k.Version.Name, k.Name)
 			continue
@@ -140,9 +138,10 @@ func checkSiblings(ctx *gen.Context, s []*gen.Kind) {
 			return
 		}
 		if o.Controller.Dispatch != first.Controller.Dispatch {
-			ctx.Errors.Add(markerPos(o.Pos, "+opgen:controller:dispatch=", o.Controller.Dispatch), "%s %s: +opgen:controller:dispatch=%s, but %s says dispatch=%s (%s): give the type in every version the same rule", o.Name, o.Version.Name, o.Controller.Dispatch, first.Version.Name, first.Controller.Dispatch, markerPos(first.Pos, "+opgen:controller:dispatch=", first.Controller.Dispatch))
+			ctx.Errors.Add(markerPos(ctx, o.Pos, "+opgen:controller:dispatch=", o.Controller.Dispatch), "%s %s: +opgen:controller:dispatch=%s, but %s says dispatch=%s (%s): give the type in every version the same rule", o.Name, o.Version.Name, o.Controller.Dispatch, first.Version.Name, first.Controller.Dispatch, markerPos(ctx, first.Pos, "+opgen:controller:dispatch=", first.Controller.Dispatch))
 		}
-		if at, ok := docMarker(o.Pos, "+kubebuilder:unservedversion"); ok {
+		if o.Unserved {
+			at, _ := ctx.DocMarker(o.Pos, gen.IsMarker("+kubebuilder:unservedversion"))
 			ctx.Errors.Add(at, "%s %s has +opgen:controller but is not served (+kubebuilder:unservedversion), so its controller could not watch it: serve the version, or drop its +opgen:controller", o.Name, o.Version.Name)
 		}
 	}
@@ -152,7 +151,7 @@ func checkSiblings(ctx *gen.Context, s []*gen.Kind) {
 	}
 	for _, o := range s {
 		if o.Controller.Dispatch == named {
-			ctx.Errors.Add(markerPos(o.Pos, "+opgen:controller:dispatch=", named), "%s %s: +opgen:controller:dispatch=%s names %s, %s: name one of the versions with a controller (%s), or write dispatch=written", o.Name, o.Version.Name, named, named, why(first, named), strings.Join(versions, ", "))
+			ctx.Errors.Add(markerPos(ctx, o.Pos, "+opgen:controller:dispatch=", named), "%s %s: +opgen:controller:dispatch=%s names %s, %s: name one of the versions with a controller (%s), or write dispatch=written", o.Name, o.Version.Name, named, named, why(first, named), strings.Join(versions, ", "))
 		}
 	}
 }
@@ -167,7 +166,7 @@ func why(k *gen.Kind, version string) string {
 			if o.Name != k.Name {
 				continue
 			}
-			if _, ok := docMarker(o.Pos, "+kubebuilder:unservedversion"); ok {
+			if o.Unserved {
 				return "which is not served (+kubebuilder:unservedversion)"
 			}
 			return "whose " + k.Name + " has no +opgen:controller"
@@ -175,24 +174,4 @@ func why(k *gen.Kind, version string) string {
 		return "which has no " + k.Name
 	}
 	return "which " + k.Version.Group.Name + " does not declare"
-}
-
-// docMarker returns the position of the line of the doc comment above the
-// declaration at decl that starts with prefix.
-func docMarker(decl token.Position, prefix string) (token.Position, bool) {
-	data, err := os.ReadFile(decl.Filename)
-	if err != nil {
-		return decl, false
-	}
-	lines := strings.Split(string(data), "\n")
-	for i := min(decl.Line-2, len(lines)-1); i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(l, "//") {
-			break
-		}
-		if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(l, "//")), prefix) {
-			return token.Position{Filename: decl.Filename, Line: i + 1, Column: strings.Index(lines[i], "//") + 1}, true
-		}
-	}
-	return decl, false
 }

@@ -211,30 +211,20 @@ func (g webhookGlue) setup(f *jen.File) {
 // checks those through the glue's assertions).
 func packageMethods(ctx *gen.Context) (map[string]map[string]bool, map[string]bool) {
 	methods, embeds := map[string]map[string]bool{}, map[string]bool{}
-	dir := ctx.Project.Abs(ctx.Project.ControllerDir)
-	for _, pkg := range ctx.Roots {
-		if len(pkg.GoFiles) == 0 || filepath.Dir(pkg.GoFiles[0]) != dir {
-			continue
-		}
-		pkg.NeedSyntax()
-		for _, f := range pkg.Syntax {
-			if filepath.Base(ctx.Fset.Position(f.Pos()).Filename) == FileName {
-				continue
-			}
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if recv := receiverName(d); recv != "" {
-						if methods[recv] == nil {
-							methods[recv] = map[string]bool{}
-						}
-						methods[recv][d.Name.Name] = true
+	for _, f := range userFiles(ctx) {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if recv := receiverName(d); recv != "" {
+					if methods[recv] == nil {
+						methods[recv] = map[string]bool{}
 					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						if ts, ok := s.(*ast.TypeSpec); ok && embedsType(ts) {
-							embeds[ts.Name.Name] = true
-						}
+					methods[recv][d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok && embedsType(ts) {
+						embeds[ts.Name.Name] = true
 					}
 				}
 			}

@@ -12,10 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
 	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
+	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -23,9 +24,12 @@ import (
 )
 
 // Generator writes one CRD manifest per kind.
-type Generator struct{}
+type Generator struct{ gen.FromCRDs }
 
-var _ gen.Generator = Generator{}
+var (
+	_ gen.Generator = Generator{}
+	_ gen.CRDReader = Generator{}
+)
 
 func (Generator) ct() ctcrd.Generator {
 	// The tool-version annotation would name controller-gen, which did
@@ -33,23 +37,59 @@ func (Generator) ct() ctcrd.Generator {
 	return ctcrd.Generator{OmitToolVersion: ptr.To(true)}
 }
 
-// RegisterMarkers registers the CRD markers.
-func (g Generator) RegisterMarkers(into *markers.Registry) error { return g.ct().RegisterMarkers(into) }
-
 // CheckFilter limits type-checking to what the CRD generator needs.
 func (g Generator) CheckFilter() loader.NodeFilter { return g.ct().CheckFilter() }
 
-// Generate writes the CRDs; stale generated manifests in the CRD
-// directory (its *.yaml files that carry opgen's header) are removed.
+// Generate writes the CRDs, from the run's shared CRD parser
+// (gen.Context.CRDs), as controller-gen's crd generator writes them; stale
+// generated manifests in the CRD directory (its *.yaml files that carry
+// opgen's header) are removed.
 func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.CRDDir
 	ctx.Output.OwnMatching(ctx.Project.Abs(dir), "*.yaml")
-	ct := g.ct()
-	ct.AllowDangerousTypes = ptr.To(ctx.Project.AllowDangerousTypes)
-	if err := ct.Generate(ctx.GenerationContext(dir, ctx.API.Packages())); err != nil {
-		return err
+	gctx := ctx.GenerationContext(dir, ctx.API.Packages())
+	for _, shared := range ctx.CRDs() {
+		crd, err := forWriting(shared, ctx.Project.CRDMaxDescLen)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("%s_%s.yaml", crd.Spec.Group, crd.Spec.Names.Plural)
+		if err := gctx.WriteYAML(name, "", []any{crd}, genall.WithTransform(removeStatus), genall.WithTransform(genall.TransformRemoveCreationTimestamp)); err != nil {
+			return err
+		}
 	}
 	return addConversions(ctx)
+}
+
+// forWriting prepares a CRD of the parser for its manifest, as
+// controller-gen's crd generator does: its descriptions capped at
+// maxDescLen (crd:maxDescLen) when set, the top-level metadata schema
+// reduced to its type, converted to apiextensions.k8s.io/v1.
+func forWriting(shared *apiextensionsv1.CustomResourceDefinition, maxDescLen *int) (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd := shared.DeepCopy()
+	if maxDescLen != nil {
+		for _, v := range crd.Spec.Versions {
+			if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+				ctcrd.TruncateDescription(v.Schema.OpenAPIV3Schema, *maxDescLen)
+			}
+		}
+	}
+	ctcrd.FixTopLevelMetadata(*crd)
+	conv, err := ctcrd.AsVersion(*crd, apiextensionsv1.SchemeGroupVersion)
+	if err != nil {
+		return nil, fmt.Errorf("crd: %s: %w", crd.Name, err)
+	}
+	out, ok := conv.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil, fmt.Errorf("crd: %s: converted to %T", crd.Name, conv)
+	}
+	return out, nil
+}
+
+// removeStatus drops the CRD's status from its manifest.
+func removeStatus(obj map[string]any) error {
+	delete(obj, "status")
+	return nil
 }
 
 // ConversionNamespace is the namespace config/crd gives the webhook Service

@@ -35,7 +35,7 @@ func All() map[string]gen.Generator {
 		"accessors": accessor.Generator{},
 		"crd":       crd.Generator{},
 		// Typed conversions between a kind's versions (zz_generated.conversion.go).
-		"conversion": conversion.Generator{},
+		"conversion": &conversion.Generator{},
 		"client":     &client.Generator{},
 		"controller": controller.Generator{},
 		"stubs":      scaffold.Generator{},

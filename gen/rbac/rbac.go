@@ -18,6 +18,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
 // File names under the RBAC directory.
@@ -159,26 +160,13 @@ func LeaderElectionRole(name string) rbacv1.Role {
 	}
 }
 
-// MetricsAuthRules are what the runtime's secure metrics (the default)
-// need beside the controllers' rules: creating TokenReviews and
-// SubjectAccessReviews to authenticate and authorize each scrape.
-func MetricsAuthRules() []rbacv1.PolicyRule {
-	return []rbacv1.PolicyRule{
-		rule("authentication.k8s.io", "tokenreviews", "create"),
-		rule("authorization.k8s.io", "subjectaccessreviews", "create"),
-	}
-}
+// MetricsAuthRules are manifest.MetricsAuthRules, which new code calls:
+// the rules live with the manifest that binds them, which pkg/optest uses
+// without the generator. This forwarder goes with its last caller.
+func MetricsAuthRules() []rbacv1.PolicyRule { return manifest.MetricsAuthRules() }
 
-// MetricsReaderRole is the ClusterRole that lets who is bound to it
-// scrape the operator's secure metrics: get on the non-resource URL
-// /metrics.
-func MetricsReaderRole(name string) rbacv1.ClusterRole {
-	return rbacv1.ClusterRole{
-		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Rules:      []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}},
-	}
-}
+// MetricsReaderRole is manifest.MetricsReaderRole, which new code calls.
+func MetricsReaderRole(name string) rbacv1.ClusterRole { return manifest.MetricsReaderRole(name) }
 
 func rule(group, resource string, verbs ...string) rbacv1.PolicyRule {
 	return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: verbs}

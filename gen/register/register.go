@@ -1,5 +1,6 @@
 // Package register generates zz_generated.register.go for every API
-// package: the group and version (GroupName, SchemeGroupVersion), the
+// package: the group and version (GroupName, SchemeGroupVersion, and
+// GroupVersion, its name in kubebuilder's code), the
 // scheme registration of its kinds and their lists (SchemeBuilder,
 // AddToScheme) and the Kind and Resource helpers that client-go's
 // generated listers and error helpers call.
@@ -15,13 +16,11 @@ package register
 
 import (
 	"bytes"
-	"go/ast"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 )
@@ -35,14 +34,11 @@ const (
 	schema  = "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Generator writes the registration of each API package.
-type Generator struct{}
+// Generator writes the registration of each API package, from the API
+// model (+groupName, +kubebuilder:object:root).
+type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
-
-// RegisterMarkers registers nothing: the generator reads the API model,
-// built from +groupName and +kubebuilder:object:root.
-func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Generate writes one file per API package.
 func (Generator) Generate(ctx *gen.Context) error {
@@ -74,16 +70,18 @@ func File(v *gen.Version) *jen.File {
 		jen.Id("Version"): jen.Lit(v.Name),
 	})
 	f.Line()
+	if !declares(v, "GroupVersion") {
+		f.Comment("GroupVersion is SchemeGroupVersion, by the name kubebuilder's")
+		f.Comment("groupversion_info.go gives it.")
+		f.Var().Id("GroupVersion").Op("=").Id("SchemeGroupVersion")
+		f.Line()
+	}
 	f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
 	f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schema, "GroupKind").Block(
 		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
 	)
 	f.Line()
-	f.Comment("Resource takes an unqualified resource and returns a group-qualified GroupResource.")
-	f.Func().Id("Resource").Params(jen.Id("resource").String()).Qual(schema, "GroupResource").Block(
-		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithResource").Call(jen.Id("resource")).Dot("GroupResource").Call()),
-	)
-	f.Line()
+	resourceFunc(f, "Resource takes an unqualified resource and returns a group-qualified GroupResource.")
 	f.Var().Defs(
 		jen.Comment("SchemeBuilder collects the functions that add this package's kinds to a scheme."),
 		jen.Id("SchemeBuilder").Op("=").Qual(runtime, "NewSchemeBuilder").Call(jen.Id("addKnownTypes")),
@@ -104,11 +102,24 @@ func File(v *gen.Version) *jen.File {
 	return f
 }
 
+// resourceFunc adds Resource, with its doc comment, to f.
+func resourceFunc(f *jen.File, comment string) {
+	f.Comment(comment)
+	f.Func().Id("Resource").Params(jen.Id("resource").String()).Qual(schema, "GroupResource").Block(
+		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithResource").Call(jen.Id("resource")).Dot("GroupResource").Call()),
+	)
+	f.Line()
+}
+
 // declaresOwnRegistration reports whether a file of v other than opgen's
 // declares AddToScheme.
-func declaresOwnRegistration(v *gen.Version) bool {
+func declaresOwnRegistration(v *gen.Version) bool { return declares(v, "AddToScheme") }
+
+// declares reports whether a file of v other than opgen's declares name
+// at package level.
+func declares(v *gen.Version, name string) bool {
 	for _, file := range v.Package.Syntax {
-		if obj := file.Scope.Lookup("AddToScheme"); obj != nil && obj.Kind == ast.Var {
+		if file.Scope.Lookup(name) != nil {
 			return true
 		}
 	}
@@ -144,11 +155,7 @@ func RegisterGenFile(v *gen.Version) *jen.File {
 	f.Comment("Deprecated: use GroupVersion instead.")
 	f.Var().Id("SchemeGroupVersion").Op("=").Qual(schema, "GroupVersion").Values(jen.Dict{jen.Id("Group"): jen.Id("GroupName"), jen.Id("Version"): jen.Lit(v.Name)})
 	f.Line()
-	f.Comment("Resource takes an unqualified resource and returns a Group qualified GroupResource")
-	f.Func().Id("Resource").Params(jen.Id("resource").String()).Qual(schema, "GroupResource").Block(
-		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithResource").Call(jen.Id("resource")).Dot("GroupResource").Call()),
-	)
-	f.Line()
+	resourceFunc(f, "Resource takes an unqualified resource and returns a Group qualified GroupResource")
 	f.Var().Defs(
 		jen.Comment("localSchemeBuilder and AddToScheme will stay in k8s.io/kubernetes."),
 		jen.Id("SchemeBuilder").Qual(runtime, "SchemeBuilder"),

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/gen/samples"
+	"github.com/opgen-sdk/opgen/pkg/sample"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 	"github.com/opgen-sdk/opgen/pkg/validation"
 )
@@ -35,7 +36,7 @@ func TestSamplesAreValid(t *testing.T) {
 		for _, c := range crds {
 			for _, v := range c.Spec.Versions {
 				t.Run(samples.FileName(c, v), func(t *testing.T) {
-					data, err := samples.Sample(c, v)
+					data, err := sample.YAML(c, v)
 					require.NoError(t, err)
 					u := &unstructured.Unstructured{}
 					require.NoError(t, yaml.Unmarshal(data, &u.Object))
@@ -52,7 +53,7 @@ func TestSamplesAreValid(t *testing.T) {
 func TestSampleHasRequiredFieldsAndDefaults(t *testing.T) {
 	crds, err := testenv.ReadCRDs("../../examples/todo-operator/config/crd")
 	require.NoError(t, err)
-	data, err := samples.Sample(crds[0], crds[0].Spec.Versions[0])
+	data, err := sample.YAML(crds[0], crds[0].Spec.Versions[0])
 	require.NoError(t, err)
 	u := map[string]any{}
 	require.NoError(t, yaml.Unmarshal(data, &u))

@@ -112,20 +112,30 @@ func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byt
 	v := &gen.Version{Group: &gen.Group{Name: opts.Group}, Name: opts.Version, ImportPath: p.ImportPath(dir)}
 	k := &gen.Kind{Version: v, Name: opts.Kind}
 	stub := filepath.Join(p.Abs(p.ControllerDir), strings.ToLower(opts.Kind)+".go")
-	if declaredTypes(filepath.Dir(stub))[controller.HandlerName(k)] {
-		out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
-		return nil
+	staged, err := stageStub(p, k, stub, opts, files, out, "move it away or pick another kind")
+	if staged {
+		addTests(p, k, opts.ClusterScoped, files)
 	}
-	if _, err := os.Stat(stub); err == nil {
-		return fmt.Errorf("%s exists: opgen create api never overwrites; move it away or pick another kind", stub)
+	return err
+}
+
+// stageStub adds the controller stub of k to files at path, unless its
+// handler type is declared already (a note says so); a file at path is an
+// error, whose fix is instead. It reports whether it added the stub.
+func stageStub(p *gen.Project, k *gen.Kind, path string, opts APIOptions, files map[string][]byte, out *Created, instead string) (bool, error) {
+	if declaredTypes(filepath.Dir(path))[controller.HandlerName(k)] {
+		out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
+		return false, nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		return false, fmt.Errorf("%s exists: opgen create api never overwrites; %s", path, instead)
 	}
 	src, err := format.Source(Stub(p, k, StubOptions{WithDelete: opts.WithDelete}))
 	if err != nil {
-		return err
+		return false, err
 	}
-	files[stub] = src
-	addTests(p, k, opts.ClusterScoped, files)
-	return nil
+	files[path] = src
+	return true, nil
 }
 
 func (o *APIOptions) validate() error {

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
-	"github.com/opgen-sdk/opgen/internal/gentest"
 )
 
 func newProject(t *testing.T) *gen.Project {

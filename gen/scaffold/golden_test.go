@@ -9,8 +9,8 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/controller"
+	"github.com/opgen-sdk/opgen/gen/internal/gentest"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
-	"github.com/opgen-sdk/opgen/internal/gentest"
 )
 
 const golden = "../testdata/golden"

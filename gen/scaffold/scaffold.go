@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/controller"
@@ -29,14 +28,11 @@ const (
 	runtimePkg = "github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
-// Generator writes the missing controller stubs.
-type Generator struct{}
+// Generator writes the missing controller stubs, from the +opgen: markers
+// of the API model.
+type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
-
-// RegisterMarkers registers nothing more: the runner registers the
-// +opgen: markers for the API model.
-func (Generator) RegisterMarkers(*markers.Registry) error { return nil }
 
 // Generate stages a stub for every controller kind whose handler type is
 // not declared yet.

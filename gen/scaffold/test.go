@@ -95,6 +95,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/optest"
 
 	{{.APIAlias}} "{{.APIPkg}}"
@@ -102,9 +103,9 @@ import (
 )
 
 // Test{{.Kind}}IsHandled creates a {{.Kind}}, waits until the controller has
-// handled it (status.observedGeneration reaches metadata.generation) and
-// deletes it. Extend it as {{.Kind}}Controller grows: wait for what it owns
-// with optest.WaitForOwned, for a condition with optest.WaitForCondition.
+// handled it and deletes it. Extend it as {{.Kind}}Controller grows: wait
+// for what it owns with optest.WaitForOwned, for a condition with
+// optest.WaitForCondition.
 //
 // opgen create api wrote this file once; it is yours.
 func Test{{.Kind}}IsHandled(t *testing.T) {
@@ -128,7 +129,11 @@ func Test{{.Kind}}IsHandled(t *testing.T) {
 		return client.Get(ctx, name, metav1.GetOptions{})
 	}
 	optest.WaitFor(t, "the {{.Kind}} handled by its controller", get, func(obj *{{.APIAlias}}.{{.Kind}}) bool {
-		return obj.Status.ObservedGeneration == obj.Generation
+		// A status with an observedGeneration says which generation the
+		// controller handled. Without one, wait here for what the
+		// controller does.
+		observed, ok := any(obj).(apis.ObservedGenerationObject)
+		return !ok || observed.GetObservedGeneration() == obj.Generation
 	})
 
 	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {

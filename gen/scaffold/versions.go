@@ -3,7 +3,6 @@ package scaffold
 import (
 	"fmt"
 	"go/ast"
-	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -101,18 +100,9 @@ func addVersionStub(p *gen.Project, opts APIOptions, dir string, ctrls []kindDec
 	}
 	k := newKind(opts.Version, p.ImportPath(dir))
 	stub := filepath.Join(p.Abs(p.ControllerDir), StubFile(k))
-	if declaredTypes(filepath.Dir(stub))[controller.HandlerName(k)] {
-		out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
-		return nil
-	}
-	if _, err := os.Stat(stub); err == nil {
-		return fmt.Errorf("%s exists: opgen create api never overwrites; move it away", stub)
-	}
-	src, err := format.Source(Stub(p, k, StubOptions{WithDelete: opts.WithDelete}))
-	if err != nil {
+	if staged, err := stageStub(p, k, stub, opts, files, out, "move it away"); !staged {
 		return err
 	}
-	files[stub] = src
 	out.Notes = append(out.Notes, fmt.Sprintf("%s handles the %s objects the dispatch rule sends to %s; the generated Setup registers it beside %sController", controller.HandlerName(k), opts.Kind, opts.Version, opts.Kind))
 	return nil
 }

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
@@ -36,7 +36,7 @@ func options() manifest.Options {
 		Namespace: "widget-system",
 		Image:     "example.com/widget-operator:v1",
 		Labels:    map[string]string{"app.kubernetes.io/part-of": "widgets"},
-		ConfigDir: "../../gen/manifest/testdata/config",
+		ConfigDir: "../../pkg/manifest/testdata/config",
 	}
 }
 
@@ -131,7 +131,7 @@ func TestDefaultValuesRenderTheFlatManifest(t *testing.T) {
 		// Two replicas and a PodDisruptionBudget by default.
 		"webhooks": func() manifest.Options {
 			o := options()
-			o.ConfigDir = "../../gen/manifest/testdata/webhooks"
+			o.ConfigDir = "../../pkg/manifest/testdata/webhooks"
 			return o
 		}(),
 		"non-defaults": func() manifest.Options {

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/gen/samples"
+	crdsample "github.com/opgen-sdk/opgen/pkg/sample"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
@@ -40,7 +40,7 @@ func sample(dir string, gvk schema.GroupVersionKind, into any) error {
 			if v.Name != gvk.Version {
 				continue
 			}
-			data, err := samples.Sample(c, v)
+			data, err := crdsample.YAML(c, v)
 			if err != nil {
 				return err
 			}

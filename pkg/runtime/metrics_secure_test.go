@@ -22,15 +22,15 @@ import (
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
 
-	"github.com/opgen-sdk/opgen/gen/rbac"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
 // The operator runs and is scraped under the rules the generated manifest
-// grants (gen/rbac).
+// grants (pkg/manifest).
 var (
-	reviewRules        = rbac.MetricsAuthRules()
-	metricsReaderRules = rbac.MetricsReaderRole("metrics-reader").Rules
+	reviewRules        = manifest.MetricsAuthRules()
+	metricsReaderRules = manifest.MetricsReaderRole("metrics-reader").Rules
 )
 
 // TestSecureMetrics: by default /metrics is HTTPS and the API server

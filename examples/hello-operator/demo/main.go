@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/opgen-sdk/opgen/gen/manifest"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 

@@ -5,11 +5,11 @@ package controller
 import (
 	"errors"
 	"fmt"
-	batchv1 "github.com/opgen-sdk/opgen/docs/patterns/apis/batch/v1"
+	batchpatternsv1 "github.com/opgen-sdk/opgen/docs/patterns/apis/batch/v1"
 	versioned "github.com/opgen-sdk/opgen/docs/patterns/pkg/generated/clientset/versioned"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	batchv11 "k8s.io/api/batch/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	informers "k8s.io/client-go/informers"
@@ -42,27 +42,27 @@ func newClientset(op *runtime.Operator) (versioned.Interface, error) {
 }
 
 // ScheduleController must implement the typed handler of Schedule.
-var _ plug.Handler[*batchv1.Schedule] = (*ScheduleController)(nil)
+var _ plug.Handler[*batchpatternsv1.Schedule] = (*ScheduleController)(nil)
 
 // ScheduleKind describes batch.patterns.opgen.dev/v1 Schedule to the runtime: it is watched and
 // written through the generated clientset.
-func ScheduleKind(op *runtime.Operator) (runtime.Kind[*batchv1.Schedule], error) {
+func ScheduleKind(op *runtime.Operator) (runtime.Kind[*batchpatternsv1.Schedule], error) {
 	cs, err := newClientset(op)
 	if err != nil {
-		return runtime.Kind[*batchv1.Schedule]{}, err
+		return runtime.Kind[*batchpatternsv1.Schedule]{}, err
 	}
 	return scheduleKind(cs), nil
 }
 
-func scheduleKind(cs versioned.Interface) runtime.Kind[*batchv1.Schedule] {
-	return runtime.Kind[*batchv1.Schedule]{
-		GVK:        batchv1.SchemeGroupVersion.WithKind("Schedule"),
+func scheduleKind(cs versioned.Interface) runtime.Kind[*batchpatternsv1.Schedule] {
+	return runtime.Kind[*batchpatternsv1.Schedule]{
+		GVK:        batchpatternsv1.SchemeGroupVersion.WithKind("Schedule"),
 		Resource:   "schedules",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return cache.NewListWatchFromClient(cs.BatchV1().RESTClient(), "schedules", namespace, fields.Everything())
 		},
-		Client: func(namespace string) plug.Client[*batchv1.Schedule] {
+		Client: func(namespace string) plug.Client[*batchpatternsv1.Schedule] {
 			return cs.BatchV1().Schedules(namespace)
 		},
 	}
@@ -70,8 +70,8 @@ func scheduleKind(cs versioned.Interface) runtime.Kind[*batchv1.Schedule] {
 
 // ScheduleOptions returns the controller options that the +opgen:controller
 // markers of Schedule declare.
-func ScheduleOptions() runtime.ControllerOptions[*batchv1.Schedule] {
-	return runtime.ControllerOptions[*batchv1.Schedule]{
+func ScheduleOptions() runtime.ControllerOptions[*batchpatternsv1.Schedule] {
+	return runtime.ControllerOptions[*batchpatternsv1.Schedule]{
 		Name: "schedule",
 		Owns: []schema.GroupVersionKind{
 			{Group: "batch", Version: "v1", Kind: "Job"},
@@ -112,8 +112,8 @@ func NewScheduleReaders(op *runtime.Operator) ScheduleReaders {
 }
 
 // Jobs reads batch/v1.Job objects from the operator's caches.
-func (r ScheduleReaders) Jobs() *runtime.Reader[*batchv11.Job] {
-	return runtime.Read[*batchv11.Job](r.op, batchv11.SchemeGroupVersion.WithKind("Job"), "jobs", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+func (r ScheduleReaders) Jobs() *runtime.Reader[*batchv1.Job] {
+	return runtime.Read[*batchv1.Job](r.op, batchv1.SchemeGroupVersion.WithKind("Job"), "jobs", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 		return f.Batch().V1().Jobs().Informer()
 	})
 }

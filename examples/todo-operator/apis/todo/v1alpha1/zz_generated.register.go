@@ -19,6 +19,10 @@ var SchemeGroupVersion = schema.GroupVersion{
 	Version: "v1alpha1",
 }
 
+// GroupVersion is SchemeGroupVersion, by the name kubebuilder's
+// groupversion_info.go gives it.
+var GroupVersion = SchemeGroupVersion
+
 // Kind takes an unqualified kind and returns a group-qualified GroupKind.
 func Kind(kind string) schema.GroupKind {
 	return SchemeGroupVersion.WithKind(kind).GroupKind()

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/opgen-sdk/opgen/internal/osenv"
+)
+
+// DevPackage is the command behind `opgen dev`. The local control plane
+// it runs links client-go's clientsets and the test environment, 300
+// packages the rest of opgen does not need, so that the opgen a project
+// builds with `go tool opgen` would take twice as long to build for the
+// first time; it is a command of its own, built on first use.
+const DevPackage = "github.com/opgen-sdk/opgen/cmd/opgen/dev"
+
+// Dev runs DevPackage with args. It builds it in the module of the
+// working directory, which requires opgen (go build reuses its previous
+// build when nothing changed), or, outside such a module, installs the
+// version of the running opgen; then it runs it in the place of the
+// running process where the system allows, so that signals reach it.
+func Dev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	bin, err := buildDev(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	return execDev(bin, args, stdout, stderr)
+}
+
+// buildDev builds DevPackage into the user cache directory and returns
+// the binary.
+func buildDev(ctx context.Context, progress io.Writer) (string, error) {
+	dir, err := osenv.CacheDir("bin")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "opgen-dev")
+	if _, err := os.Stat(bin); err != nil {
+		fmt.Fprintln(progress, "opgen: building opgen dev, once (go build "+DevPackage+")")
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, DevPackage)
+	var out bytes.Buffer
+	build.Stdout, build.Stderr = &out, &out
+	if build.Run() == nil {
+		return bin, nil
+	}
+	version := BuildVersion()
+	if version == "" || version == "(devel)" {
+		return "", fmt.Errorf("build %s: %s: run opgen dev from the directory of a module that requires github.com/opgen-sdk/opgen (go get -tool github.com/opgen-sdk/opgen/cmd/opgen)", DevPackage, strings.TrimSpace(out.String()))
+	}
+	// Outside a module that requires opgen: the running opgen's version.
+	gobin := filepath.Join(dir, version)
+	install := exec.CommandContext(ctx, "go", "install", DevPackage+"@"+version)
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if msg, err := install.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go install %s@%s: %w: %s", DevPackage, version, err, strings.TrimSpace(string(msg)))
+	}
+	return filepath.Join(gobin, "dev"), nil
+}

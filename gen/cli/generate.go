@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/generators"
+	"github.com/opgen-sdk/opgen/internal/memlimit"
+)
+
+// gcPercent is the GOGC of a run under memlimit's soft limit.
+var gcPercent = 300
+
+// GenerateOptions are opgen generate's.
+type GenerateOptions struct {
+	gen.Options
+	// Dir is the project root, relative to the working directory.
+	Dir string
+	// Only names the generators to run; all when empty.
+	Only []string
+	// Verbose lists every file written and the time of each stage
+	// (Options.Timings prints the time and allocation of each).
+	Verbose bool
+}
+
+// Generate runs the generators on the packages of patterns, with a soft
+// memory limit (see internal/memlimit), and reports to w what a user needs
+// to see: the scaffolds created, warnings, and with Verbose or Timings
+// more. A failed run returns its errors, positioned relative to the root.
+func Generate(ctx context.Context, opts GenerateOptions, patterns []string, w io.Writer) error {
+	selected, err := generators.Pick(opts.Only)
+	if err != nil {
+		return err
+	}
+	if opts.Root, err = filepath.Abs(opts.Dir); err != nil {
+		return err
+	}
+	opts.Patterns = patterns
+	opts.Version = BuildVersion()
+	start := time.Now()
+	undo, limited := memlimit.Set(memlimit.Default)
+	defer undo()
+	if limited {
+		// Under the soft limit, collect less often: a run allocates much
+		// that dies at once, and the limit bounds the peak.
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
+	res, err := gen.Run(ctx, opts.Options, selected)
+	if runErr := (*gen.RunError)(nil); errors.As(err, &runErr) {
+		return errors.New(runErr.Relative(opts.Root).Error())
+	}
+	if err != nil {
+		return err
+	}
+	res.Report(w, opts.Root, opts.Verbose, time.Since(start))
+	if opts.Timings {
+		res.PrintTimings(w, time.Since(start))
+	}
+	return nil
+}

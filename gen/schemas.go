@@ -1,0 +1,74 @@
+package gen
+
+import (
+	"sort"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+)
+
+// schemas is controller-tools' CRD parser over the API packages, shared
+// by everything a run derives from the CRDs: the model's check of which
+// versions of a kind differ, the CRD manifests, the API reference and
+// the samples. The parser caches every schema it builds, so each type is
+// parsed once per run.
+type schemas struct {
+	parser *ctcrd.Parser
+	pkgs   []*loader.Package
+	kinds  []schema.GroupKind
+}
+
+// schemaParser returns the run's CRD parser, which reads pkgs (the API
+// packages); it is created on first use.
+func (c *Context) schemaParser(pkgs []*loader.Package) *schemas {
+	if c.schemas != nil {
+		return c.schemas
+	}
+	s := &schemas{
+		parser: &ctcrd.Parser{Collector: c.Collector, Checker: c.Checker, AllowDangerousTypes: c.Project.AllowDangerousTypes},
+		pkgs:   pkgs,
+	}
+	ctcrd.AddKnownTypes(s.parser)
+	for _, pkg := range pkgs {
+		s.parser.NeedPackage(pkg)
+	}
+	if metav1 := ctcrd.FindMetav1(pkgs); metav1 != nil {
+		s.kinds = ctcrd.FindKubeKinds(s.parser, metav1)
+	}
+	sort.Slice(s.kinds, func(i, j int) bool {
+		if s.kinds[i].Group != s.kinds[j].Group {
+			return s.kinds[i].Group < s.kinds[j].Group
+		}
+		return s.kinds[i].Kind < s.kinds[j].Kind
+	})
+	c.schemas = s
+	return s
+}
+
+// crd returns the CRD of gk as controller-tools' parser builds it, full
+// descriptions included, or false when the parser finds no version of it.
+func (s *schemas) crd(gk schema.GroupKind) (*apiextensionsv1.CustomResourceDefinition, bool) {
+	s.parser.NeedCRDFor(gk, nil)
+	crd, ok := s.parser.CustomResourceDefinitions[gk]
+	return &crd, ok
+}
+
+// CRDs returns the CRD of every kind of the API's packages (every type
+// that embeds TypeMeta and ObjectMeta, as controller-gen finds them),
+// sorted by group and kind, as controller-tools' CRD parser builds it:
+// with full descriptions, before any cap (see gen/crd) and before
+// controller-gen's clean-up for writing. The CRDs are built once per run
+// and shared: callers must not modify them (DeepCopy first). It uses the
+// shared packages: call it from a sequential generator or from Prepare.
+func (c *Context) CRDs() []*apiextensionsv1.CustomResourceDefinition {
+	s := c.schemaParser(c.API.Packages())
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, gk := range s.kinds {
+		if crd, ok := s.crd(gk); ok {
+			out = append(out, crd)
+		}
+	}
+	return out
+}
