@@ -49,6 +49,7 @@
 //	gen/controller  zz_generated.controllers.go: typed glue to pkg/runtime per +opgen:controller kind and +opgen:controller:for handler
 //	gen/scaffold    controller stubs, written once; `opgen create api`
 //	gen/rbac        config/rbac: ClusterRole derived from the controllers plus +kubebuilder:rbac, leader-election Role
+//	gen/compat      no output: the API compatibility gate fails the run on a change that breaks the CRDs of the last release (config/released)
 //
 // The generator links no part of the operator runtime: the table of
 // built-in kinds it maps +opgen:controller:for to is the leaf package
