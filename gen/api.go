@@ -596,8 +596,8 @@ func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kin
 		}
 		name := markers.Name(l.Text)
 		switch {
-		case name == markers.ConversionDrop:
-			// A field marker, which gen/conversion reads.
+		case markers.ReadByGenerator(name):
+			// Field or type markers, which gen/conversion and gen/compat read.
 		case !markers.Known(name):
 			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
 		case !kindsKnown:
@@ -620,7 +620,7 @@ func (b *apiBuilder) applyControllerMarkers(v *Version, lines []markerLine) {
 	}
 	for _, l := range lines {
 		name := markers.Name(l.Text)
-		if !strings.HasPrefix(l.Text, markers.Prefix) || !markers.Known(name) || l.Type == nil || byName[l.Type.Name.Name] == nil {
+		if !strings.HasPrefix(l.Text, markers.Prefix) || !markers.Known(name) || markers.ReadByGenerator(name) || l.Type == nil || byName[l.Type.Name.Name] == nil {
 			continue
 		}
 		k := byName[l.Type.Name.Name]

@@ -63,6 +63,7 @@
 //	gen/rbac        config/rbac: ClusterRole derived from the controllers plus +kubebuilder:rbac, leader-election Role
 //	gen/apidocs     docs/api/<group>.md, the API reference
 //	gen/samples     config/samples, a sample object per kind and version, written once
+//	gen/compat      no output: the API compatibility gate fails the run on a change that breaks the CRDs of the last release (config/released)
 //
 // The generator links no part of the operator runtime, nor client-go's
 // clientsets: the table of built-in kinds it maps +opgen:controller:for to

@@ -22,6 +22,7 @@ const (
 	DefaultRBACDir       = "config/rbac"
 	DefaultAPIDir        = "apis"
 	DefaultConfigDir     = "config"
+	DefaultReleasedDir   = "config/released"
 )
 
 // Options configure a run. The zero value of every field but Root has a
@@ -52,6 +53,16 @@ type Options struct {
 	// CRDDir and RBACDir hold the manifests. Defaults: config/crd and
 	// config/rbac.
 	CRDDir, RBACDir string
+
+	// ReleasedDir holds the CRDs of the last release, which `opgen
+	// release` writes and the compatibility gate (gen/compat) compares the
+	// generated CRDs with. Default: config/released.
+	ReleasedDir string
+
+	// BaselineRef, when set, is a git commit, tag or branch whose CRDs
+	// (CRDDir at that ref) the compatibility gate compares with instead
+	// of ReleasedDir's.
+	BaselineRef string
 
 	// AllowDangerousTypes lets API types have float32 and float64 fields,
 	// which the CRD generator refuses by default (controller-gen's
@@ -103,6 +114,7 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.ControllerDir, DefaultControllerDir)
 	def(&o.CRDDir, DefaultCRDDir)
 	def(&o.RBACDir, DefaultRBACDir)
+	def(&o.ReleasedDir, DefaultReleasedDir)
 	return o, nil
 }
 

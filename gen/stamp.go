@@ -17,7 +17,8 @@ import (
 
 // stamp makes a run that would change nothing cheap: it records a hash of
 // every input of a run (the Go files of the selected packages, go.mod and
-// go.sum, the opgen build, the options) and of every file it generated.
+// go.sum, the opgen build, the options, the compatibility gate's baseline)
+// and of every file it generated.
 // When both are unchanged, the run is skipped. Stamps live in the user
 // cache directory, never in the project, so they cannot make a checkout
 // dirty; deleting them only costs one full run.
@@ -129,6 +130,9 @@ func (s *stamp) inputs(generated map[string]string) (string, error) {
 			// path, size and time identify the build.
 			fmt.Fprintf(h, "%s %d %d\n", exe, info.Size(), info.ModTime().UnixNano())
 		}
+	}
+	if err := s.hashBaseline(h); err != nil {
+		return "", err
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
 		if err := s.hashFile(h, filepath.Join(p.ModuleDir, f)); err != nil && !os.IsNotExist(err) {

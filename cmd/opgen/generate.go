@@ -37,6 +37,8 @@ func newGenerateCommand() *cobra.Command {
 	f.StringVar(&opts.ControllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller glue and stubs")
 	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests")
 	f.StringVar(&opts.RBACDir, "rbac-dir", gen.DefaultRBACDir, "directory of the RBAC manifests")
+	f.StringVar(&opts.ReleasedDir, "released-dir", gen.DefaultReleasedDir, "directory of the CRDs of the last release (written by opgen release), which the compatibility gate compares the generated CRDs with")
+	f.StringVar(&opts.BaselineRef, "baseline-ref", "", "compare the generated CRDs with those of --crd-dir at this git commit, tag or branch instead of --released-dir's")
 	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
 	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields in API types (clients in other languages may round them differently)")
 	f.IntVar(&descLen, "crd-max-desc-len", 0, "cap every description in the CRD schemas at this many characters, cut at a sentence end, as controller-gen's crd:maxDescLen (0 drops them); default: no cap")
@@ -66,6 +68,15 @@ writes nothing. When neither the inputs nor the outputs changed since the last
 run, nothing is done (--force overrides). A run keeps its peak memory near
 400 MiB while what it keeps alive fits (a soft limit that rises with a larger
 live heap); GOMEMLIMIT or GOGC in the environment turns that off.
+
+Compatibility gate: when config/released holds the CRDs of the last release
+(opgen release records them; --baseline-ref takes them from a git tag
+instead), a change that breaks their objects fails the run at the Go field:
+a removed field or version, a changed type, scope or default, a new required
+field, enum, CEL rule or pattern, a tighter bound. A marker above the field
+acknowledges one on purpose (docs/upgrading.md):
+
+  // +opgen:compat:allow=<rule> reason="<why>"
 
 Markers:
 `)

@@ -22,6 +22,7 @@ var commands = []func() *cobra.Command{
 	newDockerfileCommand,
 	newInitCommand,
 	newManifestsCommand,
+	newReleaseCommand,
 	newUpgradeCommand,
 	newVersionCommand,
 }

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/compat"
 	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/internal/memlimit"
 )
@@ -58,6 +60,11 @@ func Generate(ctx context.Context, opts GenerateOptions, patterns []string, w io
 		return err
 	}
 	res.Report(w, opts.Root, opts.Verbose, time.Since(start))
+	if gate, ok := selected["compat"].(*compat.Generator); ok && !res.UpToDate {
+		if note := gate.Note(opts.ReleasedDir); note != "" {
+			fmt.Fprintf(w, "opgen: %s\n", note)
+		}
+	}
 	if opts.Timings {
 		res.PrintTimings(w, time.Since(start))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/admission"
 	"github.com/opgen-sdk/opgen/gen/apidocs"
 	"github.com/opgen-sdk/opgen/gen/client"
+	"github.com/opgen-sdk/opgen/gen/compat"
 	"github.com/opgen-sdk/opgen/gen/controller"
 	"github.com/opgen-sdk/opgen/gen/conversion"
 	"github.com/opgen-sdk/opgen/gen/crd"
@@ -34,6 +35,9 @@ func All() map[string]gen.Generator {
 		"register":  register.Generator{},
 		"accessors": accessor.Generator{},
 		"crd":       crd.Generator{},
+		// The API compatibility gate: writes nothing, fails the run on a
+		// change that breaks objects of the last release (gen/compat).
+		"compat": &compat.Generator{},
 		// Typed conversions between a kind's versions (zz_generated.conversion.go).
 		"conversion": &conversion.Generator{},
 		"client":     &client.Generator{},

@@ -70,7 +70,7 @@ const ConversionDrop = "opgen:conversion:drop"
 // Known reports whether name (a marker without its + and arguments) is an
 // opgen marker.
 func Known(name string) bool {
-	if name == ConversionDrop {
+	if name == ConversionDrop || name == CompatAllow {
 		return true
 	}
 	for _, def := range Definitions {

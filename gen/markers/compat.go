@@ -1,0 +1,20 @@
+package markers
+
+// CompatAllow is the marker
+//
+//	// +opgen:compat:allow=<rule> reason="<why>"
+//
+// which acknowledges, on purpose, one finding of opgen generate's
+// compatibility gate: a change to the API that breaks objects of the last
+// release (gen/compat, docs/upgrading.md). It goes on the Go field the
+// finding names; for a field that no longer exists, on the type that held
+// it, with field=<json name>; for a version that no longer exists or a
+// changed scope, on the kind's type, with version=<name> for a version.
+const CompatAllow = "opgen:compat:allow"
+
+// ReadByGenerator reports whether name is a marker that a generator reads
+// from the comments itself (+opgen:conversion:drop, +opgen:compat:allow):
+// it configures no controller, and may be on fields and any type.
+func ReadByGenerator(name string) bool {
+	return name == ConversionDrop || name == CompatAllow
+}
