@@ -97,6 +97,7 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 		)
 		rules = append(rules, owned(api, k.Controller.Owns)...)
 		rules = append(rules, related(api, k.Controller)...)
+		rules = append(rules, migration(k)...)
 	}
 	for _, h := range api.BuiltinControllers {
 		rules = append(rules, handlerRules(api, h)...)
@@ -105,6 +106,47 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 		rules = append(rules, rule("events.k8s.io", "events", "create", "patch"))
 	}
 	return rules
+}
+
+// migration are the rules of the leader's storage migration of k.
+func migration(k *gen.Kind) []rbacv1.PolicyRule {
+	return MigrationRules(k.Version.Group.Name, k.Plural, versionsOf(k) > 1)
+}
+
+// MigrationRules are the rules of the leader's storage migration of the
+// custom resource plural.group (pkg/runtime): it reads the resource's CRD
+// by name to compare status.storedVersions with the storage version. A
+// kind served in several versions may need its objects moved to a new
+// storage version: then it also creates and reads StorageVersionMigrations
+// (their names carry the CRD's resourceVersion, so they cannot be narrowed
+// by name), or writes each object again (list and update on the kind),
+// records its progress on the CRD (patch) and trims
+// status.storedVersions (update on the status).
+func MigrationRules(group, plural string, versions bool) []rbacv1.PolicyRule {
+	crd := []string{plural + "." + group}
+	rules := []rbacv1.PolicyRule{{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: crd, Verbs: []string{"get"}}}
+	if !versions {
+		return rules
+	}
+	return append(rules,
+		rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: crd, Verbs: []string{"patch"}},
+		rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions/status"}, ResourceNames: crd, Verbs: []string{"update"}},
+		rule(group, plural, "list", "update"),
+		rule("storagemigration.k8s.io", "storageversionmigrations", "create", "get", "delete"),
+	)
+}
+
+// versionsOf counts the versions of k's group that have the kind.
+func versionsOf(k *gen.Kind) int {
+	n := 0
+	for _, v := range k.Version.Group.Versions {
+		for _, other := range v.Kinds {
+			if other.Name == k.Name {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // handlerRules are the rules of the controller of a built-in kind: it

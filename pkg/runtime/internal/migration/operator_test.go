@@ -7,15 +7,19 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/gentype"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
@@ -54,20 +58,26 @@ func widgetKind(t *testing.T, op *runtime.Operator, gr schema.GroupResource) run
 
 // TestOperatorMigratesStorage: objects written while v1alpha1 was the
 // storage version, storage moved to v1, the operator (with a controller
-// of v1) started: its leader migrates them, storedVersions becomes [v1],
-// and v1alpha1 can be removed from the CRD; a StorageMigrated Event says
-// so.
+// of v1) started as a ServiceAccount with the controller's rules and the
+// generated migration rules (gen/rbac) only: its leader migrates them,
+// storedVersions becomes [v1], and v1alpha1 can be removed from the CRD;
+// a StorageMigrated Event says so.
 func TestOperatorMigratesStorage(t *testing.T) {
 	ns := env.Namespace(t)
 	gr := widgets(t, "op.migration.test.opgen.dev", ns, 20)
-	op, err := runtime.New(env.Config, runtime.Options{Name: "migration-test", Namespaces: []string{ns},
+	rules := append([]rbacv1.PolicyRule{
+		{APIGroups: []string{gr.Group}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch", "patch"}},
+		{APIGroups: []string{gr.Group}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "patch", "update"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+	}, rbac.MigrationRules(gr.Group, gr.Resource, true)...)
+	op, err := runtime.New(serviceAccount(t, ns, "migrator", rules), runtime.Options{Name: "migration-test", Namespaces: []string{ns},
 		LeaderElection: runtime.LeaderElectionOptions{Disabled: true}, MetricsAddr: "0", HealthAddr: "0", Logger: testr.New(t)})
 	require.NoError(t, err)
 	require.NoError(t, testkit.Register(op, widgetKind(t, op, gr), plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
 		runtime.ControllerOptions[*testapi.Gadget]{}))
 	testkit.Run(t, op)
 	testkit.Eventually(t, "storedVersions [v1] and the StorageMigrated Event", func() bool {
-		crd, err := op.Dynamic().Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
+		crd, err := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
 			Get(context.Background(), gr.String(), metav1.GetOptions{})
 		if err != nil {
 			return false
@@ -76,7 +86,7 @@ func TestOperatorMigratesStorage(t *testing.T) {
 		if !slices.Equal(stored, []string{"v1"}) {
 			return false
 		}
-		events, err := op.Clientset().EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
+		events, err := kubernetes.NewForConfigOrDie(env.Config).EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			return false
 		}
@@ -88,4 +98,28 @@ func TestOperatorMigratesStorage(t *testing.T) {
 		return false
 	})
 	removable(t, gr, 20)
+}
+
+// serviceAccount returns the config of a new ServiceAccount of ns bound
+// to a ClusterRole of rules, both deleted after the test.
+func serviceAccount(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) *rest.Config {
+	t.Helper()
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(env.Config)
+	role := ns + "-" + name
+	_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}, Rules: rules}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), role, metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{})
+	})
+	cfg, err := env.ServiceAccountConfig(ctx, ns, name)
+	require.NoError(t, err)
+	return cfg
 }
