@@ -53,7 +53,9 @@ func TestDirProvider(t *testing.T) {
 		LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	require.NoError(t, err)
 	dir := t.TempDir()
-	write := func(name string, data []byte) { require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600)) }
+	write := func(name string, data []byte) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+	}
 	write("east.yaml", kubeconfig(t, members["east"]))
 	write("west.kubeconfig", kubeconfig(t, members["west"]))
 	write("notes.txt", []byte("not a kubeconfig: {"))
