@@ -30,6 +30,13 @@ operator keeps its certificate in a Secret and the caBundle current; with
 --cert-manager, a cert-manager Issuer and Certificate instead. See
 docs/webhooks.md.
 
+--member writes instead what each member cluster of a fleet needs
+(pkg/runtime/fleet, docs/multicluster.md): the Namespace, the CRDs, the
+ServiceAccount with the controllers' ClusterRole and binding, and the
+token Secret <name>-member-token of the ServiceAccount, whose token the
+fleet's kubeconfig of that cluster uses. No Deployment, leader-election
+Role, metrics or webhooks: the operator runs in the home cluster.
+
 --format says how:
   flat       one multi-document YAML file (--out, default standard output)
   kustomize  a kustomize layout in the config directory: config/default,
@@ -42,7 +49,8 @@ docs/webhooks.md.
              or --set createNamespace=true)`,
 		Example: `  opgen manifests --image registry.example.com/widget-operator:v0.1.0 --out deploy/widget-operator.yaml
   opgen manifests --format kustomize --image registry.example.com/widget-operator:v0.1.0
-  opgen manifests --format helm --image registry.example.com/widget-operator:v0.1.0 --replicas 2`,
+  opgen manifests --format helm --image registry.example.com/widget-operator:v0.1.0 --replicas 2
+  opgen manifests --member --out deploy/widget-operator-member.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cli.Manifests(opts, cmd.OutOrStdout())
@@ -66,6 +74,7 @@ docs/webhooks.md.
 	f.BoolVar(&opts.MetricsSecure, "metrics-secure", true, "the operator serves /metrics over HTTPS to ServiceAccounts bound to <name>-metrics-reader, and gets the RBAC to check them; false serves plain HTTP to anyone")
 	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	f.BoolVar(&opts.CertManager, "cert-manager", false, "when the operator serves webhooks, have cert-manager issue their certificate (a self-signed Issuer and a Certificate, mounted into the container) and inject its CA; default: the operator manages both itself")
+	f.BoolVar(&opts.Member, "member", false, "write the manifest of a member cluster of a fleet: CRDs, ServiceAccount, the controllers' ClusterRole and binding, a token Secret")
 	f.StringVar(&opts.Labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&opts.Out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)

@@ -35,6 +35,9 @@ func Manifests(opts ManifestsOptions, w io.Writer) error {
 	if err := opts.parse(); err != nil {
 		return err
 	}
+	if opts.Member && opts.Format != "flat" {
+		return fmt.Errorf("--member writes one flat manifest: leave --format %s out", opts.Format)
+	}
 	switch opts.Format {
 	case "flat":
 		data, err := manifest.Build(opts.Options)

@@ -119,6 +119,14 @@ type Options struct {
 	// and inject its CA, when the operator serves webhooks (see
 	// webhook.go). Default: the runtime manages both itself.
 	CertManager bool
+	// Member writes the manifest of a member cluster of a fleet (package
+	// pkg/runtime/fleet) instead: the Namespace, the CRDs (without a
+	// conversion webhook), the ServiceAccount, the ClusterRole of the
+	// controllers and its binding, and a token Secret of the
+	// ServiceAccount (MemberTokenSecret), whose token the home cluster's
+	// kubeconfig of the member uses. The operator runs elsewhere, so the
+	// leader-election Role, metrics, webhooks and Deployment are left out.
+	Member bool
 
 	// wh are the webhooks the operator serves, read from ConfigDir.
 	wh webhooks
@@ -186,6 +194,10 @@ func (o Options) objects() ([]any, error) {
 	if err := readYAML(filepath.Join(o.ConfigDir, "rbac", "role.yaml"), clusterRole); err != nil {
 		return nil, err
 	}
+	o.label(&clusterRole.ObjectMeta)
+	if o.Member {
+		return o.memberObjects(crds, clusterRole), nil
+	}
 	leaderRole := &rbacv1.Role{}
 	if err := readYAML(filepath.Join(o.ConfigDir, "rbac", "leader_election_role.yaml"), leaderRole); err != nil {
 		return nil, err
@@ -200,7 +212,6 @@ func (o Options) objects() ([]any, error) {
 		o.webhookCRD(crd)
 		objects = append(objects, o.labelUnstructured(crd))
 	}
-	o.label(&clusterRole.ObjectMeta)
 	o.label(&leaderRole.ObjectMeta)
 	objects = append(objects,
 		o.serviceAccount(),
@@ -213,6 +224,25 @@ func (o Options) objects() ([]any, error) {
 		objects = append(objects, o.deployment())
 	}
 	return objects, nil
+}
+
+// MemberTokenSecret is the name of the token Secret of the operator's
+// ServiceAccount in a member cluster's manifest (Options.Member).
+func MemberTokenSecret(name string) string { return name + "-member-token" }
+
+// memberObjects are a member cluster's objects (Options.Member).
+func (o Options) memberObjects(crds []map[string]any, clusterRole *rbacv1.ClusterRole) []any {
+	objects := []any{o.namespace()}
+	for _, crd := range crds {
+		objects = append(objects, o.labelUnstructured(crd))
+	}
+	token := &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: o.meta(MemberTokenSecret(o.Name), true),
+		Type:       corev1.SecretTypeServiceAccountToken,
+	}
+	token.Annotations = map[string]string{corev1.ServiceAccountNameKey: o.ServiceAccount}
+	return append(objects, o.serviceAccount(), clusterRole, o.clusterRoleBinding(clusterRole.Name), token)
 }
 
 func (o Options) meta(name string, namespaced bool) metav1.ObjectMeta {

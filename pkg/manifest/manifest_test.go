@@ -43,6 +43,7 @@ func TestBuildMatchesGolden(t *testing.T) {
 		"with-image":      options(),
 		"without-image":   func() manifest.Options { o := options(); o.Image = ""; return o }(),
 		"service-monitor": func() manifest.Options { o := options(); o.ServiceMonitor = true; return o }(),
+		"member":          func() manifest.Options { o := options(); o.Member = true; return o }(),
 		"insecure-metrics": func() manifest.Options {
 			o := options()
 			o.MetricsInsecure, o.ServiceMonitor = true, true

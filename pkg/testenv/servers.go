@@ -112,6 +112,7 @@ func (e *Environment) startControllerManager() error {
 		"--secure-port=0",
 		"--use-service-account-credentials=false",
 		"--root-ca-file="+e.creds.caFile,
+		"--service-account-private-key-file="+e.creds.saSigningKey,
 		"--concurrent-gc-syncs=5",
 	)
 	return err
