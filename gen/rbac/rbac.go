@@ -114,8 +114,9 @@ func migration(k *gen.Kind) []rbacv1.PolicyRule {
 }
 
 // MigrationRules are the rules of the leader's storage migration of the
-// custom resource plural.group (pkg/runtime): it reads the resource's CRD
-// by name to compare status.storedVersions with the storage version. A
+// custom resource plural.group (pkg/runtime): it reads and watches the
+// resource's CRD by name to compare status.storedVersions with the storage
+// version. A
 // kind served in several versions may need its objects moved to a new
 // storage version: then it also creates and reads StorageVersionMigrations
 // (their names carry the CRD's resourceVersion, so they cannot be narrowed
@@ -124,7 +125,7 @@ func migration(k *gen.Kind) []rbacv1.PolicyRule {
 // status.storedVersions (update on the status).
 func MigrationRules(group, plural string, versions bool) []rbacv1.PolicyRule {
 	crd := []string{plural + "." + group}
-	rules := []rbacv1.PolicyRule{{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: crd, Verbs: []string{"get"}}}
+	rules := []rbacv1.PolicyRule{{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: crd, Verbs: []string{"get", "list", "watch"}}}
 	if !versions {
 		return rules
 	}

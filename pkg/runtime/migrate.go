@@ -7,16 +7,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/migration"
 )
 
 // storageCheckEvery is how often the leader looks again whether a kind's
-// CRD stores objects in an older version (after an upgrade of the CRD
-// while the operator ran).
+// CRD stores objects in an older version, besides every change of the CRD
+// it watches.
 const storageCheckEvery = 10 * time.Minute
 
 // leaderRunnables are the Runnables the leader runs: the user's, and the
@@ -42,8 +47,10 @@ func (o *Operator) leaderRunnables() []Runnable {
 func (c *Controller[T]) groupResource() schema.GroupResource { return c.kind.GVR().GroupResource() }
 
 // storageMigration returns the Runnable that migrates gr's stored objects
-// to its CRD's storage version (package migration): at once, then every
-// storageCheckEvery, retrying a failure with a backoff of up to a minute.
+// to its CRD's storage version (package migration): at once, then on
+// every change of the CRD (an upgrade that moves the storage version
+// while the operator runs) and every storageCheckEvery, retrying a
+// failure with a backoff of up to a minute.
 func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 	written := SharedCollector(o, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "opgen_storage_migration_objects_total",
@@ -58,6 +65,7 @@ func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 		},
 	}
 	return RunnableFunc(func(ctx context.Context) error {
+		changed := o.crdChanges(ctx, gr)
 		backoff := wait.Backoff{Duration: 2 * time.Second, Factor: 2, Steps: 100, Cap: time.Minute}
 		for {
 			next := storageCheckEvery
@@ -65,26 +73,61 @@ func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 			switch {
 			case err == nil || ctx.Err() != nil:
 			case apierrors.IsForbidden(err):
-				m.Log.Info("storage migration is off: the operator may not read or write its CRD; grant get and patch on customresourcedefinitions, update on their status (the generated ClusterRole does), or pass --migrate-storage=false",
+				m.Log.Info("storage migration is off: the operator may not read or write its CRD; grant get, list, watch and patch on its customresourcedefinition, update on its status, list and update on the kind (the generated ClusterRole does), or pass --migrate-storage=false",
 					"resource", gr.String(), "error", err.Error(), "nextTry", next)
 			default:
 				next = backoff.Step()
 				m.Log.Error(err, "storage migration failed; retrying", "resource", gr.String(), "in", next)
 			}
-			if !sleepCtx(ctx, next) {
+			if !sleepCtx(ctx, next, changed) {
 				return nil
 			}
 		}
 	})
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// crdChanges watches the CRD of gr alone (a field selector on its name,
+// which RBAC can grant by name) until ctx ends, and sends on the channel
+// it returns when the CRD changes.
+func (o *Operator) crdChanges(ctx context.Context, gr schema.GroupResource) <-chan struct{} {
+	changed := make(chan struct{}, 1)
+	crds := o.dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	byName := func(opts *metav1.ListOptions) {
+		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", gr.String()).String()
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
+			byName(&opts)
+			return crds.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			byName(&opts)
+			return crds.Watch(ctx, opts)
+		},
+	}
+	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &unstructured.Unstructured{},
+		Handler: cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}},
+	})
+	go informer.RunWithContext(ctx)
+	return changed
+}
+
+// sleepCtx waits d, or until wake receives; false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
 	case <-t.C:
-		return true
+	case <-wake:
 	}
+	return true
 }

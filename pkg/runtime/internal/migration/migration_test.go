@@ -29,9 +29,20 @@ var env = testenv.New(testenv.Options{ControllerManager: true, Private: true})
 
 func TestMain(m *testing.M) { env.Main(m) }
 
-// widgets installs a CRD of group, served in v1alpha1 (the storage
-// version) and v1 with conversion None, and creates n objects in ns.
+// widgets installs a CRD of group, served in v1alpha1 and v1 with
+// conversion None, creates n objects in ns while v1alpha1 is the storage
+// version, then makes v1 the storage version.
 func widgets(t *testing.T, group, ns string, n int) schema.GroupResource {
+	t.Helper()
+	gr := storedIn(t, group, ns, n)
+	moveStorage(t, gr)
+	return gr
+}
+
+// storedIn installs a CRD of Widgets of group, served in v1alpha1 (the
+// storage version) and v1 with conversion None, and creates n Widgets in
+// ns.
+func storedIn(t *testing.T, group, ns string, n int) schema.GroupResource {
 	t.Helper()
 	ctx := context.Background()
 	yes := true
@@ -60,18 +71,24 @@ func widgets(t *testing.T, group, ns string, n int) schema.GroupResource {
 		_, err := res.Create(ctx, u, metav1.CreateOptions{})
 		require.NoError(t, err)
 	}
-	// v1 becomes the storage version: the objects stay stored as v1alpha1.
+	return schema.GroupResource{Group: group, Resource: "widgets"}
+}
+
+// moveStorage makes v1 the storage version of gr's CRD: the objects stay
+// stored as v1alpha1.
+func moveStorage(t *testing.T, gr schema.GroupResource) {
+	t.Helper()
+	ctx := context.Background()
 	crds := apiextensionsclient.NewForConfigOrDie(env.Config).ApiextensionsV1().CustomResourceDefinitions()
-	got, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+	got, err := crds.Get(ctx, gr.String(), metav1.GetOptions{})
 	require.NoError(t, err)
 	got.Spec.Versions[0].Storage, got.Spec.Versions[1].Storage = false, true
 	_, err = crds.Update(ctx, got, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	testkit.Eventually(t, "storedVersions [v1alpha1 v1]", func() bool {
-		c, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+		c, err := crds.Get(ctx, gr.String(), metav1.GetOptions{})
 		return err == nil && slices.Equal(c.Status.StoredVersions, []string{"v1alpha1", "v1"})
 	})
-	return schema.GroupResource{Group: group, Resource: "widgets"}
 }
 
 // removable checks that v1alpha1 can now be removed from the CRD, and that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/gentype"
@@ -65,6 +67,28 @@ func widgetKind(t *testing.T, op *runtime.Operator, gr schema.GroupResource) run
 func TestOperatorMigratesStorage(t *testing.T) {
 	ns := env.Namespace(t)
 	gr := widgets(t, "op.migration.test.opgen.dev", ns, 20)
+	runOperator(t, ns, gr)
+	migrated(t, gr)
+	removable(t, gr, 20)
+}
+
+// TestOperatorMigratesWhenStorageMoves: the operator runs while the CRD
+// is upgraded to store v1; it watches its CRD, so it migrates at once,
+// not at its next periodic check (10 minutes).
+func TestOperatorMigratesWhenStorageMoves(t *testing.T) {
+	ns := env.Namespace(t)
+	gr := storedIn(t, "running.migration.test.opgen.dev", ns, 20)
+	runOperator(t, ns, gr)
+	moveStorage(t, gr)
+	migrated(t, gr)
+	removable(t, gr, 20)
+}
+
+// runOperator runs an operator with a controller of gr's v1 in ns, as a
+// ServiceAccount with the controller's rules and the generated migration
+// rules (gen/rbac) only, until the test ends.
+func runOperator(t *testing.T, ns string, gr schema.GroupResource) {
+	t.Helper()
 	rules := append([]rbacv1.PolicyRule{
 		{APIGroups: []string{gr.Group}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch", "patch"}},
 		{APIGroups: []string{gr.Group}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "patch", "update"}},
@@ -76,28 +100,40 @@ func TestOperatorMigratesStorage(t *testing.T) {
 	require.NoError(t, testkit.Register(op, widgetKind(t, op, gr), plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
 		runtime.ControllerOptions[*testapi.Gadget]{}))
 	testkit.Run(t, op)
-	testkit.Eventually(t, "storedVersions [v1] and the StorageMigrated Event", func() bool {
-		crd, err := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
-			Get(context.Background(), gr.String(), metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		stored, _, _ := unstructuredStrings(crd.Object, "status", "storedVersions")
-		if !slices.Equal(stored, []string{"v1"}) {
-			return false
-		}
-		events, err := kubernetes.NewForConfigOrDie(env.Config).EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
-		if err != nil {
-			return false
-		}
-		for _, e := range events.Items {
-			if e.Reason == "StorageMigrated" && e.Regarding.Name == gr.String() {
-				return true
-			}
-		}
-		return false
+}
+
+// migrated waits until gr's CRD stores v1 alone and a StorageMigrated
+// Event says so: up to 90 s, since a StorageVersionMigration that the
+// controller manager does not start within 30 s gives way to the rewrite.
+func migrated(t *testing.T, gr schema.GroupResource) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 90*time.Second, true, func(context.Context) (bool, error) {
+		return isMigrated(gr), nil
 	})
-	removable(t, gr, 20)
+	require.NoError(t, err, "waited 90 s in vain for storedVersions [v1] and the StorageMigrated Event of %s", gr)
+}
+
+// isMigrated reports whether gr is migrated (see migrated).
+func isMigrated(gr schema.GroupResource) bool {
+	crd, err := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
+		Get(context.Background(), gr.String(), metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	stored, _, _ := unstructuredStrings(crd.Object, "status", "storedVersions")
+	if !slices.Equal(stored, []string{"v1"}) {
+		return false
+	}
+	events, err := kubernetes.NewForConfigOrDie(env.Config).EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return false
+	}
+	for _, e := range events.Items {
+		if e.Reason == "StorageMigrated" && e.Regarding.Name == gr.String() {
+			return true
+		}
+	}
+	return false
 }
 
 // serviceAccount returns the config of a new ServiceAccount of ns bound
