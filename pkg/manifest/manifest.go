@@ -135,18 +135,7 @@ func Build(opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	for i, obj := range objects {
-		doc, err := marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			out.WriteString("---\n")
-		}
-		out.Write(doc)
-	}
-	return out.Bytes(), nil
+	return MarshalDocuments(objects)
 }
 
 func (o *Options) validate() error {

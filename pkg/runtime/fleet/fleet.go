@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -137,12 +138,7 @@ func (f *Fleet) Run(ctx context.Context) error { return f.home.Run(ctx) }
 func (f *Fleet) Clusters() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	names := make([]string, 0, len(f.running))
-	for n := range f.running {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(f.running))
 }
 
 // Cluster returns the operator of the engaged cluster name, or nil.
@@ -195,12 +191,7 @@ func (f *Fleet) wake() {
 func (f *Fleet) knownNames() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	names := make([]string, 0, len(f.known))
-	for n := range f.known {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(f.known))
 }
 
 // lookup returns the config of cluster name and a channel closed when it
