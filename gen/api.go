@@ -745,7 +745,18 @@ func (b *apiBuilder) checkKinds(api *API) {
 			b.ctx.Errors.Add(o.pos, "%v", err)
 		}
 	}
+	retained := func(name string, pos token.Position, spec *markers.ControllerSpec) {
+		for _, gvk := range spec.Retain {
+			if !slices.Contains(spec.Owns, gvk) {
+				b.ctx.Errors.Add(pos, "%s retains %s (+opgen:controller:retain), which it does not own: add it to +opgen:controller:owns", name, markers.FormatKindRef(gvk))
+			}
+		}
+	}
+	for _, h := range api.BuiltinControllers {
+		retained(h.Name, h.Pos, h.Controller)
+	}
 	for _, k := range api.Controllers() {
+		retained(k.Name, k.Pos, k.Controller)
 		if k.Controller.NamesChildren {
 			if _, ok := markers.ChildNameRule(k.Controller.Owns); !ok {
 				b.ctx.Warnings.Add(k.Pos, "%s has +opgen:controller:namesChildren, but no kind it owns (owns=) asks more of a name than the DNS subdomain every object's name is, so the CRD gets no rule: remove the marker, or list the owned kind named after the object (v1.Service, v1.Namespace, batch/v1.Job or batch/v1.CronJob ask more)", k.Name)

@@ -328,6 +328,13 @@ func optionFields(name string, spec *markers.ControllerSpec) []any {
 		}
 		opts = append(opts, "Owns", jen.Index().Qual(schemaPkg, "GroupVersionKind").Custom(multiline("{", "}"), owns...))
 	}
+	if len(spec.Retain) > 0 {
+		var retain []jen.Code
+		for _, gvk := range spec.Retain {
+			retain = append(retain, gvkFields(gvk))
+		}
+		opts = append(opts, "Retain", jen.Index().Qual(schemaPkg, "GroupVersionKind").Custom(multiline("{", "}"), retain...))
+	}
 	if len(spec.Watches) > 0 {
 		var watches []jen.Code
 		for _, w := range spec.Watches {

@@ -26,10 +26,25 @@ type Controller struct{}
 // [group/]version.Kind separated by ";". The core group has no group part
 // (v1.Service). The runtime watches their objects and wakes the owner when
 // one changes; the ClusterRole gets get, list, watch, create, patch and
-// delete on them so that descendants can be applied and pruned.
+// delete on them so that descendants can be applied and pruned (no delete
+// on a kind it retains, see Retain).
 //
 //	// +opgen:controller:owns=apps/v1.Deployment;v1.Service
 type Owns []string
+
+// Retain lists owned kinds whose children accumulate (Jobs of each run,
+// backups, reports), as [group/]version.Kind separated by ";": the objects
+// of such a kind that the handler does not declare in an action are kept,
+// not pruned (runtime.ControllerOptions.Retain); the garbage collector
+// removes them with their owner. Each must be in owns. Since nothing
+// prunes them, the ClusterRole gets no delete on a retained kind: a
+// handler that deletes old children itself (Action.DeleteChild) grants it
+// with +kubebuilder:rbac.
+//
+//	// +opgen:controller:owns=batch/v1.Job
+//	// +opgen:controller:retain=batch/v1.Job
+//	// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=delete
+type Retain []string
 
 // Reads lists the kinds whose full objects the handler reads from the
 // operator's caches, as [group/]version.Kind separated by ";", like owns.
@@ -131,6 +146,7 @@ type ControllerSpec struct {
 	// empty for a custom kind's controller.
 	For            schema.GroupVersionKind
 	Owns           []schema.GroupVersionKind
+	Retain         []schema.GroupVersionKind
 	Reads          []schema.GroupVersionKind
 	Watches        []WatchSpec
 	ReconcileEvery time.Duration
@@ -165,6 +181,21 @@ func (o Owns) ApplyToController(spec *ControllerSpec) error {
 		}
 		if !containsGVK(spec.Owns, gvk) {
 			spec.Owns = append(spec.Owns, gvk)
+		}
+	}
+	return nil
+}
+
+// ApplyToController parses every reference and adds the kinds, keeping
+// their order and dropping repeats; the model checks that each is owned.
+func (r Retain) ApplyToController(spec *ControllerSpec) error {
+	for _, ref := range r {
+		gvk, err := parseKindRef(ref, "retain", true)
+		if err != nil {
+			return err
+		}
+		if !containsGVK(spec.Retain, gvk) {
+			spec.Retain = append(spec.Retain, gvk)
 		}
 	}
 	return nil

@@ -29,6 +29,7 @@ var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller:owns", markers.DescribesType, Owns(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:namesChildren", markers.DescribesType, NamesChildren{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:reads", markers.DescribesType, Reads(nil))),
+	markers.Must(markers.MakeDefinition("opgen:controller:retain", markers.DescribesType, Retain(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:watches", markers.DescribesType, Watches{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:reconcileEvery", markers.DescribesType, ReconcileEvery(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:workers", markers.DescribesType, Workers(0))),

@@ -64,7 +64,7 @@ func (Owns) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "Owns lists the kinds of the objects the controller creates and owns, as\n[group/]version.Kind separated by \";\". The core group has no group part\n(v1.Service). The runtime watches their objects and wakes the owner when\none changes; the ClusterRole gets get, list, watch, create, patch and\ndelete on them so that descendants can be applied and pruned.\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service",
+			Details: "Owns lists the kinds of the objects the controller creates and owns, as\n[group/]version.Kind separated by \";\". The core group has no group part\n(v1.Service). The runtime watches their objects and wakes the owner when\none changes; the ClusterRole gets get, list, watch, create, patch and\ndelete on them so that descendants can be applied and pruned (no delete\non a kind it retains, see Retain).\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service",
 			Summary: "Owns lists the kinds of the objects the controller creates and owns, as [group/]version.Kind separated by \";\".",
 		},
 	}
@@ -88,6 +88,17 @@ func (ReconcileEvery) Help() *markers.DefinitionHelp {
 		DetailedHelp: markers.DetailedHelp{
 			Details: "ReconcileEvery runs Reconcile on every object of the kind this long\nafter it was last handled, even when nothing changed. It is a Go\nduration (30s, 5m, 1h30m). Without it there is no periodic reconcile.\n\n\t// +opgen:controller:reconcileEvery=5m",
 			Summary: "ReconcileEvery runs Reconcile on every object of the kind this long after it was last handled, even when nothing changed.",
+		},
+	}
+}
+
+// Help returns the help of the Retain marker, from its godoc.
+func (Retain) Help() *markers.DefinitionHelp {
+	return &markers.DefinitionHelp{
+		Category: "opgen",
+		DetailedHelp: markers.DetailedHelp{
+			Details: "Retain lists owned kinds whose children accumulate (Jobs of each run,\nbackups, reports), as [group/]version.Kind separated by \";\": the objects\nof such a kind that the handler does not declare in an action are kept,\nnot pruned (runtime.ControllerOptions.Retain); the garbage collector\nremoves them with their owner. Each must be in owns. Since nothing\nprunes them, the ClusterRole gets no delete on a retained kind: a\nhandler that deletes old children itself (Action.DeleteChild) grants it\nwith +kubebuilder:rbac.\n\n\t// +opgen:controller:owns=batch/v1.Job\n\t// +opgen:controller:retain=batch/v1.Job\n\t// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=delete",
+			Summary: "Retain lists owned kinds whose children accumulate (Jobs of each run, backups, reports), as [group/]version.Kind separated by \";\": the objects of such a kind that the handler does not declare in an action are kept, not pruned (runtime.ControllerOptions.Retain); the garbage collector removes them with their owner.",
 		},
 	}
 }

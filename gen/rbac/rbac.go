@@ -10,7 +10,6 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-tools/pkg/markers"
 	ctrbac "sigs.k8s.io/controller-tools/pkg/rbac"
@@ -95,7 +94,7 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 			rule(g, k.Plural+"/status", "get", "patch", "update"),
 			rule(g, k.Plural+"/finalizers", "update"),
 		)
-		rules = append(rules, owned(api, k.Controller.Owns)...)
+		rules = append(rules, owned(api, k.Controller)...)
 		rules = append(rules, related(api, k.Controller)...)
 		rules = append(rules, migration(k)...)
 	}
@@ -163,7 +162,7 @@ func handlerRules(api *gen.API, h *gen.BuiltinController) []rbacv1.PolicyRule {
 	if len(h.Controller.Owns) > 0 {
 		rules = append(rules, rule(g, res+"/finalizers", "update"))
 	}
-	rules = append(rules, owned(api, h.Controller.Owns)...)
+	rules = append(rules, owned(api, h.Controller)...)
 	return append(rules, related(api, h.Controller)...)
 }
 
@@ -182,11 +181,16 @@ func related(api *gen.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRul
 	return rules
 }
 
-// owned are the rules for descendants of the owned kinds.
-func owned(api *gen.API, kinds []schema.GroupVersionKind) []rbacv1.PolicyRule {
+// owned are the rules for descendants of the owned kinds: applied and
+// pruned, or of a retained kind applied only (no delete).
+func owned(api *gen.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
-	for _, o := range kinds {
-		rules = append(rules, rule(o.Group, api.Resource(o), "get", "list", "watch", "create", "patch", "delete"))
+	for _, o := range spec.Owns {
+		verbs := []string{"get", "list", "watch", "create", "patch", "delete"}
+		if slices.Contains(spec.Retain, o) {
+			verbs = verbs[:5]
+		}
+		rules = append(rules, rule(o.Group, api.Resource(o), verbs...))
 	}
 	return rules
 }

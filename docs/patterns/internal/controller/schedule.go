@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/apis"
@@ -31,14 +30,12 @@ func NewScheduleController(op *runtime.Operator) *ScheduleController {
 	return &ScheduleController{jobs: NewScheduleReaders(op).Jobs(), clock: op.Options().Clock}
 }
 
-// Configure keeps the Jobs of earlier runs, which Reconcile does not
-// declare again: they accumulate, and Reconcile deletes the oldest.
-func (c *ScheduleController) Configure(opts *runtime.ControllerOptions[*schedulev1.Schedule]) {
-	opts.Retain = []schema.GroupVersionKind{batchv1.SchemeGroupVersion.WithKind("Job")}
-}
-
 // runAnnotation holds, on each Job, the time of the run it is for.
 const runAnnotation = "batch.patterns.opgen.dev/run"
+
+// Nothing prunes a retained kind, so the generated ClusterRole has no
+// delete on Jobs; Reconcile deletes the oldest itself.
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=delete
 
 // Reconcile creates the Job of a run that is due, deletes the Jobs beyond
 // the history limit, and comes back at the next run.

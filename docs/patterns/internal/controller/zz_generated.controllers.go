@@ -76,6 +76,9 @@ func ScheduleOptions() runtime.ControllerOptions[*batchpatternsv1.Schedule] {
 		Owns: []schema.GroupVersionKind{
 			{Group: "batch", Version: "v1", Kind: "Job"},
 		},
+		Retain: []schema.GroupVersionKind{
+			{Group: "batch", Version: "v1", Kind: "Job"},
+		},
 	}
 }
 

@@ -36,6 +36,7 @@ type ScheduleStatus struct {
 // +kubebuilder:subresource:status
 // +opgen:controller
 // +opgen:controller:owns=batch/v1.Job
+// +opgen:controller:retain=batch/v1.Job
 type Schedule struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
