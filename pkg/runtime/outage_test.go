@@ -206,7 +206,7 @@ func (l *lines) count(part string) int {
 // connections the outage is logged and /readyz says 503; a change made the
 // moment it is back is handled within a few seconds, and /readyz turns
 // 200. Under make chaos it runs three times, with leader election off and
-// on, and a longer outage. (Through this proxy client-go happened to
+// on (a lease longer than the outage), and a longer outage. (Through this proxy client-go happened to
 // recover fast without the outage transport too; TestOutageRecovery in
 // internal/chaos, which stops kube-apiserver itself, shows the 20 s it
 // took.)
@@ -224,6 +224,14 @@ func TestRecoversAtOnceAfterAnOutage(t *testing.T) {
 			log := &lines{}
 			opts := runtime.Options{HealthAddr: "127.0.0.1:0", Logger: log.logger()}
 			opts.LeaderElection.Disabled = !election
+			if election {
+				// A leader that cannot renew within its deadline steps down
+				// and Run ends (ErrLostLeadership), as it must; the lease
+				// here outlasts the outage, so that what is measured is the
+				// recovery of the watches, with the elector running.
+				opts.LeaderElection.LeaseDuration = 2 * outage
+				opts.LeaderElection.RenewDeadline = outage + 10*time.Second
+			}
 			h := newOperator(t, ns, p.config(t), opts)
 			c := &calls{}
 			require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}), runtime.ControllerOptions[*testapi.Gadget]{}))
