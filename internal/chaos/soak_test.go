@@ -140,6 +140,13 @@ func TestChurnSoak(t *testing.T) {
 		mins, rss, gor = append(mins, s.at.Minutes()), append(rss, s.rss/(1<<20)), append(gor, s.goroutines)
 	}
 	rssSlope, gorSlope := slope(mins, rss), slope(mins, gor)
+	var perMinute []string
+	for i, s := range samples {
+		if i%12 == 0 {
+			perMinute = append(perMinute, fmt.Sprintf("%.0f", s.rss/(1<<20)))
+		}
+	}
+	t.Logf("RSS each minute, MiB: %s", strings.Join(perMinute, " "))
 	t.Logf("figures: %s of churn, %d Todos, %d unarchived; %d samples; RSS %.1f→%.1f MiB (slope %+.2f MiB/min), goroutines %.0f→%.0f (slope %+.2f/min)",
 		c.duration, res.created, len(res.unarchived), len(samples), rss[0], rss[len(rss)-1], rssSlope, gor[0], gor[len(gor)-1], gorSlope)
 	require.Empty(t, res.unarchived, "deleted Todos never archived")

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,11 @@ import (
 // (LoadConfig), builds the operator, calls setup (the generated
 // controller.Setup, which registers every controller) and runs until
 // SIGINT or SIGTERM. On an error it prints it and exits with status 1.
+// A replica that lost its Lease (it could not renew in time) with every
+// handler returned runs the operator again, in the same process and
+// under the same identity, as a candidate: when no other replica took the
+// Lease meanwhile, as in an outage of the API server, it leads again at
+// once.
 //
 //	func main() { runtime.Main(runtime.Options{Name: "hello-operator"}, controller.Setup) }
 func Main(opts Options, setup func(*Operator) error) {
@@ -38,15 +44,35 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	if err != nil {
 		return err
 	}
-	op, err := New(cfg, opts)
-	if err != nil {
-		return err
+	for {
+		op, err := New(cfg, opts)
+		if err != nil {
+			return err
+		}
+		// One log pipeline: client-go's klog output goes to the operator's
+		// logger.
+		klog.SetLogger(op.log.WithName("client-go"))
+		if err := setup(op); err != nil {
+			return fmt.Errorf("set up the controllers: %w", err)
+		}
+		err = op.Run(ctx)
+		if !rerun(ctx, op, err) {
+			return err
+		}
+		// The same identity: when the Lease still names this replica (no
+		// other took it, as after an outage of the API server), the new
+		// operator takes it back at once instead of a lease duration later.
+		opts.LeaderElection.Identity = op.opts.LeaderElection.Identity
+		op.log.Info("lost the lease with every handler returned: running again as a candidate, under the same identity", "identity", opts.LeaderElection.Identity, "error", err.Error())
 	}
-	// One log pipeline: client-go's klog output goes to the operator's
-	// logger.
-	klog.SetLogger(op.log.WithName("client-go"))
-	if err := setup(op); err != nil {
-		return fmt.Errorf("set up the controllers: %w", err)
-	}
-	return op.Run(ctx)
+}
+
+// rerun reports whether Main runs the operator again after Run returned
+// err: it lost its Lease (a leader that could not renew in time, as in
+// an outage of the API server), ctx still runs, and no handler or
+// Runnable was left behind. Otherwise the process ends, and the
+// kubelet's restart starts it afresh.
+func rerun(ctx context.Context, op *Operator, err error) bool {
+	lost := errors.Is(err, ErrLostLeadership) || errors.Is(err, ErrLostMembership)
+	return lost && ctx.Err() == nil && len(op.inflight.list()) == 0
 }
