@@ -38,7 +38,7 @@ type Owns []string
 // not pruned (runtime.ControllerOptions.Retain); the garbage collector
 // removes them with their owner. Each must be in owns. Since nothing
 // prunes them, the ClusterRole gets no delete on a retained kind: a
-// handler that deletes old children itself (Action.DeleteChild) grants it
+// handler that deletes old children itself (plug.DeleteNow) grants it
 // with +kubebuilder:rbac.
 //
 //	// +opgen:controller:owns=batch/v1.Job
