@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"runtime/debug"
 	rtmetrics "runtime/metrics"
 	"strconv"
 	"sync"
@@ -48,14 +49,15 @@ func TestMeasureMigration(t *testing.T) {
 			m.Discovery = noSVM{dc}
 		}
 		goruntime.GC()
-		stop, peak := sampleHeap()
+		debug.FreeOSMemory()
+		stop, peak, rss := sampleHeap()
 		start = time.Now()
 		written, err := m.Run(context.Background())
 		took := time.Since(start)
 		stop()
 		require.NoError(t, err)
-		t.Logf("%s: migrated %d objects in %v (%d written by the migrator, %.0f objects/s), peak Go heap during it %.1f MiB",
-			via, n, took.Round(100*time.Millisecond), written, float64(n)/took.Seconds(), float64(*peak)/(1<<20))
+		t.Logf("%s: migrated %d objects in %v (%d written by the migrator, %.0f objects/s), peak Go heap during it %.1f MiB, peak RSS of the process %.1f MiB",
+			via, n, took.Round(100*time.Millisecond), written, float64(n)/took.Seconds(), float64(*peak)/(1<<20), float64(*rss)/(1<<20))
 	}
 }
 
@@ -101,16 +103,26 @@ func setStorage(t *testing.T, gr schema.GroupResource, version string) {
 	require.NoError(t, err)
 }
 
-// sampleHeap samples the Go heap every millisecond until stop.
-func sampleHeap() (stop func(), peak *uint64) {
-	peak = new(uint64)
+// sampleHeap samples the Go heap every millisecond, and the process's
+// resident memory every 10, until stop.
+func sampleHeap() (stop func(), peak, rss *uint64) {
+	peak, rss = new(uint64), new(uint64)
+	page := uint64(os.Getpagesize())
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
+		for i := 0; ; i++ {
 			rtmetrics.Read(s)
 			*peak = max(*peak, s[0].Value.Uint64())
+			if i%10 == 0 {
+				if statm, err := os.ReadFile("/proc/self/statm"); err == nil {
+					var size, resident uint64
+					if _, err := fmt.Sscan(string(statm), &size, &resident); err == nil {
+						*rss = max(*rss, resident*page)
+					}
+				}
+			}
 			select {
 			case <-done:
 				return
@@ -118,5 +130,5 @@ func sampleHeap() (stop func(), peak *uint64) {
 			}
 		}
 	})
-	return func() { close(done); wg.Wait() }, peak
+	return func() { close(done); wg.Wait() }, peak, rss
 }
