@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/rest"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stretchr/testify/require"
@@ -107,4 +110,29 @@ func NextSecond(t testing.TB, obj metav1.Object) {
 		t.Logf("waiting %s for the clock to pass the second of %s's last write", d.Round(time.Millisecond), obj.GetName())
 		time.Sleep(d)
 	}
+}
+
+// ServiceAccount returns the config of the ServiceAccount name of ns,
+// created in env and bound to a new ClusterRole of rules; the role and
+// binding are deleted when t ends.
+func ServiceAccount(t testing.TB, env *testenv.Environment, ns, name string, rules []rbacv1.PolicyRule) *rest.Config {
+	t.Helper()
+	ctx := context.Background()
+	rbac := env.Clientset().RbacV1()
+	role := ns + "-" + name
+	_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}, Rules: rules}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), role, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{})
+	})
+	cfg, err := env.ServiceAccountConfig(ctx, ns, name)
+	require.NoError(t, err)
+	return cfg
 }

@@ -17,11 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
 
+	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/manifest"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -42,8 +41,8 @@ func TestSecureMetrics(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := context.Background()
-	operatorCfg := serviceAccountWith(t, ns, "operator", reviewRules)
-	readerToken := serviceAccountWith(t, ns, "scraper", metricsReaderRules).BearerToken
+	operatorCfg := testkit.ServiceAccount(t, env, ns, "operator", reviewRules)
+	readerToken := testkit.ServiceAccount(t, env, ns, "scraper", metricsReaderRules).BearerToken
 	strangerCfg, err := env.ServiceAccountConfig(ctx, ns, "stranger")
 	require.NoError(t, err)
 
@@ -77,7 +76,7 @@ func TestSecureMetrics(t *testing.T) {
 func TestSecureMetricsCertDir(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	readerToken := serviceAccountWith(t, ns, "scraper", metricsReaderRules).BearerToken
+	readerToken := testkit.ServiceAccount(t, env, ns, "scraper", metricsReaderRules).BearerToken
 	dir := t.TempDir()
 	first := writeCert(t, dir, "metrics-first.example")
 
@@ -115,31 +114,6 @@ func TestMetricsSecureFlag(t *testing.T) {
 	assert.Contains(t, err.Error(), "--metrics-secure=false")
 	_, err = runtime.New(env.Config, runtime.Options{Name: "op", MetricsAddr: ":8443", HealthAddr: ":8443", MetricsInsecure: true, LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	assert.NoError(t, err, "plain metrics may share the probes' server")
-}
-
-// serviceAccountWith returns the config of a new ServiceAccount of ns
-// bound to a ClusterRole of rules (cluster-wide: reviews and non-resource
-// URLs are not namespaced).
-func serviceAccountWith(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) *rest.Config {
-	t.Helper()
-	ctx := context.Background()
-	rbac := env.Clientset().RbacV1()
-	role := ns + "-" + name
-	_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}, Rules: rules}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	_, err = rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = rbac.ClusterRoleBindings().Delete(context.Background(), role, metav1.DeleteOptions{})
-		_ = rbac.ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{})
-	})
-	cfg, err := env.ServiceAccountConfig(ctx, ns, name)
-	require.NoError(t, err)
-	return cfg
 }
 
 // waitAllowed waits until the API server's RBAC lets user get /metrics,

@@ -94,7 +94,7 @@ func runOperator(t *testing.T, ns string, gr schema.GroupResource) {
 		{APIGroups: []string{gr.Group}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "patch", "update"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}, rbac.MigrationRules(gr.Group, gr.Resource, true)...)
-	op, err := runtime.New(serviceAccount(t, ns, "migrator", rules), runtime.Options{Name: "migration-test", Namespaces: []string{ns},
+	op, err := runtime.New(testkit.ServiceAccount(t, env, ns, "migrator", rules), runtime.Options{Name: "migration-test", Namespaces: []string{ns},
 		LeaderElection: runtime.LeaderElectionOptions{Disabled: true}, MetricsAddr: "0", HealthAddr: "0", Logger: testr.New(t)})
 	require.NoError(t, err)
 	require.NoError(t, testkit.Register(op, widgetKind(t, op, gr), plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{}),
@@ -134,28 +134,4 @@ func isMigrated(gr schema.GroupResource) bool {
 		}
 	}
 	return false
-}
-
-// serviceAccount returns the config of a new ServiceAccount of ns bound
-// to a ClusterRole of rules, both deleted after the test.
-func serviceAccount(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) *rest.Config {
-	t.Helper()
-	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(env.Config)
-	role := ns + "-" + name
-	_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}, Rules: rules}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), role, metav1.DeleteOptions{})
-		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{})
-	})
-	cfg, err := env.ServiceAccountConfig(ctx, ns, name)
-	require.NoError(t, err)
-	return cfg
 }
