@@ -176,6 +176,20 @@ func saveHeapProfile(p *proc, path string) {
 	_ = os.WriteFile(path, data, 0o644)
 }
 
+// saveCPUProfile writes a CPU profile of p's first d to path, for
+// investigation (BENCH_CPU_PROFILES=dir: the restarts of the owned
+// benchmark).
+func saveCPUProfile(p *proc, d time.Duration, path string) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, int(d.Seconds())))
+	if err != nil {
+		logf("   CPU profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(path, data, 0o644)
+}
+
 func (s *suite) sizeN(size string) int {
 	if size == "large" {
 		return s.cfg.large
@@ -315,10 +329,20 @@ func (s *suite) benchOwned(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			profiled := make(chan struct{})
+			if dir := os.Getenv("BENCH_CPU_PROFILES"); dir != "" {
+				go func() {
+					defer close(profiled)
+					saveCPUProfile(p, 8*time.Second, filepath.Join(dir, fmt.Sprintf("owned-%s-%d.pprof", v, r)))
+				}()
+			} else {
+				close(profiled)
+			}
 			all, err := p.waitAll(s.cfg.scaled(3 * time.Minute))
 			if err == nil {
 				err = waitSettled(p, 0, time.Second, s.cfg.scaled(time.Minute))
 			}
+			<-profiled
 			if err != nil {
 				p.stop()
 				return err
