@@ -31,6 +31,10 @@ type ownWrites[T metav1.Object] struct {
 	// versions of its events seen meanwhile.
 	flying map[cache.ObjectName]int
 	parked map[cache.ObjectName][]string
+	// gone are keys whose object the watch deleted while a write was in
+	// flight: the write's answer is not kept, as no event of that object
+	// would come to drop it.
+	gone map[cache.ObjectName]bool
 }
 
 // begin records a write of key in flight. end must follow.
@@ -54,13 +58,17 @@ func (w *ownWrites[T]) end(key cache.ObjectName, obj T, ok bool, before string) 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.n.Add(-1)
+	gone := w.gone[key]
 	if w.flying[key]--; w.flying[key] == 0 {
 		delete(w.flying, key)
+		delete(w.gone, key)
 	}
 	rv := ""
 	if ok {
 		rv = obj.GetResourceVersion()
-		w.put(key, obj)
+		if !gone {
+			w.put(key, obj)
+		}
 	}
 	parked := w.parked[key]
 	if _, flying := w.flying[key]; !flying {
@@ -74,7 +82,7 @@ func (w *ownWrites[T]) end(key cache.ObjectName, obj T, ok bool, before string) 
 			wake = true
 		}
 	}
-	if ok && rv != before && !own {
+	if ok && !gone && rv != before && !own {
 		if _, had := w.rvs[key]; !had {
 			w.n.Add(1)
 		}
@@ -173,7 +181,8 @@ func (w *ownWrites[T]) seen(key cache.ObjectName, rv string) (own bool) {
 	return own
 }
 
-// forget drops key: its object is gone.
+// forget drops key: its object is gone. The answers of writes in flight
+// are dropped too.
 func (w *ownWrites[T]) forget(key cache.ObjectName) {
 	if w.n.Load() == 0 {
 		return
@@ -181,6 +190,12 @@ func (w *ownWrites[T]) forget(key cache.ObjectName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.dropObj(key)
+	if w.flying[key] > 0 {
+		if w.gone == nil {
+			w.gone = map[cache.ObjectName]bool{}
+		}
+		w.gone[key] = true
+	}
 	if _, ok := w.rvs[key]; ok {
 		delete(w.rvs, key)
 		w.n.Add(-1)
