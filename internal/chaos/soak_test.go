@@ -115,10 +115,9 @@ var (
 // cache until a pass, run every 6 minutes, finds it unseen for 6 minutes:
 // an Event stays 6 to 12 minutes, and the map behind that cache keeps
 // the size of its fullest moment. Under churn every Todo's Events are new
-// ones, so the live heap climbs for 12 minutes (measured on 2026-11-25:
-// 11 MiB at minute 5, 17 at minute 10, then 15 to 21 MiB to minute 20,
-// the cache 4 to 9 MiB of it) and holds after. One minute more for
-// margin.
+// ones, so that cache fills for 12 minutes (to 4 to 9 MiB in the soaks of
+// 2026-11-25) and then saw-tooths, dropping at each pass. One minute more
+// for margin.
 const eventHorizon = 13 * time.Minute
 
 // TestChurnSoak: the todo-operator under create/delete churn for 30
@@ -135,11 +134,10 @@ const eventHorizon = 13 * time.Minute
 // heap's under liveSlopeBound. The live heap is judged rather than RSS:
 // a Go process's RSS follows the high-water mark of its heap (the heap's
 // pages go back to the system slowly and only beyond the next collection
-// goal), so it keeps creeping up long after the live heap holds, by
-// +1.2 MiB a minute over 20 minutes in which the live heap held from
-// minute 10. RSS is still logged each minute. One minute is too short for
-// slopes: a single idle HTTP connection opened late shows as +1.7
-// goroutines a minute, and the heap still grows to its collection target.
+// goal), so it keeps creeping up after the live heap holds. RSS is still
+// logged each minute. One minute is too short for slopes: a single idle
+// HTTP connection opened late shows as +1.7 goroutines a minute, and the
+// heap still grows to its collection target.
 func TestChurnSoak(t *testing.T) {
 	c := churn{rate: 5, lifetime: 2 * time.Second, duration: time.Minute, qps: 50}
 	if full() {
