@@ -309,8 +309,8 @@ func TestFakeKubeletMakesDeploymentsReady(t *testing.T) {
 	defer cancel()
 	ns := env.Namespace(t)
 	cs := env.Clientset()
-	var kubeletErr atomic.Value
-	require.NoError(t, env.RunFakeKubelet(ctx, func(err error) { kubeletErr.Store(err) }))
+	var kubeletErr atomic.Pointer[error] // errors of several types: an atomic.Value would panic
+	require.NoError(t, env.RunFakeKubelet(ctx, func(err error) { kubeletErr.Store(&err) }))
 
 	labels := map[string]string{"app": "ready"}
 	_, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
@@ -330,7 +330,9 @@ func TestFakeKubeletMakesDeploymentsReady(t *testing.T) {
 		return err == nil && d.Status.ReadyReplicas == 2, nil
 	})
 	require.NoError(t, err, "the Deployment never had 2 ready replicas")
-	assert.Nil(t, kubeletErr.Load(), "the fake kubelet failed")
+	if err := kubeletErr.Load(); err != nil {
+		t.Errorf("the fake kubelet failed: %v", *err)
+	}
 
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
