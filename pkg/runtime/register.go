@@ -323,6 +323,9 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 	}
 	c.store.owns[gvk] = kc
 	kc.stores = append(kc.stores, c.store)
+	// The first reconciles judge this kind's applies by their field sets:
+	// the schema they need is parsed while the caches fill.
+	go c.op.schemas.Prepare(gvk)
 	return c.handleAll(kc, func(m metav1.Object, deleted, initial bool) {
 		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
 		if deleted {
