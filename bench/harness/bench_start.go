@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -198,6 +199,7 @@ func (s *suite) sizeN(size string) int {
 }
 
 func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error {
+	waitIdle()
 	p, err := s.startOperator(v, opts{
 		namespace: namespace(v, size), mode: "noop", workers: s.cfg.workers, expect: n,
 		leader: true, leaseName: s.leaseName("cold-" + v), lease: s.cfg.stockLease,
@@ -324,8 +326,9 @@ func (s *suite) benchOwned(ctx context.Context) error {
 	variants := []string{opgen, cr, crTuned}
 	for r := range s.cfg.rounds {
 		for _, v := range order(r, variants...) {
+			waitIdle()
 			p, err := s.startOperator(v, opts{namespace: namespace(v, "large"), mode: "owned", workers: s.cfg.workers, expect: n,
-				leader: true, leaseName: s.leaseName("owned-" + v), lease: s.cfg.stockLease})
+				leader: true, leaseName: s.leaseName("owned-" + v), lease: s.cfg.stockLease, trace: os.Getenv("BENCH_TRACE") != ""})
 			if err != nil {
 				return err
 			}
@@ -348,6 +351,11 @@ func (s *suite) benchOwned(ctx context.Context) error {
 				return err
 			}
 			s.res.add("coldstart.owned.seconds", v, all.Sub(p.start).Seconds())
+			if tr := p.traces(); len(tr) > 0 {
+				first := slices.MinFunc(tr, func(a, b rec) int { return a.t.Compare(b.t) }).t
+				logf("   %s round %d: from the start to the first reconcile %.2fs (the caches filling), then %.2fs to reconcile all",
+					v, r, first.Sub(p.start).Seconds(), all.Sub(first).Seconds())
+			}
 			peak, _ := p.memory()
 			st, err := p.stats(true)
 			p.stop()
