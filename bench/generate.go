@@ -3,4 +3,4 @@
 // only holds the go:generate line for the benchmark API (apis/load/v1).
 package bench
 
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./... --name bench-operator
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./... --name bench-operator

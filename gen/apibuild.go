@@ -110,6 +110,7 @@ func buildAPI(ctx *Context) *API {
 		b.checkKinds(api)
 		b.settleWebhooks(api)
 		b.planConversions(api)
+		api.markConversionWebhooks()
 		b.reportSkipped(api)
 	})
 	return api

@@ -93,10 +93,12 @@ func isStructuralKind(info *ctmarkers.TypeInfo, tags *typeTags) bool {
 }
 
 // applyClientTags checks a kind's +genclient tags with client-gen's own
-// parser and makes the CRD's scope agree with the client's: a kind tagged
-// +genclient:nonNamespaced without a +kubebuilder:resource scope is
-// cluster-scoped in its CRD too, and one with a namespaced scope is an
-// error, since the client would address objects the server does not serve.
+// parser and that the CRD's scope agrees with the client's. A kind tagged
+// +genclient:nonNamespaced whose CRD is namespaced gets a client that
+// addresses objects the server does not serve. controller-gen reads only
+// +kubebuilder:resource:scope, so opgen keeps the CRD as controller-gen
+// writes it and warns, or, under --strict, fails; either way the message
+// gives the marker to add.
 func (b *apiBuilder) applyClientTags(pkg *loader.Package, k *Kind, info *ctmarkers.TypeInfo, tags *typeTags) {
 	if tags == nil || len(tags.genclient) == 0 {
 		return
@@ -116,12 +118,13 @@ func (b *apiBuilder) applyClientTags(pkg *loader.Package, k *Kind, info *ctmarke
 	}
 	res, scoped := info.Markers.Get("kubebuilder:resource").(crdmarkers.Resource)
 	switch {
-	case scoped && res.Scope != "" && !strings.EqualFold(res.Scope, "Cluster"):
+	case scoped && strings.EqualFold(res.Scope, "Cluster"):
+	case scoped && res.Scope != "":
 		b.ctx.Errors.Add(nonNamespacedPos(tags, k), "%s: +genclient:nonNamespaced makes its client cluster-scoped, but +kubebuilder:resource:scope=%s makes its CRD namespaced, so the client would address objects the API server does not serve: drop +genclient:nonNamespaced, or write scope=Cluster", k.Name, res.Scope)
+	case b.ctx.Project.StrictMarkers:
+		b.ctx.Errors.Add(nonNamespacedPos(tags, k), "%s: +genclient:nonNamespaced makes its client cluster-scoped, but without +kubebuilder:resource:scope=Cluster its CRD is namespaced (controller-gen reads only that marker), so the client would address objects the API server does not serve: add +kubebuilder:resource:scope=Cluster", k.Name)
 	default:
-		k.Namespaced = false
-		res.Scope = "Cluster"
-		b.setTypeMarker(pkg, info.RawSpec, "kubebuilder:resource", res)
+		b.ctx.Warnings.Add(nonNamespacedPos(tags, k), "%s: +genclient:nonNamespaced makes its client cluster-scoped, but without +kubebuilder:resource:scope=Cluster its CRD is namespaced, as controller-gen writes it (it reads only that marker), so the client addresses objects the API server does not serve: add +kubebuilder:resource:scope=Cluster (opgen generate --strict makes this an error)", k.Name)
 	}
 }
 

@@ -24,7 +24,7 @@ func TestCodeGeneratorStyle(t *testing.T) {
 	gentest.Compare(t, "testdata/codegen", files)
 
 	crd := string(files["config/crd/example.codegen.opgen.dev_clustertesttypes.yaml"])
-	assert.Contains(t, crd, "scope: Cluster", "+genclient:nonNamespaced makes the CRD cluster-scoped too")
+	assert.Contains(t, crd, "scope: Cluster", "+kubebuilder:resource:scope=Cluster beside +genclient:nonNamespaced")
 	register := string(files["apis/example/v1/zz_generated.register.go"])
 	for _, decl := range []string{"var GroupVersion = ", "Install     = localSchemeBuilder.AddToScheme", "&TestSubresource{}"} {
 		assert.Contains(t, register, decl, "register-gen's declarations are kept")
@@ -39,6 +39,24 @@ func TestCodeGeneratorStyle(t *testing.T) {
 	}
 	out, err := exec.Command("go", "build", "./testdata/codegen/...").CombinedOutput()
 	require.NoError(t, err, "the generated code must build:\n%s", strings.TrimSpace(string(out)))
+}
+
+// TestNonNamespacedWithoutScope: +genclient:nonNamespaced without
+// +kubebuilder:resource:scope=Cluster leaves the CRD namespaced, as
+// controller-gen writes it (a marker controller-gen ignores never changes
+// the CRD), with a warning that gives the marker; --strict refuses it.
+func TestNonNamespacedWithoutScope(t *testing.T) {
+	dir := writeFuzzProject(t, fmt.Sprintf(fuzzTypes, "+genclient\n// +genclient:nonNamespaced", "", "string"))
+	res, err := gen.Run(context.Background(), gen.Options{Root: dir, DryRun: true, StampDir: "-"}, generators.All())
+	require.NoError(t, err)
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0].Error(), "apis/v1/types.go:20:1: Widget: +genclient:nonNamespaced makes its client cluster-scoped, but without +kubebuilder:resource:scope=Cluster its CRD is namespaced, as controller-gen writes it")
+	crd := string(res.Output.Files()[filepath.Join(mustAbs(t, dir), "config/crd/fuzz.example.com_widgets.yaml")])
+	assert.Contains(t, crd, "scope: Namespaced")
+
+	_, err = gen.Run(context.Background(), gen.Options{Root: dir, DryRun: true, StampDir: "-", StrictMarkers: true}, generators.All())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "add +kubebuilder:resource:scope=Cluster")
 }
 
 // TestKindWithoutListIsAWarning: controller-gen accepts a root kind

@@ -88,7 +88,10 @@
 // scaffolds and removes stale generated files in the directories
 // generators own. When it recorded errors, Run returns a RunError with all
 // of them, sorted by position, and writes nothing but the stubs the errors
-// ask the user to complete (Output.Stub).
+// ask the user to complete (Output.Stub). When its only errors are
+// functions the user must write and stubs answer them (Errors.AddStub),
+// it writes its whole output with the stubs, so that the project builds
+// and the stubs fail at run time, and still returns the errors.
 //
 // # No-op runs
 //

@@ -39,12 +39,35 @@ type Errors struct {
 	list []*Error
 	// library marks the errors that came from a library.
 	library map[*Error]bool
-	seen    map[Error]bool
+	// stubs marks the errors that stubs answer (AddStub).
+	stubs map[*Error]bool
+	seen  map[Error]bool
 }
 
 // Add records an error at pos.
 func (e *Errors) Add(pos token.Position, format string, args ...any) {
-	e.add(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}, false)
+	e.add(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}, false, false)
+}
+
+// AddStub records an error at pos that a stub answers: a function the
+// user must write, which the run stubbed (Output.Stub) or which is still
+// the stub of an earlier run. The output builds with the stubs, which
+// fail at run time; a run whose errors are all stub errors writes its
+// output (see Run).
+func (e *Errors) AddStub(pos token.Position, format string, args ...any) {
+	e.add(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}, false, true)
+}
+
+// OnlyStubs reports whether every error recorded is a stub error.
+func (e *Errors) OnlyStubs() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, err := range e.kept() {
+		if !e.stubs[err] {
+			return false
+		}
+	}
+	return len(e.list) > 0
 }
 
 // AddErr records err; positioned errors (*Error, or a list from errors.Join)
@@ -61,24 +84,25 @@ func (e *Errors) AddErr(err error) {
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
-		e.add(pe, false)
+		e.add(pe, false, false)
 		return
 	}
-	e.add(&Error{Msg: err.Error()}, false)
+	e.add(&Error{Msg: err.Error()}, false, false)
 }
 
 // addLibrary records an error a library reported at pos, which gives way
 // to opgen's own errors on the same line.
 func (e *Errors) addLibrary(pos token.Position, msg string) {
-	e.add(&Error{Pos: pos, Msg: msg}, true)
+	e.add(&Error{Pos: pos, Msg: msg}, true, false)
 }
 
-func (e *Errors) add(err *Error, library bool) {
+func (e *Errors) add(err *Error, library, stub bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.seen == nil {
 		e.seen = map[Error]bool{}
 		e.library = map[*Error]bool{}
+		e.stubs = map[*Error]bool{}
 	}
 	if e.seen[*err] {
 		return
@@ -86,6 +110,7 @@ func (e *Errors) add(err *Error, library bool) {
 	e.seen[*err] = true
 	e.list = append(e.list, err)
 	e.library[err] = library
+	e.stubs[err] = stub
 }
 
 // kept returns the errors to report: all but the library errors on a line
@@ -149,12 +174,15 @@ func less(a, b token.Position) bool {
 }
 
 // RunError is what a failed run returns: every error it found. Nothing
-// was written but the stubs in Wrote.
+// was written but the stubs in Wrote, unless WroteOutput says so.
 type RunError struct {
 	Errors []*Error
 	// Wrote are the stubs the run created (Output.Stub), for the user to
 	// complete.
 	Wrote []string
+	// WroteOutput says that the run wrote its whole output: its only
+	// errors were functions to write, which stubs answer (Errors.AddStub).
+	WroteOutput bool
 }
 
 func (r *RunError) Error() string {
@@ -163,9 +191,14 @@ func (r *RunError) Error() string {
 		b.WriteString(e.Error())
 		b.WriteByte('\n')
 	}
-	if len(r.Wrote) == 0 {
+	switch {
+	case r.WroteOutput && len(r.Wrote) > 0:
+		fmt.Fprintf(&b, "%d error(s); the generated files are written, with stubs in %s that build and return an error until you complete them", len(r.Errors), strings.Join(r.Wrote, ", "))
+	case r.WroteOutput:
+		fmt.Fprintf(&b, "%d error(s); the generated files are written, and the stubs build and return an error until you complete them", len(r.Errors))
+	case len(r.Wrote) == 0:
 		fmt.Fprintf(&b, "%d error(s); nothing was written", len(r.Errors))
-	} else {
+	default:
 		fmt.Fprintf(&b, "%d error(s); nothing was written but %s", len(r.Errors), strings.Join(r.Wrote, ", "))
 	}
 	return b.String()
@@ -174,7 +207,7 @@ func (r *RunError) Error() string {
 // Relative returns a copy of r with file names relative to dir, as a user
 // running opgen in dir would type them.
 func (r *RunError) Relative(dir string) *RunError {
-	out := &RunError{Errors: make([]*Error, len(r.Errors))}
+	out := &RunError{Errors: make([]*Error, len(r.Errors)), WroteOutput: r.WroteOutput}
 	for _, w := range r.Wrote {
 		if rel, err := filepath.Rel(dir, w); err == nil && !strings.HasPrefix(rel, "..") {
 			w = rel

@@ -30,8 +30,15 @@ import (
 type Conversion struct {
 	// Hub is the kind in its storage version.
 	Hub *Kind
-	// Spokes are the kind in its other served versions, oldest first.
+	// Spokes are the kind in its other versions, newest first; an
+	// unserved version is one as long as the CRD lists it, since objects
+	// stored in it are still converted when they are read.
 	Spokes []*Kind
+	// Convertible is true when the kind converts itself as
+	// controller-runtime's conversion package asks: the hub's type has
+	// Hub() and every spoke's ConvertTo and ConvertFrom. opgen then
+	// generates none of the kind's conversion and serves those methods.
+	Convertible bool
 }
 
 // Resource is the conversion's resource (widgets).
@@ -51,10 +58,32 @@ func (a *API) ConversionOf(k *Kind) *Conversion {
 	return nil
 }
 
-// HasConversionWebhook reports whether any CRD of the project converts
-// through the operator's webhook server, which then needs its Service,
-// certificate and RBAC even when no admission webhook is declared.
-func (a *API) HasConversionWebhook() bool { return len(a.Conversions) > 0 }
+// HasConversionWebhook reports whether the operator serves the
+// conversions: the project has conversions and runs opgen's operator (it
+// has controllers or admission webhooks, which the generated Setup
+// registers, and with them the conversions). Its CRDs then convert
+// through the operator's webhook server, which needs its Service,
+// certificate and RBAC even when no admission webhook is declared. A
+// project that runs no opgen operator (a kubebuilder project whose
+// generation opgen took over) serves its conversions itself: its CRDs
+// are controller-gen's, and its kustomize patches add the webhook.
+func (a *API) HasConversionWebhook() bool {
+	return len(a.Conversions) > 0 && (a.HasControllers() || len(a.Webhooks()) > 0)
+}
+
+// markConversionWebhooks sets Kind.ConversionWebhook on every version of
+// the kinds the operator converts.
+func (a *API) markConversionWebhooks() {
+	if !a.HasConversionWebhook() {
+		return
+	}
+	for _, c := range a.Conversions {
+		c.Hub.ConversionWebhook = true
+		for _, k := range c.Spokes {
+			k.ConversionWebhook = true
+		}
+	}
+}
 
 // family is one kind of a group in every version that declares it.
 type family struct {
@@ -130,7 +159,7 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 		}
 		return nil
 	}
-	if len(served) < 2 {
+	if len(served) < 2 && (len(hubs) == 0 || len(f.kinds) < 2) {
 		return nil
 	}
 	differ := differing(served, schemas)
@@ -142,25 +171,33 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 		b.ctx.Errors.Add(served[0].Pos, "%s is served in %s and none is its hub: %s; mark the hub (usually the newest stable version) +kubebuilder:storageversion", f.name, versionNames(served), why)
 		return nil
 	}
-	if len(differ) == 0 {
+	if len(differing(f.kinds, schemas)) == 0 {
 		return nil
 	}
 	c := &Conversion{Hub: hubs[0]}
-	for _, k := range slices.Backward(served) {
+	for _, k := range slices.Backward(f.kinds) {
 		if k != c.Hub {
 			c.Spokes = append(c.Spokes, k)
 		}
 	}
+	c.Convertible = convertible(c)
+	if !c.Convertible && !b.ctx.Project.StrictConversion && !declaresConversion(b.ctx, c) {
+		b.warnNoConversion(c, schemas)
+		return nil
+	}
 	return c
 }
 
-// differing names the served versions whose schema is not the first's.
-func differing(served []*Kind, schemas map[string]*apiextensionsv1.JSONSchemaProps) []string {
+// differing names the versions whose schema is not the first's.
+func differing(kinds []*Kind, schemas map[string]*apiextensionsv1.JSONSchemaProps) []string {
 	var out []string
-	first := schemas[served[0].Version.Name]
-	for _, k := range served[1:] {
+	if len(kinds) == 0 {
+		return nil
+	}
+	first := schemas[kinds[0].Version.Name]
+	for _, k := range kinds[1:] {
 		if !equality.Semantic.DeepEqual(first, schemas[k.Version.Name]) {
-			out = append(out, served[0].Version.Name+" and "+k.Version.Name)
+			out = append(out, kinds[0].Version.Name+" and "+k.Version.Name)
 		}
 	}
 	return out

@@ -172,8 +172,9 @@ func (o *Output) Scaffold(path string, src []byte) {
 
 // Stub stages a scaffold that the run's errors ask the user to complete,
 // such as a conversion function opgen cannot write: like a scaffold, it is
-// written only when missing, and it is the one thing a failing run writes
-// (CommitStubs).
+// written only when missing. It is the one thing a failing run writes
+// (CommitStubs), unless its only errors are those stubs answer: the run
+// then writes its whole output, which builds with the stubs (Run).
 func (o *Output) Stub(path string, src []byte) {
 	o.Scaffold(path, src)
 	o.mu.Lock()
@@ -248,6 +249,21 @@ type Change struct {
 	// Op is "write", "create" (a scaffold), "remove", or "update" (go.mod
 	// or go.sum, for the packages generated code imports).
 	Op string
+}
+
+// StubPaths returns the staged stubs that do not exist yet, which a
+// commit creates.
+func (o *Output) StubPaths() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for p := range o.stubs {
+		if _, err := os.Stat(p); os.IsNotExist(err) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // CommitStubs creates the missing stubs (see Stub), and nothing else: what
@@ -366,7 +382,9 @@ func (o *Output) stale() ([]string, error) {
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	// Owned paths overlap (a package's generated file and a generator's
+	// own file in it): a stale file is removed once.
+	return slices.Compact(out), nil
 }
 
 // IsGenerated reports whether the file at path carries opgen's

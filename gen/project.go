@@ -69,6 +69,21 @@ type Options struct {
 	// crd:allowDangerousTypes).
 	AllowDangerousTypes bool
 
+	// StrictMarkers makes a +kubebuilder: marker that controller-tools
+	// does not know (and so ignores) an error rather than a warning.
+	// controller-gen accepts such input, so an adopted project must be
+	// accepted too; projects opgen init creates are strict.
+	StrictMarkers bool
+
+	// StrictConversion makes opgen generate the conversion of every kind
+	// whose versions differ, and fail while a field needs a hand-written
+	// function (which it stubs). Without it, a kind the project converts
+	// in no way (no Hub and Convertible methods, no Convert_ functions,
+	// no conversion.go) gets controller-gen's CRD, without a conversion,
+	// and a warning that lists what the versions do not share. Projects
+	// opgen init creates are strict.
+	StrictConversion bool
+
 	// CRDMaxDescLen, when set, caps every description in the CRD schemas
 	// at that many characters, cut at the last sentence end before it,
 	// as controller-gen's crd:maxDescLen does: 0 drops them all. A CRD

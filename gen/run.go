@@ -114,6 +114,9 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 		if opts.DryRun {
 			return nil, err
 		}
+		if gctx.Errors.OnlyStubs() {
+			return nil, commitWithStubs(ctx, p, gctx, st, err.(*RunError))
+		}
 		wrote, serr := gctx.Output.CommitStubs()
 		if serr != nil {
 			return nil, fmt.Errorf("write the stubs: %w; the run also failed: %w", serr, err)
@@ -144,6 +147,23 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	}
 	res.Timings = clk.timings
 	return res, nil
+}
+
+// commitWithStubs writes the whole output of a run whose only errors are
+// functions the user must write (Errors.AddStub): with the stubs, it
+// builds, and the stubs fail at run time with what to write. The run
+// still fails, so that go generate stops until they are written; no stamp
+// is saved, so the next run checks them again.
+func commitWithStubs(ctx context.Context, p *Project, gctx *Context, st *stamp, runErr *RunError) error {
+	if _, err := requireImports(ctx, p, gctx.Output, st); err != nil {
+		return err
+	}
+	stubs := gctx.Output.StubPaths()
+	if _, err := gctx.Output.Commit(); err != nil {
+		return fmt.Errorf("write the generated files: %w; the run also failed: %w", err, runErr)
+	}
+	runErr.Wrote, runErr.WroteOutput = stubs, true
+	return runErr
 }
 
 func sortedNames(generators map[string]Generator) []string {

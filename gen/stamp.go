@@ -123,7 +123,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 func (s *stamp) inputs(generated map[string]string) (string, error) {
 	h := sha256.New()
 	p := s.project
-	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q %t %s\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir, p.AllowDangerousTypes, maxDescLen(p.CRDMaxDescLen))
+	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q %t %t %t %s\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir, p.AllowDangerousTypes, p.StrictMarkers, p.StrictConversion, maxDescLen(p.CRDMaxDescLen))
 	if exe, err := os.Executable(); err == nil {
 		if info, err := os.Stat(exe); err == nil {
 			// go run caches binaries under content-addressed paths, so

@@ -16,6 +16,7 @@ func newGenerateCommand() *cobra.Command {
 	var (
 		opts    cli.GenerateOptions
 		descLen int
+		strict  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "generate [packages]",
@@ -24,6 +25,9 @@ func newGenerateCommand() *cobra.Command {
 		Example: `  //go:generate go tool opgen generate ./...
   opgen generate ./apis/... --name hello-operator`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if strict {
+				opts.StrictMarkers, opts.StrictConversion = true, true
+			}
 			if cmd.Flags().Changed("crd-max-desc-len") {
 				opts.CRDMaxDescLen = &descLen
 			}
@@ -41,6 +45,8 @@ func newGenerateCommand() *cobra.Command {
 	f.StringVar(&opts.BaselineRef, "baseline-ref", "", "compare the generated CRDs with those of --crd-dir at this git commit, tag or branch instead of --released-dir's")
 	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
 	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields in API types (clients in other languages may round them differently)")
+	f.BoolVar(&opts.StrictMarkers, "strict-markers", false, "fail on a +kubebuilder: marker that controller-tools does not know (it ignores it, and opgen warns by default)")
+	f.BoolVar(&strict, "strict", false, "refuse what controller-gen accepts but a new project should not have: --strict-markers, and a kind whose versions differ converted by opgen (stubbing what it cannot convert) rather than left without a conversion; projects opgen init creates pass it")
 	f.IntVar(&descLen, "crd-max-desc-len", 0, "cap every description in the CRD schemas at this many characters, cut at a sentence end, as controller-gen's crd:maxDescLen (0 drops them); default: no cap")
 	f.StringSliceVar(&opts.Only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "list every file written and the time taken")

@@ -5,4 +5,4 @@
 // docs/patterns.md is this project's code.
 package patterns
 
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./... --name patterns-operator
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./... --name patterns-operator

@@ -4,6 +4,6 @@
 // (docs/tutorials/hello-operator.md).
 package main
 
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./...
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./...
 //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --image hello-operator:dev --out deploy/hello-operator.yaml
 //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --member --out deploy/hello-operator-member.yaml

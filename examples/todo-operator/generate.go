@@ -4,5 +4,5 @@
 // code of the todo-operator tutorial (docs/tutorials/todo-operator.md).
 package main
 
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./...
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./...
 //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --image todo-operator:dev --out deploy/todo-operator.yaml

@@ -215,7 +215,7 @@ func packageMethods(ctx *gen.Context) (map[string]map[string]bool, map[string]bo
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if recv := receiverName(d); recv != "" {
+				if recv := gen.ReceiverName(d); recv != "" {
 					if methods[recv] == nil {
 						methods[recv] = map[string]bool{}
 					}
@@ -231,21 +231,6 @@ func packageMethods(ctx *gen.Context) (map[string]map[string]bool, map[string]bo
 		}
 	}
 	return methods, embeds
-}
-
-// receiverName is the name of the type of a method's receiver, or "".
-func receiverName(d *ast.FuncDecl) string {
-	if d.Recv == nil || len(d.Recv.List) == 0 {
-		return ""
-	}
-	t := d.Recv.List[0].Type
-	if star, ok := t.(*ast.StarExpr); ok {
-		t = star.X
-	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name
-	}
-	return ""
 }
 
 // embedsType reports whether ts is a struct with an embedded field, or not

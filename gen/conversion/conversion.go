@@ -51,7 +51,9 @@ import (
 // file of hand-written conversions, written once.
 const (
 	FileName = "zz_generated.conversion.go"
-	StubFile = "conversion.go"
+	StubFile = gen.ConversionStubFile
+	// ExtraStubFile holds the stubs of a later run, once StubFile exists.
+	ExtraStubFile = "conversion_stubs.go"
 	// DropMarker marks a field that a conversion loses on purpose.
 	DropMarker = "+" + opgenmarkers.ConversionDrop
 )
@@ -132,8 +134,10 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 		if src == nil {
 			continue
 		}
-		g.checkFunctions(ctx, s, missing(src))
-		src = append(src, []byte("\n// localSchemeBuilder is the scheme builder conversion-gen registers\n// RegisterConversions with.\nvar localSchemeBuilder = &SchemeBuilder\n")...)
+		needs := missing(src)
+		needs = append(needs, undefinedCalls(src, g.user[s.version.ImportPath], needs)...)
+		g.checkFunctions(ctx, s, needs)
+		src = append(src, localSchemeBuilder(s.version)...)
 		ctx.Output.Go(filepath.Join(s.version.Dir, FileName), src)
 		roundTripTest(ctx, s, g.drops)
 	}
@@ -159,6 +163,9 @@ func (g *Generator) run(ctx *gen.Context) (map[string][]byte, error) {
 func spokesOf(api *gen.API) []*spoke {
 	by := map[string]*spoke{}
 	for _, c := range api.Conversions {
+		if c.Convertible {
+			continue // the kind's own methods convert it
+		}
 		for _, k := range c.Spokes {
 			s := by[k.Version.ImportPath]
 			if s == nil {
@@ -204,7 +211,9 @@ func fieldsOf(ctx *gen.Context, versions []*gen.Version) (drops, fields map[fiel
 	return drops, fields
 }
 
-// eachField calls fn for every named field of every struct type of v.
+// eachField calls fn for every field of every struct type of v. An
+// embedded field is named by its type, as Go and conversion-gen name it
+// (in.Common for an embedded Common or *pkg.Common).
 func eachField(v *gen.Version, fn func(typ string, f *ast.Field, name *ast.Ident)) {
 	for _, file := range v.Package.Syntax {
 		ast.Inspect(file, func(n ast.Node) bool {
@@ -217,9 +226,31 @@ func eachField(v *gen.Version, fn func(typ string, f *ast.Field, name *ast.Ident
 					for _, name := range f.Names {
 						fn(ts.Name.Name, f, name)
 					}
+					if name := embeddedName(f); name != nil {
+						fn(ts.Name.Name, f, name)
+					}
 				}
 			}
 			return false
 		})
 	}
+}
+
+// embeddedName is the name an embedded field goes by (its type's), or nil
+// for a named field.
+func embeddedName(f *ast.Field) *ast.Ident {
+	if len(f.Names) > 0 {
+		return nil
+	}
+	t := f.Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	switch t := t.(type) {
+	case *ast.Ident:
+		return t
+	case *ast.SelectorExpr:
+		return t.Sel
+	}
+	return nil
 }

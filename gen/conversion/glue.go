@@ -31,7 +31,7 @@ func writeGlue(ctx *gen.Context) {
 	p := ctx.Project
 	path := filepath.Join(p.Abs(p.ControllerDir), GlueFile)
 	ctx.Output.Own(path)
-	if len(ctx.API.Conversions) == 0 {
+	if !ctx.API.HasConversionWebhook() {
 		return
 	}
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), controller.PackageName(p))
@@ -46,10 +46,14 @@ func writeGlue(ctx *gen.Context) {
 			adds = append(adds, jen.Qual(v.ImportPath, "AddToScheme").Call(jen.Id("scheme")))
 		}
 	}
+	var pairs []jen.Code
 	for _, c := range ctx.API.Conversions {
 		add(c.Hub.Version)
 		for _, k := range c.Spokes {
 			add(k.Version)
+			if c.Convertible {
+				pairs = append(pairs, convertiblePair(c.Hub, k)...)
+			}
 		}
 		serves = append(serves, jen.Qual(webhookPkg, "Convert").Call(
 			jen.Id("op"), jen.Id("scheme"),
@@ -59,10 +63,11 @@ func writeGlue(ctx *gen.Context) {
 	}
 	f.Commentf("%s serves the conversion webhook of every kind whose served versions", SetupFunc)
 	f.Comment("differ, between its hub and each spoke, with the generated conversions")
-	f.Comment("(zz_generated.conversion.go of each spoke) and the user's (conversion.go).")
+	f.Comment("(zz_generated.conversion.go of each spoke) and the user's (conversion.go),")
+	f.Comment("or with the kind's own ConvertTo and ConvertFrom methods.")
 	f.Func().Id(SetupFunc).Params(jen.Id("op").Op("*").Qual(runtimePkg, "Operator")).Error().Block(
 		jen.Id("scheme").Op(":=").Qual(k8sRuntime, "NewScheme").Call(),
-		jen.If(jen.Err().Op(":=").Qual("errors", "Join").Custom(multiline, adds...), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual("errors", "Join").Custom(multiline, append(adds, pairs...)...), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("build the conversion scheme: %w"), jen.Err())),
 		),
 		jen.Return(jen.Qual("errors", "Join").Custom(multiline, serves...)),
@@ -71,3 +76,23 @@ func writeGlue(ctx *gen.Context) {
 }
 
 var multiline = jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
+
+// convertiblePair registers, in the conversion scheme, the conversions of
+// a kind that converts itself (gen.Conversion.Convertible): the spoke's
+// ConvertTo and ConvertFrom, the methods controller-runtime's conversion
+// package calls. The calls are typed, so the glue needs no import of
+// controller-runtime: the hub's type satisfies its conversion.Hub.
+func convertiblePair(hub, spoke *gen.Kind) []jen.Code {
+	h, s := jen.Qual(hub.Version.ImportPath, hub.Name), jen.Qual(spoke.Version.ImportPath, spoke.Name)
+	scope := jen.Qual(conversionPkg, "Scope")
+	return []jen.Code{
+		jen.Id("scheme").Dot("AddConversionFunc").Call(jen.Parens(jen.Op("*").Add(s)).Call(jen.Nil()), jen.Parens(jen.Op("*").Add(h)).Call(jen.Nil()),
+			jen.Func().Params(jen.Id("in"), jen.Id("out").Any(), jen.Id("_").Add(scope)).Error().Block(
+				jen.Return(jen.Id("in").Assert(jen.Op("*").Add(s)).Dot("ConvertTo").Call(jen.Id("out").Assert(jen.Op("*").Add(h)))),
+			)),
+		jen.Id("scheme").Dot("AddConversionFunc").Call(jen.Parens(jen.Op("*").Add(h)).Call(jen.Nil()), jen.Parens(jen.Op("*").Add(s)).Call(jen.Nil()),
+			jen.Func().Params(jen.Id("in"), jen.Id("out").Any(), jen.Id("_").Add(scope)).Error().Block(
+				jen.Return(jen.Id("out").Assert(jen.Op("*").Add(s)).Dot("ConvertFrom").Call(jen.Id("in").Assert(jen.Op("*").Add(h)))),
+			)),
+	}
+}

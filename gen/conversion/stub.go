@@ -11,10 +11,11 @@ import (
 
 const conversionPkg = "k8s.io/apimachinery/pkg/conversion"
 
-// stubFile renders conversion.go of spoke v: one stub per function it
-// needs, which converts what conversion-gen can and returns the stub's
-// error for the rest.
-func stubFile(v *gen.Version, hubs []*gen.Version, needs []*need) ([]byte, error) {
+// stubFileSource renders a stub file of spoke v: one stub per function
+// it needs, which converts what conversion-gen can and returns the stub's
+// error for the rest. A stub compiles beside conversion-gen's output,
+// which the run writes with it.
+func stubFileSource(v *gen.Version, hubs []*gen.Version, needs []*need) ([]byte, error) {
 	f := jen.NewFilePathName(v.ImportPath, v.Package.Name)
 	f.HeaderComment("This file is yours: opgen wrote it once, with a stub of each conversion")
 	f.HeaderComment("it cannot generate, and never overwrites it. Generation fails while a")
@@ -22,15 +23,19 @@ func stubFile(v *gen.Version, hubs []*gen.Version, needs []*need) ([]byte, error
 	for _, n := range needs {
 		in, out := typeCode(v, hubs, n.from, n.typ), typeCode(v, hubs, n.to, n.toType)
 		f.Commentf("%s converts what opgen cannot: %s.", n.fn, fieldsText(n))
+		var body []jen.Code
+		if n.site == nil {
+			body = append(body, jen.If(jen.Err().Op(":=").Id("auto"+n.fn).Call(jen.Id("in"), jen.Id("out"), jen.Id("s")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+		}
+		body = append(body,
+			jen.Comment("TODO: set out from in for "+fieldsText(n)+", then return nil."),
+			jen.Return(jen.Qual("errors", "New").Call(jen.Lit(stubPrefix+strings.Join(named(n), ", ")+stubSuffix))),
+		)
 		f.Func().Id(n.fn).Params(
 			jen.Id("in").Op("*").Add(in),
 			jen.Id("out").Op("*").Add(out),
 			jen.Id("s").Qual(conversionPkg, "Scope"),
-		).Error().Block(
-			jen.If(jen.Err().Op(":=").Id("auto"+n.fn).Call(jen.Id("in"), jen.Id("out"), jen.Id("s")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Comment("TODO: set out from in for "+fieldsText(n)+", then return nil."),
-			jen.Return(jen.Qual("errors", "New").Call(jen.Lit(stubPrefix+strings.Join(named(n), ", ")+stubSuffix))),
-		)
+		).Error().Block(body...)
 	}
 	var b bytes.Buffer
 	err := f.Render(&b)

@@ -103,6 +103,9 @@ const ConversionNamespace = "system"
 // (or cert-manager's CA injector) fills it in.
 func addConversions(ctx *gen.Context) error {
 	files := ctx.Output.Files()
+	if !ctx.API.HasConversionWebhook() {
+		return nil
+	}
 	for _, c := range ctx.API.Conversions {
 		path := ctx.Project.Abs(filepath.Join(ctx.Project.CRDDir, c.Hub.Version.Group.Name+"_"+c.Hub.Plural+".yaml"))
 		data, ok := files[path]

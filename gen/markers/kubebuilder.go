@@ -3,6 +3,7 @@ package markers
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,45 +49,57 @@ var kubebuilderRegistry = sync.OnceValues(func() (*markers.Registry, error) {
 	return reg, nil
 })
 
+// Finding is what CheckKubebuilder found wrong with a marker line.
+type Finding struct {
+	// Msg says what is wrong and what was probably meant; "" when
+	// nothing is.
+	Msg string
+	// Ignored is true when controller-tools ignores the line in silence
+	// (an unknown marker, a space before its '='): controller-gen accepts
+	// the input, so a run reports it as a warning unless it is strict.
+	// A marker whose arguments do not parse fails controller-gen too.
+	Ignored bool
+}
+
 // CheckKubebuilder checks a +kubebuilder: marker line (the comment's text
-// without the //): it returns "" when controller-tools knows the marker
-// and its arguments parse, or the message saying what is wrong and what
-// was probably meant. Markers that run registers are known too, so that
-// any +kubebuilder: marker a generator of the run defines is accepted.
-// Lines that end with IgnoreMarker, and other tools' markers, are not
-// checked.
-func CheckKubebuilder(text string, run *markers.Registry) string {
+// without the //). Its Finding is empty when controller-tools knows the
+// marker and its arguments parse. Markers that run registers are known
+// too, so that any +kubebuilder: marker a generator of the run defines is
+// accepted. Lines that end with IgnoreMarker, and other tools' markers,
+// are not checked.
+func CheckKubebuilder(text string, run *markers.Registry) Finding {
 	text = strings.TrimSpace(text)
 	if !strings.HasPrefix(text, KubebuilderPrefix) || strings.HasSuffix(text, IgnoreMarker) {
-		return ""
+		return Finding{}
 	}
 	for _, p := range otherTools {
 		if strings.HasPrefix(text[1:], p) {
-			return ""
+			return Finding{}
 		}
 	}
 	name, _, _ := strings.Cut(text[1:], "=")
 	if strings.TrimSpace(name) != name && !strings.ContainsAny(strings.TrimSpace(name), " \t,") {
-		return fmt.Sprintf("marker +%s has a space before its '=', so controller-tools would ignore it in silence: write +%s=...", strings.TrimSpace(name), strings.TrimSpace(name))
+		name = strings.TrimSpace(name)
+		return Finding{Msg: fmt.Sprintf("marker +%s has a space before its '=', so controller-tools ignores it in silence: write +%s=...", name, name), Ignored: true}
 	}
 	if strings.ContainsAny(name, " \t,") {
-		return "" // prose that starts with a marker's name, not a marker
+		return Finding{} // prose that starts with a marker's name, not a marker
 	}
 	reg, err := kubebuilderRegistry()
 	if err != nil {
-		return "" // controller-tools' own registration failed; its generators report it
+		return Finding{} // controller-tools' own registration failed; its generators report it
 	}
 	def := lookupAny(reg, text)
 	if def == nil && run != nil {
 		def = lookupAny(run, text)
 	}
 	if def == nil {
-		return unknownKubebuilder(text, reg)
+		return Finding{Msg: unknownKubebuilder(text, reg, run), Ignored: true}
 	}
 	if _, err := def.Parse(text); err != nil {
-		return badArgument(text, def, err)
+		return Finding{Msg: badArgument(text, def, err)}
 	}
-	return ""
+	return Finding{}
 }
 
 // lookupAny finds the definition of the marker on any target: a marker on
@@ -100,27 +113,112 @@ func lookupAny(reg *markers.Registry, text string) *markers.Definition {
 	return nil
 }
 
-func unknownKubebuilder(text string, reg *markers.Registry) string {
+func unknownKubebuilder(text string, regs ...*markers.Registry) string {
 	full, _, _ := strings.Cut(text[1:], "=")
-	// A struct marker puts its first argument's name after a colon
-	// (+kubebuilder:printcolumn:name=...): try the name without it too.
-	short := full
-	if i := strings.LastIndex(full, ":"); i > 0 {
-		short = full[:i]
-	}
-	best, bestDist := "", 1<<30
-	for _, def := range reg.AllDefinitions() {
-		for _, n := range []string{full, short} {
-			if d := Distance(strings.ToLower(n), strings.ToLower(def.Name)); d < bestDist {
-				best, bestDist = def.Name, d
-			}
-		}
-	}
-	msg := fmt.Sprintf("unknown marker +%s: controller-tools would ignore it in silence", full)
-	if bestDist <= max(2, len(best)/5) {
+	msg := fmt.Sprintf("unknown marker +%s: controller-tools ignores it in silence", full)
+	if best := Suggest(full, definitionNames(regs...)); best != "" {
 		msg += fmt.Sprintf("; did you mean +%s?", best)
 	}
 	return msg + fmt.Sprintf(" (if another tool reads it, end the line with %q)", IgnoreMarker)
+}
+
+// definitionNames are the names of the markers of regs, sorted, each once.
+func definitionNames(regs ...*markers.Registry) []string {
+	var out []string
+	for _, reg := range regs {
+		if reg == nil {
+			continue
+		}
+		for _, def := range reg.AllDefinitions() {
+			out = append(out, def.Name)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// Suggest returns the marker of names that an unknown marker name most
+// probably meant, or "". The same input always gives the same
+// answer. In order:
+//
+//  1. the same name in other case (validation:optional is
+//     validation:Optional: controller-tools' names are case-sensitive);
+//  2. a marker named like the unknown one's last element, when known
+//     markers share its prefix (kubebuilder:validation:nullable is
+//     +nullable);
+//  3. the closest name by edit distance, when the distance is small for
+//     the whole name (at most 2) or for its last element among markers
+//     with the same prefix (at most a third of it). Ties go to the first
+//     name in order.
+//
+// A struct marker puts its first argument's name after a colon
+// (+kubebuilder:printcolumn:name=...), so the name without its last
+// element is tried too.
+func Suggest(name string, names []string) string {
+	names = slices.Sorted(slices.Values(names))
+	lower := strings.ToLower(name)
+	for _, n := range names {
+		if strings.ToLower(n) == lower {
+			return n
+		}
+	}
+	if prefix, last, ok := cutLast(lower); ok && hasPrefix(names, prefix+":") {
+		for _, n := range names {
+			if strings.ToLower(n) == last {
+				return n
+			}
+		}
+	}
+	forms := []string{lower}
+	if short, _, ok := cutLast(lower); ok {
+		forms = append(forms, short)
+	}
+	best, bestDist := "", 1<<30
+	for _, n := range names {
+		ln := strings.ToLower(n)
+		for _, f := range forms {
+			if d, ok := near(f, ln); ok && d < bestDist {
+				best, bestDist = n, d
+			}
+		}
+	}
+	return best
+}
+
+// near returns the edit distance of two lower-case marker names and
+// whether it is small enough to suggest one for the other.
+func near(a, b string) (int, bool) {
+	d := Distance(a, b)
+	if d <= 2 {
+		return d, true
+	}
+	pa, la, oka := cutLast(a)
+	pb, lb, okb := cutLast(b)
+	if !oka || !okb || pa != pb {
+		return d, false
+	}
+	ld := Distance(la, lb)
+	return d, ld <= max(1, len(lb)/3)
+}
+
+// hasPrefix reports whether a name of names starts with prefix, ignoring
+// case.
+func hasPrefix(names []string, prefix string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(strings.ToLower(n), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutLast splits a marker name at its last colon.
+func cutLast(name string) (prefix, last string, ok bool) {
+	i := strings.LastIndex(name, ":")
+	if i <= 0 {
+		return name, "", false
+	}
+	return name[:i], name[i+1:], true
 }
 
 func badArgument(text string, def *markers.Definition, err error) string {

@@ -11,7 +11,9 @@
 // which code written for it uses; the file is then opgen's.
 //
 // A package that registers its kinds itself (it declares AddToScheme, as
-// kubebuilder's groupversion_info.go does) is left alone.
+// kubebuilder's groupversion_info.go does) keeps its registration: the
+// file then declares only what the generated clients and glue use and the
+// package lacks (SchemeGroupVersion, Kind, Resource), or is not written.
 package register
 
 import (
@@ -45,6 +47,9 @@ func (Generator) Generate(ctx *gen.Context) error {
 	ctx.OwnInEveryPackage(FileName)
 	for _, v := range ctx.API.Versions() {
 		if declaresOwnRegistration(v) {
+			if f := missingFile(v); f != nil {
+				ctx.Output.JenAPI(filepath.Join(v.Dir, FileName), f)
+			}
 			continue
 		}
 		path := filepath.Join(v.Dir, FileName)
@@ -99,6 +104,46 @@ func File(v *gen.Version) *jen.File {
 		jen.Qual(metav1, "AddToGroupVersion").Call(jen.Id("scheme"), jen.Id("SchemeGroupVersion")),
 		jen.Return(jen.Nil()),
 	)
+	return f
+}
+
+// missingFile returns the declarations that a package with its own
+// registration lacks and generated code uses, or nil when it lacks none.
+// kubebuilder's groupversion_info.go declares GroupVersion, SchemeBuilder
+// and AddToScheme; code-generator's clients and listers call
+// SchemeGroupVersion and Resource.
+func missingFile(v *gen.Version) *jen.File {
+	f := jen.NewFilePathName(v.ImportPath, v.Package.Name)
+	wrote := false
+	if !declares(v, "SchemeGroupVersion") {
+		f.Comment("SchemeGroupVersion is the group and version of the kinds in this package,")
+		f.Comment("by the name code-generator's clients use.")
+		if declares(v, "GroupVersion") {
+			f.Var().Id("SchemeGroupVersion").Op("=").Id("GroupVersion")
+		} else {
+			f.Var().Id("SchemeGroupVersion").Op("=").Qual(schema, "GroupVersion").Values(jen.Dict{
+				jen.Id("Group"):   jen.Lit(v.Group.Name),
+				jen.Id("Version"): jen.Lit(v.Name),
+			})
+		}
+		f.Line()
+		wrote = true
+	}
+	if !declares(v, "Kind") {
+		f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
+		f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schema, "GroupKind").Block(
+			jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
+		)
+		f.Line()
+		wrote = true
+	}
+	if !declares(v, "Resource") {
+		resourceFunc(f, "Resource takes an unqualified resource and returns a group-qualified GroupResource.")
+		wrote = true
+	}
+	if !wrote {
+		return nil
+	}
 	return f
 }
 

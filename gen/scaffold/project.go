@@ -163,7 +163,7 @@ package main
 // configurations, CRDs, RBAC and the controller glue.
 //
 // Scaffolded by {{.Scaffolder}} (go tool opgen version prints the one in use).
-{{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate ./...{{if .NameFlag}} --name {{.Name}}{{end}}
+{{/* spelled so that go generate does not run this template's line */}}//go:{{"generate"}} go tool opgen generate --strict ./...{{if .NameFlag}} --name {{.Name}}{{end}}
 `))
 
 var controllerDocTemplate = template.Must(template.New("doc.go").Parse(`// Package controller holds the operator's controllers: for each kind with

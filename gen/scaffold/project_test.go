@@ -41,7 +41,7 @@ func TestInitProjectWritesAProject(t *testing.T) {
 
 	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
 	require.NoError(t, err)
-	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
+	assert.Contains(t, string(gen), "//go:generate go tool opgen generate --strict ./...\n")
 	assert.Contains(t, string(gen), "// Scaffolded by opgen v0.3.0 ")
 	makefile, err := os.ReadFile(filepath.Join(dir, "Makefile"))
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestInitProjectRecordsAnotherName(t *testing.T) {
 	require.NoError(t, err)
 	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
 	require.NoError(t, err)
-	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./... --name greeter\n")
+	assert.Contains(t, string(gen), "//go:generate go tool opgen generate --strict ./... --name greeter\n")
 
 	dir = t.TempDir()
 	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/team/hello-operator/v2", OpgenVersion: "v0.3.0"})
@@ -89,7 +89,7 @@ func TestInitProjectRecordsAnotherName(t *testing.T) {
 	assert.Contains(t, string(main), `runtime.Options{Name: "hello-operator"}`, "the major version suffix is not the name")
 	gen, err = os.ReadFile(filepath.Join(dir, "generate.go"))
 	require.NoError(t, err)
-	assert.Contains(t, string(gen), "//go:generate go tool opgen generate ./...\n")
+	assert.Contains(t, string(gen), "//go:generate go tool opgen generate --strict ./...\n")
 }
 
 func TestInitProjectReplacesOpgenForDevelopmentBuilds(t *testing.T) {

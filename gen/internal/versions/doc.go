@@ -6,4 +6,4 @@
 // controller of the version it was written in, and never by both.
 package versions
 
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate ./... --name versions-operator
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./... --name versions-operator

@@ -14,7 +14,8 @@ import (
 
 // setupConversions serves the conversion webhook of every kind whose served versions
 // differ, between its hub and each spoke, with the generated conversions
-// (zz_generated.conversion.go of each spoke) and the user's (conversion.go).
+// (zz_generated.conversion.go of each spoke) and the user's (conversion.go),
+// or with the kind's own ConvertTo and ConvertFrom methods.
 func setupConversions(op *runtime.Operator) error {
 	scheme := k8sruntime.NewScheme()
 	if err := errors.Join(

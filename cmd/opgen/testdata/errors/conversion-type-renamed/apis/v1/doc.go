@@ -1,0 +1,4 @@
+// Package v1 is a failure fixture.
+//
+// +groupName=test.example.com
+package v1

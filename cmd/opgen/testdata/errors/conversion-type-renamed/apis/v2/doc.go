@@ -1,0 +1,4 @@
+// Package v2 is a failure fixture.
+//
+// +groupName=test.example.com
+package v2

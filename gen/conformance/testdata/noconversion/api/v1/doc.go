@@ -1,0 +1,3 @@
+// Package v1 is the v1 version of the library API.
+// +groupName=library.example.com
+package v1
