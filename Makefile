@@ -24,6 +24,7 @@ test: controlplane ## Run every test, unit and integration (builds the control p
 	$(GO) test -timeout 30m ./...
 	$(GO) test -race -timeout 15m ./pkg/runtime/... ./pkg/plug/ ./pkg/webhook/...
 	cd hack/helmcheck && $(GO) test ./...
+	cd hack/apicheck && $(GO) test ./...
 
 # The fault-injection tests (docs/reliability.md). `make test` runs them
 # too, the election one in its short form under -short.
@@ -58,10 +59,16 @@ generate: ## Regenerate all generated code and manifests (the root module and th
 	cd bench && $(GO) generate ./...
 
 .PHONY: verify
-verify: generate ## Regenerate and fail when anything committed differs
+verify: generate apicheck ## Regenerate and fail when anything committed differs; check the Go API against the last release
 	@if ! git diff --quiet; then git --no-pager diff --stat; echo "generated code is stale: run 'make generate' and commit the result"; exit 1; fi
 	@untracked=$$(git ls-files --others --exclude-standard); \
 	if [ -n "$$untracked" ]; then echo "$$untracked"; echo "generation wrote files that are not committed: commit them"; exit 1; fi
+
+# The SDK's Go API is a contract (docs/changelog.md): an incompatible change
+# of pkg/... since the last release fails unless the changelog lists it.
+.PHONY: apicheck
+apicheck: ## Compare the Go API of pkg/... with the last release's (hack/apicheck/release.txt)
+	cd hack/apicheck && $(GO) run .
 
 .PHONY: lint
 lint: ## go vet (the root and the bench module), a gofmt check and staticcheck

@@ -9,6 +9,10 @@
 // with the original by apimachinery's semantic equality. Fields a
 // conversion drops on purpose (+opgen:conversion:drop) are kept zero by
 // the fill functions the generated test passes (see Zero).
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package conversiontest
 
 import (

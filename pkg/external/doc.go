@@ -76,4 +76,8 @@
 // external resource must be found by what the object says (its name, an
 // ID kept in its status written by ApplyStatus): an ID known only in
 // memory is lost on restart.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package external

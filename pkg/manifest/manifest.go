@@ -29,6 +29,10 @@
 // # Caveats
 //
 // The RBAC is what config/rbac says: run `go generate ./...` first.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package manifest
 
 import (

@@ -10,6 +10,10 @@
 //	var kit = optest.New(optest.Options{Name: "hello-operator", Setup: controller.Setup})
 //
 //	func TestMain(m *testing.M) { kit.Main(m) }
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package optest
 
 import (

@@ -108,4 +108,8 @@
 // needs. docs/sharding.md covers Options.Sharding, docs/metrics.md the
 // metrics, docs/generate.md the RBAC the generator derives, and
 // docs/reliability.md each promise with its test.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package runtime

@@ -9,6 +9,10 @@
 // opgen generate writes the samples of config/samples with it, and
 // pkg/optest builds the objects of tests with it; it imports no part of
 // the generator.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package sample
 
 import (

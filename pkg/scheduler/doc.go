@@ -57,4 +57,8 @@
 // affinity, pod (anti-)affinity and topology spread are SelectNode's to
 // check. Every node change wakes every waiting pod, as kube-scheduler's
 // node events do.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package scheduler

@@ -49,4 +49,8 @@
 // another replica a task starts again from Task.State. A run in flight
 // when leadership ends has its context cancelled. Tasks need no
 // permissions of their own, only what their functions call.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package task

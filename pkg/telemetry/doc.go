@@ -47,4 +47,8 @@
 // non-blocking (count, log, or hand off to a channel with a default case).
 // Events from different goroutines (two workers, two controllers) are not
 // ordered with respect to each other.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package telemetry

@@ -24,4 +24,8 @@
 // kind with the status subresource is dropped on create as the server
 // drops it, and nothing that needs the cluster (admission, webhooks,
 // conversion between versions, uniqueness) runs.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package validation

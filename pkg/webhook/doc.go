@@ -68,4 +68,8 @@
 // run registered; in a cluster, where the manifest owns them, readiness
 // fails and names them. docs/webhooks.md says what fails while the
 // webhooks are down, and why.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package webhook

@@ -64,6 +64,10 @@
 // The constructors are generated from that table (kinds.Builtin), which
 // the generator reads too without linking this package; to add a kind,
 // add a line there and run go generate in this directory.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package builtin
 
 //go:generate go run ./internal/kindgen/cmd

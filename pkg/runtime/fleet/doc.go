@@ -29,4 +29,7 @@
 // Admission and conversion webhooks are not served in member clusters.
 // The RBAC each member cluster needs is written by opgen manifests
 // --member. See docs/multicluster.md.
+//
+// The package is experimental: its API may change in any release, each
+// change listed in docs/changelog.md.
 package fleet

@@ -1,6 +1,9 @@
 // Package testcases holds the objects, valid and invalid, that the
 // validation tests check both in-process and against a real API server,
 // so that the two are compared on the same inputs.
+//
+// The package is experimental: its API may change in any release, each
+// change listed in docs/changelog.md.
 package testcases
 
 import (

@@ -7,6 +7,10 @@
 // certificate the runtime manages in a Secret in a cluster, and a
 // certificate for 127.0.0.1 made in memory for local development and
 // tests.
+//
+// The package is stable: an incompatible change of its API comes with a
+// line in docs/changelog.md that says how to migrate, and, where it can,
+// after a release of deprecation.
 package certs
 
 import (
