@@ -113,8 +113,9 @@ type Kind struct {
 	StatusSubresource, ScaleSubresource bool
 	// Storage and Unserved say that +kubebuilder:storageversion and
 	// +kubebuilder:unservedversion mark the kind: its version is the one
-	// stored, or is not served.
-	Storage, Unserved bool
+	// stored, or is not served. Skipped says that
+	// +kubebuilder:skipversion leaves the version out of the CRD.
+	Storage, Unserved, Skipped bool
 	// HasList says whether the kind has a list type (<Kind>List).
 	HasList bool
 	// Client says whether the kind gets a typed client, lister and

@@ -306,6 +306,7 @@ func (b *apiBuilder) newKind(pkg *loader.Package, info *ctmarkers.TypeInfo) *Kin
 	k.ScaleSubresource = info.Markers.Get("kubebuilder:subresource:scale") != nil
 	k.Storage = info.Markers.Get("kubebuilder:storageversion") != nil
 	k.Unserved = info.Markers.Get("kubebuilder:unservedversion") != nil
+	k.Skipped = info.Markers.Get("kubebuilder:skipversion") != nil
 	return k
 }
 

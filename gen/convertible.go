@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // ConversionStubFile is the spoke's file of hand-written conversions,
@@ -98,7 +99,7 @@ func (b *apiBuilder) warnNoConversion(c *Conversion, schemas map[string]*apiexte
 	hub := schemas[c.Hub.Version.Name]
 	var lost []string
 	for _, k := range c.Spokes {
-		onlySpoke, onlyHub, changed := schemaDiff(schemas[k.Version.Name], hub)
+		onlySpoke, onlyHub, changed, rules := schemaDiff(schemas[k.Version.Name], hub)
 		v, h := k.Version.Name, c.Hub.Version.Name
 		if len(onlySpoke) > 0 {
 			lost = append(lost, "only "+v+" has "+strings.Join(onlySpoke, ", ")+" (lost when "+v+" objects are stored as "+h+")")
@@ -107,24 +108,31 @@ func (b *apiBuilder) warnNoConversion(c *Conversion, schemas map[string]*apiexte
 			lost = append(lost, "only "+h+" has "+strings.Join(onlyHub, ", ")+" (dropped when an object is read or written as "+v+")")
 		}
 		if len(changed) > 0 {
-			lost = append(lost, v+" and "+h+" disagree on "+strings.Join(changed, ", ")+" (an object of one may fail the other's validation)")
+			lost = append(lost, v+" and "+h+" disagree on the type of "+strings.Join(changed, ", ")+" (an object of one may fail the other's validation)")
+		}
+		if len(rules) > 0 {
+			lost = append(lost, v+" and "+h+" validate "+strings.Join(rules, ", ")+" differently (nothing is lost, but an object of one may fail the other's validation)")
 		}
 	}
 	b.ctx.Warnings.Add(c.Hub.Pos, "%s is served in %s with different schemas, and the project converts nothing between them (no Hub, ConvertTo and ConvertFrom methods, no Convert_ functions, no %s): as controller-gen does, opgen writes its CRD without a conversion, so the API server only rewrites apiVersion: %s. Write the conversion (docs/migrating.md, \"Hand-written conversions\"), or run opgen generate with --strict to have opgen generate it and stub what it cannot", c.Hub.Name, versionNames(append([]*Kind{c.Hub}, c.Spokes...)), ConversionStubFile, strings.Join(lost, "; "))
 }
 
 // schemaDiff compares two schemas: the property paths only a has, only b
-// has, and those whose type or format differs. Paths are in JSON, from
-// the object's root (spec.schedule).
-func schemaDiff(a, b *apiextensionsv1.JSONSchemaProps) (onlyA, onlyB, changed []string) {
+// has, those whose type or format differs, and those whose validation
+// (enum, bounds, pattern, default, rules) differs. Paths are in JSON, from
+// the object's root (spec.schedule; "" for the root).
+func schemaDiff(a, b *apiextensionsv1.JSONSchemaProps) (onlyA, onlyB, changed, rules []string) {
 	var walk func(path string, a, b *apiextensionsv1.JSONSchemaProps)
 	walk = func(path string, a, b *apiextensionsv1.JSONSchemaProps) {
 		if a == nil || b == nil {
 			return
 		}
 		if a.Type != b.Type || a.Format != b.Format {
-			changed = append(changed, path)
+			changed = append(changed, pathName(path))
 			return
+		}
+		if !equality.Semantic.DeepEqual(validation(a), validation(b)) {
+			rules = append(rules, pathName(path))
 		}
 		for _, name := range propertyNames(a, b) {
 			pa, inA := a.Properties[name]
@@ -147,7 +155,23 @@ func schemaDiff(a, b *apiextensionsv1.JSONSchemaProps) (onlyA, onlyB, changed []
 		}
 	}
 	walk("", a, b)
-	return onlyA, onlyB, changed
+	return onlyA, onlyB, changed, rules
+}
+
+// validation is a schema without what schemaDiff compares on its own: its
+// children, type, format and description.
+func validation(s *apiextensionsv1.JSONSchemaProps) apiextensionsv1.JSONSchemaProps {
+	v := *s
+	v.Properties, v.Items, v.AdditionalProperties = nil, nil, nil
+	v.Type, v.Format, v.Description = "", "", ""
+	return v
+}
+
+func pathName(path string) string {
+	if path == "" {
+		return "the object"
+	}
+	return path
 }
 
 // propertyNames are the names of the properties of a and b, sorted, each

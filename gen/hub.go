@@ -100,6 +100,9 @@ func families(api *API) []*family {
 		var names []string
 		for _, v := range g.Versions {
 			for _, k := range v.Kinds {
+				if k.Skipped {
+					continue // not in the CRD: nothing converts to or from it
+				}
 				f := byName[k.Name]
 				if f == nil {
 					f = &family{group: g, name: k.Name}

@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"errors"
 	"fmt"
 	"go/token"
 	"path/filepath"
@@ -243,20 +244,74 @@ func runLoaded(root string, spokes []*spoke, drops map[field]token.Position) (ma
 	return execute(c, spokes)
 }
 
-// execute runs conversion-gen's targets for the spokes of c.
+// execute runs conversion-gen's targets for the spokes of c, one API
+// group at a time, as projects run it (one invocation per group in their
+// Makefiles). In one invocation the hand-written functions of every input
+// package share one table: a spoke may call a function another spoke of
+// its group declares, and two packages that each declare one for the
+// same pair of types stop conversion-gen ("duplicate static conversion
+// defined"). A group that does is run one package at a time.
 func execute(c *generator.Context, spokes []*spoke) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	c.FileTypes = map[string]generator.FileType{generator.GoFileType: capture(out)}
+	for _, group := range byGroup(spokes) {
+		err := executeInputs(c, group)
+		if errors.Is(err, errDuplicate) {
+			for _, s := range group {
+				if err = executeInputs(c, []*spoke{s}); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+var errDuplicate = errors.New("duplicate static conversion")
+
+// executeInputs runs conversion-gen's targets for spokes in one
+// invocation. conversion-gen panics on two hand-written functions for one
+// pair of types; that panic is errDuplicate.
+func executeInputs(c *generator.Context, spokes []*spoke) (err error) {
 	args := convargs.New()
 	args.OutputFile = FileName
 	c.Inputs = nil
 	for _, s := range spokes {
 		c.Inputs = append(c.Inputs, s.version.ImportPath)
 	}
-	out := map[string][]byte{}
-	c.FileTypes = map[string]generator.FileType{generator.GoFileType: capture(out)}
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprint(p)
+			if !strings.HasPrefix(msg, "duplicate static conversion") {
+				panic(p)
+			}
+			err = fmt.Errorf("%w: %s", errDuplicate, msg)
+		}
+	}()
 	if err := c.ExecuteTargets(convgen.GetTargets(c, args)); err != nil {
-		return nil, fmt.Errorf("conversion-gen: %w", err)
+		return fmt.Errorf("conversion-gen: %w", err)
 	}
-	return out, nil
+	return nil
+}
+
+// byGroup splits spokes by API group, in order.
+func byGroup(spokes []*spoke) [][]*spoke {
+	var out [][]*spoke
+	at := map[string]int{}
+	for _, s := range spokes {
+		g := s.version.Group.Name
+		i, ok := at[g]
+		if !ok {
+			i = len(out)
+			at[g] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], s)
+	}
+	return out
 }
 
 // loadedParser returns a gengo parser that takes the packages of loaded

@@ -3,6 +3,8 @@ package conversion
 import (
 	"context"
 	"go/format"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +62,21 @@ func (c *compare) Generate(ctx *gen.Context) error {
 	assert.Len(t, fromLoad, len(fromGengo))
 	c.compared = true
 	return nil
+}
+
+// TestGroupsRunApart: two groups whose spokes each declare the
+// conversion of a type they share (as Cluster API's addons and bootstrap
+// groups both convert their Condition to meta/v1's) are converted in
+// separate conversion-gen runs, as projects run it per group: in one run,
+// conversion-gen stops with "duplicate static conversion defined".
+func TestGroupsRunApart(t *testing.T) {
+	res, err := gen.Run(context.Background(), gen.Options{Root: "testdata/twogroups", DryRun: true, StampDir: "-", StrictConversion: true}, map[string]gen.Generator{"conversion": &Generator{}})
+	require.NoError(t, err)
+	var files []string
+	for path, data := range res.Output.Files() {
+		if filepath.Base(path) == FileName && strings.Contains(string(data), "Convert_v1beta1_Note_To_v1_Note(&in.Note, &out.Note, s)") {
+			files = append(files, path)
+		}
+	}
+	assert.Len(t, files, 2, "each group's spoke calls its own conversion of the shared type")
 }

@@ -1,0 +1,3 @@
+// Package v1beta1 is the v1beta1 version of the library API.
+// +groupName=library.example.com
+package v1beta1
