@@ -48,7 +48,8 @@ const (
 // No write when nothing changed: a steady state makes no status writes.
 // The write of one action is not repeated by the next action on the object
 // when the cache has not caught up with it yet (the step remembers the
-// status it wrote and the cached status it replaced). Status changes made
+// status it wrote and the resourceVersion it judged against; any newer
+// version in the cache, a foreign edit included, is judged afresh). Status changes made
 // by a failing handler (a Degraded condition, a phase) are written; the
 // observed generation is not advanced then, so the next try has the same
 // verb. The error of the pipeline is returned unchanged; a failed write is
@@ -131,7 +132,11 @@ func degraded(co apis.ConditionsObject) *metav1.Condition {
 // statusMemo is what ApplyStatus remembers of its last write to an object.
 type statusMemo struct {
 	written []byte // the status applied
-	before  []byte // the cached status the write replaced
+	// seen is the resourceVersion of the cached object the write was
+	// judged against. While the cache still shows that version, it has not
+	// caught up with the write; any later version holds the write, so the
+	// cache alone is the judge again.
+	seen string
 }
 
 const statusMemoKey = "plug.ApplyStatus"
@@ -154,7 +159,8 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	if err != nil {
 		return err
 	}
-	if !statusChanged(a.Memory(), desired, cached) {
+	seen := a.Observed().GetResourceVersion()
+	if !statusChanged(a.Memory(), desired, cached, seen) {
 		return nil
 	}
 	applied, err := zeroFilled(desired, cached, statusType(a.Object))
@@ -185,21 +191,24 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 		}
 		return fmt.Errorf("apply status of %s: %w%s", key(a.Object), err, hint(err, "status"))
 	}
-	a.Memory().Set(statusMemoKey, statusMemo{written: desired, before: cached})
+	a.Memory().Set(statusMemoKey, statusMemo{written: desired, seen: seen})
 	return nil
 }
 
 // statusChanged reports whether desired must be written, given the cached
-// status and the memory of the last write.
-func statusChanged(mem *Memory, desired, cached []byte) bool {
+// status, the resourceVersion of the cached object and the memory of the
+// last write. The memory counts only while the cache shows the very object
+// the last write was judged against: a foreign edit that puts back the
+// status that write replaced has a version of its own, and is reverted.
+func statusChanged(mem *Memory, desired, cached []byte, seen string) bool {
 	if bytes.Equal(desired, cached) {
 		mem.Delete(statusMemoKey) // the cache has caught up, or never needed to
 		return false
 	}
 	v, _ := mem.Get(statusMemoKey)
 	m, ok := v.(statusMemo)
-	if ok && bytes.Equal(cached, m.before) && bytes.Equal(desired, m.written) {
-		return false // the cache still shows the status our last write replaced
+	if ok && seen == m.seen && bytes.Equal(desired, m.written) {
+		return false // the cache has not caught up with our last write yet
 	}
 	mem.Delete(statusMemoKey)
 	return true

@@ -403,6 +403,18 @@ func TestApplyStatus(t *testing.T) {
 		}
 		assert.Len(t, c.patches, 1)
 	})
+	t.Run("a foreign edit that puts back the replaced status is reverted", func(t *testing.T) {
+		c := &fakeClient{}
+		mem := &plug.Memory{}
+		for _, rv := range []string{"10", "12"} { // 11 was our write, 12 the foreign edit
+			w := newWidget(1, 0) // the cache shows the old status both times
+			w.ResourceVersion = rv
+			a := plug.NewAction(plug.Add, w, logr.Discard())
+			a.SetMemory(mem)
+			require.NoError(t, run(a, nil, plug.ApplyStatus(testEnv(c, nil, nil))))
+		}
+		assert.Len(t, c.patches, 2, "a newer version of the object is judged afresh")
+	})
 	t.Run("halted actions write nothing", func(t *testing.T) {
 		c := &fakeClient{}
 		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())
