@@ -30,8 +30,9 @@ import (
 //
 //   - in local mode it deletes a configuration that calls only webhooks
 //     it does not serve and that a local run registered (its webhooks
-//     call a URL); one that reaches a Service belongs to a deployment and
-//     is left alone;
+//     call a URL) that is no longer alive (nothing answers at the URL);
+//     one that reaches a Service belongs to a deployment, and one that a
+//     live process serves belongs to that process: both are left alone;
 //   - in cluster mode the manifest owns them: readiness fails and names
 //     each webhook not served, with the way out.
 //
@@ -199,6 +200,14 @@ func (s *server) removeLocal(ctx context.Context, c *configuration, unserved boo
 		if cc.Service != nil {
 			if s.checks.once("service " + c.name) {
 				s.log.Info("a webhook configuration of this operator reaches it through a Service, so it belongs to a deployment: left in place", "kind", c.kind, "name", c.name, "service", cc.Service.Namespace+"/"+cc.Service.Name)
+			}
+			return nil
+		}
+	}
+	for _, cc := range c.clients {
+		if cc.URL != nil && answers(*cc.URL) {
+			if s.checks.once("live " + c.name + " " + *cc.URL) {
+				s.log.Info("a webhook configuration of this operator calls a live process, another run of it: left in place", "kind", c.kind, "name", c.name, "url", *cc.URL)
 			}
 			return nil
 		}

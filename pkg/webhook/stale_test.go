@@ -220,3 +220,41 @@ func registerGizmo(op *runtime.Operator) error {
 	}
 	return webhook.Default(op, gizmoKind, gizmoWebhook{})
 }
+
+// TestLocalRunsKeepEachOthersWebhooks: a second local run of an operator,
+// started without webhooks while the first serves them, leaves the first
+// one's configurations in place (it once deleted them 35 ms after its
+// start, and writes then skipped admission); and the serving run
+// registers again when its configurations are deleted.
+func TestLocalRunsKeepEachOthersWebhooks(t *testing.T) {
+	defer webhook.SetRecheck(200 * time.Millisecond)()
+	ctx := context.Background()
+	name := "live-" + rand.String(5)
+	cleanupRegistration(t, name)
+	runningOperator(t, name, newStaticSource(t))
+	admission := env.Clientset().AdmissionregistrationV1()
+	validating := webhook.ValidatingConfigurationName(name)
+	_, err := admission.ValidatingWebhookConfigurations().Get(ctx, validating, metav1.GetOptions{})
+	require.NoError(t, err, "the serving run registered its webhooks")
+
+	second := newOperator(t, name, runtime.WebhookOptions{Mode: runtime.WebhookModeLocal, Addr: "0"}, registerGizmo)
+	var stop func()
+	waitReady(t, second, runOperator(t, second, &stop)) // ready once it checked the configurations
+	_, err = admission.ValidatingWebhookConfigurations().Get(ctx, validating, metav1.GetOptions{})
+	require.NoError(t, err, "the run without webhooks left the live run's configuration in place")
+	_, err = admission.MutatingWebhookConfigurations().Get(ctx, webhook.MutatingConfigurationName(name), metav1.GetOptions{})
+	require.NoError(t, err, "the run without webhooks left the live run's configuration in place")
+	ns := env.Namespace(t)
+	gizmos := dynamic.NewForConfigOrDie(env.Config).Resource(gizmosV1).Namespace(ns)
+	_, err = gizmos.Create(ctx, unstructuredGizmo(gizmoV1, "too-big", map[string]any{"size": int64(1000)}), metav1.CreateOptions{})
+	require.Error(t, err, "admission still runs")
+	stop()
+
+	require.NoError(t, admission.ValidatingWebhookConfigurations().Delete(ctx, validating, metav1.DeleteOptions{}))
+	deleted := time.Now()
+	require.Eventually(t, func() bool {
+		_, err := admission.ValidatingWebhookConfigurations().Get(ctx, validating, metav1.GetOptions{})
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "the serving run registers its deleted configuration again")
+	t.Logf("registered again %v after the deletion (recheck every 200ms here, 10s by default)", time.Since(deleted).Round(time.Millisecond))
+}
