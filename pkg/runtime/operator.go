@@ -49,6 +49,8 @@ type Operator struct {
 	fieldsFilter *cachefill.Filter
 	// outage makes the caches wait for the API server.
 	outage *outage.Transport
+	// relists are the caches listing again after their watch expired.
+	relists relists
 	// probe asks the API server's /readyz, at most once a second.
 	probe *apiProbe
 

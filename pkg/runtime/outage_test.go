@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,92 +17,32 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/partition"
 	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
-// proxy forwards TCP connections to the test API server until cut, which
-// closes every connection and refuses new ones: an outage as the operator
-// sees it.
+// proxy forwards TCP connections to the test API server until cut: an
+// outage as the operator sees it.
 type proxy struct {
-	l      net.Listener
+	*partition.Proxy
 	target string
-
-	mu    sync.Mutex
-	down  bool
-	conns []net.Conn
 }
 
 func newProxy(t *testing.T, target string) *proxy {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	pp, err := partition.New(target)
 	require.NoError(t, err)
-	p := &proxy{l: l, target: target}
-	t.Cleanup(func() { p.refuse() })
-	go p.serve(l)
-	return p
+	t.Cleanup(pp.Close)
+	return &proxy{Proxy: pp, target: target}
 }
 
-func (p *proxy) serve(l net.Listener) {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		if p.down {
-			p.mu.Unlock()
-			_ = c.Close()
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			p.mu.Unlock()
-			_ = c.Close()
-			continue
-		}
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
-		go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
-	}
-}
+// refuse makes the API server unreachable, as when its process is down;
+// listen brings it back on the same address.
+func (p *proxy) refuse() { p.Refuse() }
 
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restore() {
-	p.mu.Lock()
-	p.down = false
-	p.mu.Unlock()
-}
-
-// refuse cuts the connections and closes the listener, so that new ones
-// are refused, as when the API server's process is down; listen opens it
-// again on the same address.
-func (p *proxy) refuse() {
-	p.cut()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_ = p.l.Close()
-}
-
-func (p *proxy) listen(t *testing.T) {
-	l, err := net.Listen("tcp", p.l.Addr().String())
-	require.NoError(t, err)
-	p.mu.Lock()
-	p.l, p.down = l, false
-	p.mu.Unlock()
-	go p.serve(l)
-}
+func (p *proxy) listen(t *testing.T) { require.NoError(t, p.Listen()) }
 
 // config returns the admin config, through p.
 func (p *proxy) config(t *testing.T) *rest.Config {
@@ -112,7 +50,7 @@ func (p *proxy) config(t *testing.T) *rest.Config {
 	require.NoError(t, err)
 	require.Equal(t, p.target, u.Host)
 	cfg := rest.CopyConfig(env.Config)
-	cfg.Host = "https://" + p.l.Addr().String()
+	cfg.Host = "https://" + p.Addr()
 	cfg.Timeout = 5 * time.Second
 	return cfg
 }
@@ -140,9 +78,9 @@ func TestReadyzFollowsTheAPIServer(t *testing.T) {
 	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
 	h.start()
 	eventually(t, "/readyz 200", func() bool { return readyz(t, h.op) == http.StatusOK })
-	p.cut()
+	p.Cut()
 	eventually(t, "/readyz 503 during the outage", func() bool { return readyz(t, h.op) == http.StatusServiceUnavailable })
-	p.restore()
+	p.Restore()
 	eventually(t, "/readyz 200 after the outage", func() bool { return readyz(t, h.op) == http.StatusOK })
 }
 
@@ -155,7 +93,7 @@ func TestNeverReadyWhenNeverSynced(t *testing.T) {
 	cfg := p.config(t)
 	h := newOperator(t, ns, cfg, runtime.Options{HealthAddr: "127.0.0.1:0"})
 	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: &calls{}}), runtime.ControllerOptions[*testapi.Gadget]{}))
-	p.cut()
+	p.Cut()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.op.Run(ctx) }()

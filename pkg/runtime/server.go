@@ -173,6 +173,9 @@ func (o *Operator) checkReady(r *http.Request) ([]string, error) {
 	case o.outage.Waiting():
 		return nil, errors.New("caches wait for the API server to watch again")
 	}
+	if err := o.relists.waiting(); err != nil {
+		return nil, err
+	}
 	if err := o.probe.get(r.Context()); err != nil {
 		return nil, err
 	}

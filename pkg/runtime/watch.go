@@ -27,6 +27,7 @@ func observeWatch(inf cache.SharedIndexInformer, op *Operator, w telemetry.Watch
 	return inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		// Logged (at a bounded rate) by the operator's telemetry logger,
 		// not again by client-go's default handler.
+		op.relists.failed(w, err)
 		op.emit(telemetry.WatchFailed{Watch: w, Err: err})
 	})
 }
@@ -101,11 +102,15 @@ func (l *listObserver) WatchWithContext(ctx context.Context, opts metav1.ListOpt
 		l.listed()
 		// A watch-list streams the list as events: its one chunk is
 		// everything before the initial-events-end bookmark.
-		initial = func(n int) { l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n}) }
+		initial = func(n int) {
+			l.op.relists.listed(l.w)
+			l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n})
+		}
 	}
 	ended := l.observeStream(ctx, opts)
 	o := newErrorObserver(w, func(err error) {
 		if ctx.Err() == nil { // a stream cut because the informer stops is no failure
+			l.op.relists.failed(l.w, err)
 			l.op.emit(telemetry.WatchFailed{Watch: l.w, Err: err})
 		}
 	}, ended)
@@ -222,6 +227,9 @@ func (l *listObserver) chunk(obj runtime.Object) {
 	more := false
 	if lm, err := meta.ListAccessor(obj); err == nil {
 		more = lm.GetContinue() != ""
+	}
+	if !more {
+		l.op.relists.listed(l.w)
 	}
 	l.op.emit(telemetry.WatchChunkReceived{Watch: l.w, Objects: n, More: more})
 }

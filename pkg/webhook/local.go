@@ -52,6 +52,9 @@ func (s *server) registerLocally(ctx context.Context, src certs.Source, bound st
 			ca := bytes.Clone(src.CABundle())
 			if err := s.applyLocal(ctx, base, ca); err != nil {
 				next = backoff.Step()
+				if !s.registered.Load() {
+					next = min(next, time.Second) // readiness waits for it
+				}
 				s.log.Error(err, "registering the webhooks with the API server; retrying", "retryIn", next)
 				break
 			}

@@ -55,6 +55,13 @@ func (c *registrationCheck) set(stale error) {
 	c.checked, c.stale = true, stale
 }
 
+// done reports whether a check succeeded once.
+func (c *registrationCheck) done() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.checked
+}
+
 // ready is the readiness of the configurations: nil once checked and
 // clean.
 func (c *registrationCheck) ready() error {
@@ -93,12 +100,19 @@ func (c *registrationCheck) changed(outcome string) bool {
 
 // watchRegistrations checks the configurations now and every recheck
 // (localRecheck) until ctx ends; failed checks are retried with a backoff.
+// Until the first check succeeds, readiness waits for it, so the backoff
+// stays under a second: an operator started during an outage of the API
+// server (runtime.Main runs it again after a lost lease) is ready within a
+// second of the server's return, not after a backoff grown to 10s.
 func (s *server) watchRegistrations(ctx context.Context) {
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
 	for ctx.Err() == nil {
 		next := s.recheck
 		if err := s.checkRegistrations(ctx); err != nil && ctx.Err() == nil {
 			next = backoff.Step()
+			if !s.checks.done() {
+				next = min(next, time.Second)
+			}
 			if s.checks.changed(err.Error()) {
 				s.log.Error(err, "checking the webhook configurations; retrying", "retryIn", next)
 			}

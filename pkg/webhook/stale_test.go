@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
+	"github.com/opgen-sdk/opgen/internal/partition"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/webhook"
 )
@@ -257,4 +260,47 @@ func TestLocalRunsKeepEachOthersWebhooks(t *testing.T) {
 		return err == nil
 	}, 30*time.Second, 50*time.Millisecond, "the serving run registers its deleted configuration again")
 	t.Logf("registered again %v after the deletion (recheck every 200ms here, 10s by default)", time.Since(deleted).Round(time.Millisecond))
+}
+
+// TestReadyAtOnceAfterAnOutage: an operator that starts while the API
+// server is unreachable (runtime.Main runs it again after a lost lease,
+// during the outage) is ready within a couple of seconds of the server's
+// return. Its check of the webhook configurations, which readiness waits
+// for, backed off to 10s during the outage and held /readyz at 503 for
+// about 7s after it.
+func TestReadyAtOnceAfterAnOutage(t *testing.T) {
+	t.Parallel()
+	name := "outage-" + rand.String(5)
+	cleanupRegistration(t, name)
+	u, err := url.Parse(env.Config.Host)
+	require.NoError(t, err)
+	p, err := partition.New(u.Host)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Host, cfg.Timeout = "https://"+p.Addr(), time.Second
+	p.Cut()
+	op, err := runtime.New(cfg, runtime.Options{
+		Name:           name,
+		HealthAddr:     "127.0.0.1:0",
+		LeaderElection: runtime.LeaderElectionOptions{Disabled: true},
+		MetricsAddr:    "0",
+		Logger:         logr.FromSlogHandler(slog.DiscardHandler),
+		Webhook:        runtime.WebhookOptions{Mode: runtime.WebhookModeLocal, Addr: "0"},
+	})
+	require.NoError(t, err)
+	require.NoError(t, registerGizmo(op))
+	var stop func()
+	done := runOperator(t, op, &stop)
+	// Long enough for a backoff from 200ms, doubling after each failed
+	// check (a second each), to reach its 10s cap.
+	outage := 35 * time.Second
+	t.Logf("the API server is unreachable for %s from the operator's start", outage)
+	time.Sleep(outage)
+	p.Restore()
+	back := time.Now()
+	waitReady(t, op, done)
+	took := time.Since(back)
+	t.Logf("ready %v after the API server came back", took.Round(time.Millisecond))
+	assert.Less(t, took, 3*time.Second, "ready within a few seconds of the API server's return")
 }

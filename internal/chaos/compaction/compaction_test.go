@@ -11,14 +11,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"log/slog"
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
@@ -28,11 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"log/slog"
 
+	"github.com/opgen-sdk/opgen/internal/partition"
 	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
@@ -48,64 +51,11 @@ func TestMain(m *testing.M) { env.Main(m) }
 
 func full() bool { return os.Getenv("OPGEN_CHAOS") == "full" && !testing.Short() }
 
-// proxy forwards TCP connections to the API server until cut, which
-// closes them all and refuses new ones: a partition as the operator sees
-// it.
-type proxy struct {
-	l      net.Listener
-	target string
-	mu     sync.Mutex
-	down   bool
-	conns  []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func newProxy(t *testing.T, target string) *partition.Proxy {
+	p, err := partition.New(target)
 	require.NoError(t, err)
-	p := &proxy{l: l, target: target}
-	t.Cleanup(func() { _ = l.Close(); p.cut() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			p.forward(c)
-		}
-	}()
+	t.Cleanup(p.Close)
 	return p
-}
-
-func (p *proxy) forward(c net.Conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	up, err := net.Dial("tcp", p.target)
-	if p.down || err != nil {
-		_ = c.Close()
-		if up != nil {
-			_ = up.Close()
-		}
-		return
-	}
-	p.conns = append(p.conns, c, up)
-	go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
-	go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
-}
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restore() {
-	p.mu.Lock()
-	p.down = false
-	p.mu.Unlock()
 }
 
 // etcdURL is the client URL of the environment's etcd, read from its
@@ -223,7 +173,7 @@ func TestCompactionUnderPartition(t *testing.T) {
 	require.NoError(t, err)
 	p := newProxy(t, hostURL.URL.Host)
 	cfg := rest.CopyConfig(env.Config)
-	cfg.Host = "https://" + p.l.Addr().String()
+	cfg.Host = "https://" + p.Addr()
 	cfg.Timeout = 5 * time.Second
 	logs := &syncBuffer{}
 	op, err := runtime.New(cfg, runtime.Options{Name: "compaction-operator", Namespaces: []string{ns},
@@ -235,6 +185,20 @@ func TestCompactionUnderPartition(t *testing.T) {
 	j := &journal{}
 	_, err = runtime.Register(op, kind, plug.Handler[*testapi.Gadget](deleter{j}), runtime.ControllerOptions[*testapi.Gadget]{})
 	require.NoError(t, err)
+	// When a watch expires, the operator is not ready until its cache
+	// listed again: asked at that moment, readiness names the relist. It
+	// once said 200 before the relist forced by the 410 had finished.
+	var relistReported, readyWhileRelisting atomic.Int32
+	telemetry.On(op.Telemetry(), func(e telemetry.WatchFailed) {
+		if !apierrors.IsResourceExpired(e.Err) && !apierrors.IsGone(e.Err) {
+			return
+		}
+		if err := op.CheckReady(context.Background()); err != nil && strings.Contains(err.Error(), "list again") {
+			relistReported.Add(1)
+		} else {
+			readyWhileRelisting.Add(1)
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- op.Run(ctx) }()
@@ -269,7 +233,7 @@ func TestCompactionUnderPartition(t *testing.T) {
 			return observed(keep, 1) && observed(del, 1)
 		})
 		expiredBefore := strings.Count(logs.String(), "watch expired; listing again")
-		p.cut()
+		p.Cut()
 		cutAt := time.Now()
 		_, err := gadgets.Create(ctx, &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: fresh}}, metav1.CreateOptions{})
 		require.NoError(t, err)
@@ -282,7 +246,7 @@ func TestCompactionUnderPartition(t *testing.T) {
 		}
 		rev := compact(t)
 		time.Sleep(2 * time.Second) // the partition lasts a while after the compaction
-		p.restore()
+		p.Restore()
 		outage := time.Since(cutAt)
 		healed := time.Now()
 		defer func() {
@@ -298,6 +262,9 @@ func TestCompactionUnderPartition(t *testing.T) {
 		caughtUp := time.Since(healed)
 		expired := strings.Count(logs.String(), "watch expired; listing again") - expiredBefore
 		require.Positive(t, expired, "round %d: no watch got 410 Gone: the test did not test a relist", r)
+		require.Zero(t, readyWhileRelisting.Load(), "round %d: ready while a cache listed again after its watch expired", r)
+		require.Positive(t, relistReported.Load(), "round %d: readiness did not name the relist", r)
+		eventually(t, fmt.Sprintf("round %d: ready once the caches listed again", r), 30*time.Second, func() bool { return op.CheckReady(ctx) == nil })
 		figures = append(figures, fmt.Sprintf("round %d: partition %s, etcd compacted at revision %s, %d watches relisted, all 3 changes handled %s after it healed",
 			r, outage.Round(10*time.Millisecond), rev, expired, caughtUp.Round(10*time.Millisecond)))
 	}
