@@ -164,7 +164,7 @@ func (o *Options) validate() error {
 	if o.LogFormat != "" && o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("manifest: log format %q is neither text nor json: pass --log-format text or json", o.LogFormat))
 	}
-	errs = append(errs, o.validateMetrics())
+	errs = append(errs, o.validateMetrics(), o.validateImage())
 	return errors.Join(errs...)
 }
 
