@@ -2,6 +2,8 @@ package image_test
 
 import (
 	"context"
+	"io"
+	"log"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -36,7 +38,7 @@ func TestHelloOperatorImage(t *testing.T) {
 	idx := build(t, opts)
 	t.Logf("first build: %s", time.Since(start).Round(100*time.Millisecond))
 
-	reg := httptest.NewServer(registry.New())
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(reg.Close)
 	host := strings.TrimPrefix(reg.URL, "http://")
 	pushed, err := image.Push(context.Background(), idx, host+"/hello-operator:test")
