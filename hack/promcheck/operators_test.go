@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/internal/testkit"
@@ -161,4 +164,28 @@ func fleetOperator(t *testing.T, ns string) string {
 		return op != nil && op.Ready()
 	})
 	return f.Home().MetricsAddr()
+}
+
+// clientRetry has client-go retry one request: the server answers 429
+// with Retry-After first. client-go reports to process-wide metrics, which
+// every operator's registry serves, so rest_client_request_retries_total,
+// absent until something was retried, is in the scrapes.
+func clientRetry(t *testing.T) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"retried"}}`))
+	}))
+	defer srv.Close()
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	require.NoError(t, err)
+	_, err = cs.CoreV1().Namespaces().Get(context.Background(), "retried", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int32(2), calls.Load(), "client-go retried the 429 once")
 }

@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 // the alerts, with webhooks, and requires each metric it selects, and each
 // label it matches on, in a scrape of two operators that use every
 // feature the dashboard shows: one shards, serves a webhook and has
-// handlers that fail, time out and write; a fleet has a member that fails.
+// handlers that fail, time out and write; a fleet has a member that fails;
+// a request of client-go is retried.
 func TestEveryMetricIsExported(t *testing.T) {
 	ns := env.Namespace(t)
 	exprs := expressions(t, monitoring.Options{Name: "promcheck", Namespace: ns, Webhooks: true})
@@ -45,6 +46,7 @@ func TestEveryMetricIsExported(t *testing.T) {
 		selectors[where] = parse(t, where, expr)
 	}
 	addrs := []string{shardingOperator(t, ns), fleetOperator(t, ns)}
+	clientRetry(t)
 	// Waits up to a minute for the series that appear with their first
 	// event: a shard move, an engage, a retry.
 	scraped := scrapeAll(t, addrs)
