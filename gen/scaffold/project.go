@@ -212,8 +212,8 @@ generate: ## Regenerate code, CRDs and RBAC from the API types
 	$(GO) generate ./...
 
 .PHONY: manifests
-manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG)
-	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml
+manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG); deploy/monitoring: its Grafana dashboard and alerts
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml --monitoring deploy/monitoring
 
 .PHONY: kustomize
 kustomize: generate ## Write the kustomize layout config/default, manager, rbac, crd, samples (kubectl apply -k config/default)
@@ -260,8 +260,12 @@ test: ## Run the tests
 build: generate ## Build bin/$(NAME)
 	$(GO) build -o bin/$(NAME) .
 
+.PHONY: image
+image: generate ## Build the image without Docker (linux/amd64, linux/arm64) into bin/image; PUSH=1 pushes it to $(IMG) and prints it by digest
+	$(OPGEN) image --name $(NAME) $(if $(PUSH),--push $(IMG),--out bin/image)
+
 .PHONY: docker-build
-docker-build: ## Build the image $(IMG)
+docker-build: ## Build the image $(IMG) with Docker, from the Dockerfile
 	docker build -t $(IMG) .
 `))
 
