@@ -71,7 +71,9 @@ type Options struct {
 	Name string
 	// Namespace the operator runs in.
 	Namespace string
-	// Image of the operator; empty leaves the Deployment out.
+	// Image of the operator; empty leaves the Deployment out. A reference
+	// by digest (name:tag@sha256:..., as opgen image prints it) is kept
+	// whole, so that the Deployment runs exactly what was built.
 	Image string
 	// WatchNamespace is "all" (the default) or a comma-separated list.
 	WatchNamespace string
