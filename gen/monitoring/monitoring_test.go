@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the dashboards are Grafana's classic JSON model on purpose: see dashboardOf
+
 package monitoring_test
 
 import (
@@ -61,8 +63,7 @@ func exprs(t *testing.T, data []byte) map[string][]string {
 	var d dashboard.Dashboard
 	require.NoError(t, json.Unmarshal(data, &d))
 	out := map[string][]string{}
-	var add func(p dashboard.Panel)
-	add = func(p dashboard.Panel) {
+	add := func(p dashboard.Panel) {
 		for _, target := range p.Targets {
 			q, ok := target.(*prometheus.Dataquery)
 			require.True(t, ok, "panel %q: a Prometheus query, not %T", *p.Title, target)
