@@ -25,6 +25,7 @@ test: controlplane ## Run every test, unit and integration (builds the control p
 	$(GO) test -race -timeout 15m ./pkg/runtime/... ./pkg/plug/ ./pkg/webhook/...
 	cd hack/helmcheck && $(GO) test ./...
 	cd hack/apicheck && $(GO) test ./...
+	cd hack/promcheck && $(GO) test ./...
 
 # The fault-injection tests (docs/reliability.md). `make test` runs them
 # too, the election one in its short form under -short.
@@ -81,6 +82,12 @@ lint: ## go vet (the root and the bench module), a gofmt check and staticcheck
 .PHONY: manifests
 manifests: ## Write the examples' whole operator manifests (examples/*/deploy/*.yaml) with opgen manifests
 	$(GO) generate -run 'cmd/opgen manifests' ./examples/...
+
+# The examples' images, built as opgen image builds a user's: no Docker,
+# linux/amd64 and linux/arm64, the same digest for the same sources.
+.PHONY: image
+image: ## Build hello-operator's image without Docker into bin/hello-operator-image (an OCI layout) and print its digest
+	cd examples/hello-operator && $(GO) run ../../cmd/opgen image --out ../../bin/hello-operator-image
 
 .PHONY: demo
 demo: ## Run hello-operator on a local control plane and show what it does

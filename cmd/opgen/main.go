@@ -20,6 +20,7 @@ var commands = []func() *cobra.Command{
 	newControlplaneCommand,
 	newDevCommand,
 	newDockerfileCommand,
+	newImageCommand,
 	newInitCommand,
 	newManifestsCommand,
 	newReleaseCommand,

@@ -37,6 +37,13 @@ token Secret <name>-member-token of the ServiceAccount, whose token the
 fleet's kubeconfig of that cluster uses. No Deployment, leader-election
 Role, metrics or webhooks: the operator runs in the home cluster.
 
+--monitoring DIR also writes, into DIR, a Grafana dashboard of the
+operator's metrics (<name>-dashboard.json) and a Prometheus Operator
+PrometheusRule of alerts (<name>-prometheusrule.yaml): a stuck handler, no
+leader, failing watches, failing actions, timeouts, a fleet cluster not
+ready and, with webhooks, a serving certificate near expiry. Both select
+the scrape job <name>-metrics, which --service-monitor gives.
+
 --format says how:
   flat       one multi-document YAML file (--out, default standard output)
   kustomize  a kustomize layout in the config directory: config/default,
@@ -50,7 +57,8 @@ Role, metrics or webhooks: the operator runs in the home cluster.
 		Example: `  opgen manifests --image registry.example.com/widget-operator:v0.1.0 --out deploy/widget-operator.yaml
   opgen manifests --format kustomize --image registry.example.com/widget-operator:v0.1.0
   opgen manifests --format helm --image registry.example.com/widget-operator:v0.1.0 --replicas 2
-  opgen manifests --member --out deploy/widget-operator-member.yaml`,
+  opgen manifests --member --out deploy/widget-operator-member.yaml
+  opgen manifests --image "$(opgen image --push registry.example.com/widget-operator:v0.1.0)" --service-monitor --monitoring deploy/monitoring`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cli.Manifests(opts, cmd.OutOrStdout())
@@ -60,7 +68,7 @@ Role, metrics or webhooks: the operator runs in the home cluster.
 	f.StringVar(&opts.Format, "format", "flat", "flat, kustomize or helm")
 	f.StringVar(&opts.Name, "name", "", "operator name (default: from the module path in go.mod, as opgen generate names its roles)")
 	f.StringVar(&opts.Namespace, "namespace", "", "namespace the operator runs in (default: <name>-system)")
-	f.StringVar(&opts.Image, "image", "", "operator image; without it the Deployment is left out")
+	f.StringVar(&opts.Image, "image", "", "operator image, best by digest as opgen image prints it (registry/name:tag@sha256:...); without it the Deployment is left out")
 	f.StringVar(&opts.WatchNamespace, "watch-namespace", "all", `namespaces to watch: "all" or a comma-separated list`)
 	f.Int32Var(&opts.Replicas, "replicas", 0, "Deployment replicas (more than one stand by for leader election; default 1, or 2 when the operator serves webhooks)")
 	f.StringVar(&opts.ServiceAccount, "service-account", "", "ServiceAccount the operator runs as (default: the operator name)")
@@ -75,6 +83,7 @@ Role, metrics or webhooks: the operator runs in the home cluster.
 	f.BoolVar(&opts.ServiceMonitor, "service-monitor", false, "add a Prometheus Operator ServiceMonitor of the metrics Service (needs --image)")
 	f.BoolVar(&opts.CertManager, "cert-manager", false, "when the operator serves webhooks, have cert-manager issue their certificate (a self-signed Issuer and a Certificate, mounted into the container) and inject its CA; default: the operator manages both itself")
 	f.BoolVar(&opts.Member, "member", false, "write the manifest of a member cluster of a fleet: CRDs, ServiceAccount, the controllers' ClusterRole and binding, a token Secret")
+	f.StringVar(&opts.Monitoring, "monitoring", "", "also write the Grafana dashboard and the PrometheusRule alerts into this directory")
 	f.StringVar(&opts.Labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&opts.Out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)

@@ -5,5 +5,5 @@
 package main
 
 //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./...
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --image hello-operator:dev --out deploy/hello-operator.yaml
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --image hello-operator:dev --out deploy/hello-operator.yaml --monitoring deploy/monitoring
 //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --member --out deploy/hello-operator-member.yaml

@@ -5,4 +5,4 @@
 package main
 
 //go:generate go run github.com/opgen-sdk/opgen/cmd/opgen generate --strict ./...
-//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --image todo-operator:dev --out deploy/todo-operator.yaml
+//go:generate go run github.com/opgen-sdk/opgen/cmd/opgen manifests --image todo-operator:dev --out deploy/todo-operator.yaml --monitoring deploy/monitoring

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -8,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/monitoring"
 	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
@@ -25,6 +27,9 @@ type ManifestsOptions struct {
 	// Resources are the container's requests and limits, as quantities
 	// ("" for the default).
 	CPURequest, MemoryRequest, CPULimit, MemoryLimit string
+	// Monitoring, when set, is the directory where the Grafana dashboard
+	// and the PrometheusRule go (package monitoring).
+	Monitoring string
 }
 
 // Manifests writes the operator's manifest in opts.Format: flat, to the
@@ -37,6 +42,11 @@ func Manifests(opts ManifestsOptions, w io.Writer) error {
 	}
 	if opts.Member && opts.Format != "flat" {
 		return fmt.Errorf("--member writes one flat manifest: leave --format %s out", opts.Format)
+	}
+	if opts.Monitoring != "" {
+		if err := writeMonitoring(opts, w); err != nil {
+			return err
+		}
 	}
 	switch opts.Format {
 	case "flat":
@@ -60,6 +70,21 @@ func Manifests(opts ManifestsOptions, w io.Writer) error {
 		return listWritten(w)(manifest.WriteHelm(opts.Options, opts.Out))
 	}
 	return fmt.Errorf("--format %q: use flat, kustomize or helm", opts.Format)
+}
+
+// writeMonitoring writes the dashboard and the alerts of the operator
+// into opts.Monitoring, with the webhook panels when it serves webhooks.
+func writeMonitoring(opts ManifestsOptions, w io.Writer) error {
+	if opts.Member {
+		return errors.New("--monitoring: a member cluster runs no operator to watch: leave --monitoring out with --member")
+	}
+	webhooks, err := manifest.ServesWebhooks(opts.ConfigDir)
+	if err != nil {
+		return err
+	}
+	return listWritten(w)(monitoring.Write(opts.Monitoring, monitoring.Options{
+		Name: opts.Name, Namespace: opts.Namespace, Webhooks: webhooks, Labels: opts.Options.Labels,
+	}))
 }
 
 func listWritten(w io.Writer) func([]string, error) error {

@@ -48,3 +48,27 @@ func makeEnv(extra ...string) []string {
 	}
 	return append(env, extra...)
 }
+
+// TestMakefileImageAndMonitoring runs make -n on the targets that build
+// the image (written, or pushed to IMG with PUSH=1) and write the
+// manifest with the dashboard and alerts.
+func TestMakefileImageAndMonitoring(t *testing.T) {
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make is not installed: install GNU make to run it")
+	}
+	dir := t.TempDir()
+	_, err = scaffold.InitProject(dir, scaffold.ProjectOptions{Module: "example.com/hello-operator", OpgenVersion: "v0.3.0"})
+	require.NoError(t, err)
+	run := func(args ...string) string {
+		cmd := exec.Command(makePath, append([]string{"-n", "GO=go", "IMG=registry.example.com/hello:v1"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = makeEnv("PATH=/nonexistent")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	assert.Equal(t, "go generate ./...\ngo tool opgen image --name hello-operator --out bin/image\n", run("image"))
+	assert.Equal(t, "go generate ./...\ngo tool opgen image --name hello-operator --push registry.example.com/hello:v1\n", run("image", "PUSH=1"))
+	assert.Equal(t, "go generate ./...\ngo tool opgen manifests --name hello-operator --namespace hello-operator-system --image registry.example.com/hello:v1 --out deploy/hello-operator.yaml --monitoring deploy/monitoring\n", run("manifests"))
+}

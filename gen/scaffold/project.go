@@ -142,16 +142,35 @@ replace github.com/opgen-sdk/opgen => {{.Replace}}
 var mainTemplate = template.Must(template.New("main.go").Parse(`package main
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"runtime/debug"
+
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 
 	"{{.Module}}/internal/controller"
 )
 
 func main() {
+	// --version answers before Main looks for a cluster.
+	flag.BoolFunc("version", "print what the binary was built from and exit", printVersion)
 	// Main binds the runtime's flags (run with -h to list them), loads the
 	// kubeconfig or the in-cluster config, registers every controller of
 	// the generated controller.Setup and runs until SIGTERM or Ctrl-C.
 	runtime.Main(runtime.Options{Name: "{{.Name}}"}, controller.Setup)
+}
+
+// printVersion prints the main module's path and version, the Go version
+// and the platform, then exits. ` + "`go version -m`" + ` on the binary lists every
+// module.
+func printVersion(string) error {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Printf("%s %s %s %s/%s\n", bi.Path, bi.Main.Version, bi.GoVersion, goruntime.GOOS, goruntime.GOARCH)
+	}
+	os.Exit(0)
+	return nil
 }
 `))
 
@@ -193,8 +212,8 @@ generate: ## Regenerate code, CRDs and RBAC from the API types
 	$(GO) generate ./...
 
 .PHONY: manifests
-manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG)
-	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml
+manifests: generate ## Write deploy/$(NAME).yaml: CRDs, RBAC, ServiceAccount and a Deployment of $(IMG); deploy/monitoring: its Grafana dashboard and alerts
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out deploy/$(NAME).yaml --monitoring deploy/monitoring
 
 .PHONY: kustomize
 kustomize: generate ## Write the kustomize layout config/default, manager, rbac, crd, samples (kubectl apply -k config/default)
@@ -241,8 +260,12 @@ test: ## Run the tests
 build: generate ## Build bin/$(NAME)
 	$(GO) build -o bin/$(NAME) .
 
+.PHONY: image
+image: generate ## Build the image without Docker (linux/amd64, linux/arm64) into bin/image; PUSH=1 pushes it to $(IMG) and prints it by digest
+	$(OPGEN) image --name $(NAME) $(if $(PUSH),--push $(IMG),--out bin/image)
+
 .PHONY: docker-build
-docker-build: ## Build the image $(IMG)
+docker-build: ## Build the image $(IMG) with Docker, from the Dockerfile
 	docker build -t $(IMG) .
 `))
 

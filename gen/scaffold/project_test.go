@@ -38,6 +38,7 @@ func TestInitProjectWritesAProject(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(main), `runtime.Options{Name: "hello-operator"}`)
 	assert.Contains(t, string(main), `"example.com/team/hello-operator/internal/controller"`)
+	assert.Contains(t, string(main), `flag.BoolFunc("version"`, "the operator answers --version without a cluster")
 
 	gen, err := os.ReadFile(filepath.Join(dir, "generate.go"))
 	require.NoError(t, err)

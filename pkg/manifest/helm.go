@@ -120,8 +120,8 @@ func WriteHelm(opts Options, dir string) ([]string, error) {
 
 func (o Options) chartYAML() []byte {
 	appVersion := "0.1.0"
-	if i := strings.LastIndex(o.Image, ":"); i > 0 && !strings.Contains(o.Image[i:], "/") {
-		appVersion = o.Image[i+1:]
+	if tag := imageTag(o.Image); tag != "" {
+		appVersion = tag
 	}
 	data, err := yaml.Marshal(map[string]any{
 		"apiVersion":  "v2",
@@ -152,7 +152,8 @@ func (o Options) helmValues() ([]byte, error) {
 	b.WriteString(HelmHeader)
 	fmt.Fprintf(&b, `
 # The operator's image; empty leaves the Deployment out (run the operator
-# elsewhere against the same RBAC).
+# elsewhere against the same RBAC). A reference by digest, as opgen image
+# prints it (registry/name:tag@sha256:...), runs exactly what was built.
 image: %s
 # Replicas of the Deployment; more than one stand by for leader election.
 # With webhooks every replica serves them: keep two or more.

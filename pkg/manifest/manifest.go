@@ -75,7 +75,9 @@ type Options struct {
 	Name string
 	// Namespace the operator runs in.
 	Namespace string
-	// Image of the operator; empty leaves the Deployment out.
+	// Image of the operator; empty leaves the Deployment out. A reference
+	// by digest (name:tag@sha256:..., as opgen image prints it) is kept
+	// whole, so that the Deployment runs exactly what was built.
 	Image string
 	// WatchNamespace is "all" (the default) or a comma-separated list.
 	WatchNamespace string
@@ -168,7 +170,7 @@ func (o *Options) validate() error {
 	if o.LogFormat != "" && o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("manifest: log format %q is neither text nor json: pass --log-format text or json", o.LogFormat))
 	}
-	errs = append(errs, o.validateMetrics())
+	errs = append(errs, o.validateMetrics(), o.validateImage())
 	return errors.Join(errs...)
 }
 

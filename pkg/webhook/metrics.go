@@ -40,6 +40,7 @@ type serverMetrics struct {
 	requests   *prometheus.CounterVec
 	rejections *prometheus.CounterVec
 	duration   *prometheus.HistogramVec
+	certExpiry *certificateExpiry
 }
 
 func newServerMetrics(reg *prometheus.Registry) *serverMetrics {
@@ -54,8 +55,9 @@ func newServerMetrics(reg *prometheus.Registry) *serverMetrics {
 			Name: "opgen_webhook_request_duration_seconds", Help: "Time to answer a webhook request, decoding and encoding included, by webhook.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"webhook"}),
+		certExpiry: newCertificateExpiry(),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.rejections, m.duration} {
+	for _, c := range []prometheus.Collector{m.requests, m.rejections, m.duration, m.certExpiry} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {

@@ -154,6 +154,7 @@ func (s *server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.metrics.certExpiry.serve(src)
 	addr := s.opts.Addr
 	if s.mode == runtime.WebhookModeLocal && strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr // the certificate is made for 127.0.0.1

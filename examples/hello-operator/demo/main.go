@@ -2,7 +2,8 @@
 // nothing installed but Go: `make demo` from the repository root.
 //
 // It builds the control plane when missing, starts it, installs the
-// operator's generated manifest, runs the operator binary as its own
+// operator's generated manifest, builds the operator's image as `opgen
+// image` does and runs the binary the image holds as its own
 // ServiceAccount, creates two Greetings and shows with kubectl what the
 // operator made of them, changes one, deletes the other, and stops
 // everything. Ctrl-C stops it at any point.
@@ -86,7 +87,11 @@ func (d *demo) steps(ctx context.Context) error {
 	if err := d.install(ctx); err != nil {
 		return err
 	}
-	stopOperator, err := d.startOperator(ctx)
+	bin, err := d.operatorBinary(ctx)
+	if err != nil {
+		return err
+	}
+	stopOperator, err := d.startOperator(ctx, bin)
 	if err != nil {
 		return err
 	}
@@ -117,15 +122,9 @@ func (d *demo) install(ctx context.Context) error {
 	return d.run(ctx, "wait", "--for=condition=Established", "crd/greetings.hello.example.com", "--timeout=60s")
 }
 
-// startOperator builds hello-operator and runs it as its ServiceAccount.
-func (d *demo) startOperator(ctx context.Context) (stop func() error, err error) {
-	step("Building hello-operator and running it as its ServiceAccount (every API call it makes is checked against the generated RBAC)")
-	bin := filepath.Join(d.work, operatorName)
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	build.Dir, build.Stdout, build.Stderr = d.dir, os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("build hello-operator: %w", err)
-	}
+// startOperator runs the hello-operator binary bin as its ServiceAccount.
+func (d *demo) startOperator(ctx context.Context, bin string) (stop func() error, err error) {
+	step("Running it as hello-operator's ServiceAccount (every API call it makes is checked against the generated RBAC)")
 	cfg, err := d.env.ServiceAccountConfig(ctx, operatorNS, operatorName)
 	if err != nil {
 		return nil, err
@@ -252,6 +251,16 @@ func (d *demo) run(ctx context.Context, args ...string) error {
 	fmt.Print(indent(string(out)))
 	if err != nil {
 		return fmt.Errorf("kubectl %s: %w", args[0], err)
+	}
+	return nil
+}
+
+// goBuild builds the main package in dir into bin.
+func goBuild(ctx context.Context, dir, bin string) error {
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	build.Dir, build.Stdout, build.Stderr = dir, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build hello-operator: %w", err)
 	}
 	return nil
 }
