@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/accessor"
 	"github.com/opgen-sdk/opgen/gen/admission"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/controller"
@@ -25,8 +26,9 @@ const KubebuilderRoleName = "manager-role"
 //     leader-election Role (rbac.Generator.Adopted);
 //   - the webhook configurations of the +kubebuilder:webhook markers
 //     (admission.Kubebuilder);
-//   - the clients and the controller glue only while some kind has an
-//     opgen controller: a project that moved none keeps the files it had.
+//   - the clients, the controller glue and the status accessors only while
+//     some kind has an opgen controller: a project that moved none keeps
+//     the files it had, and its API packages import nothing of opgen.
 //
 // The API reference and the samples are left out: the project has its own
 // config/samples, and docs it did not ask for would be noise.
@@ -37,6 +39,7 @@ func Kubebuilder() map[string]gen.Generator {
 	}
 	all["client"] = clientsWhenControllers{all["client"].(*client.Generator)}
 	all["controller"] = glueWhenControllers{controller.Generator{}}
+	all["accessors"] = accessorsWhenControllers{accessor.Generator{}}
 	// Names of their own: the no-op stamp keys on the names.
 	all["kubebuilder-rbac"] = rbac.Generator{RoleName: KubebuilderRoleName, Adopted: true}
 	all["kubebuilder-webhooks"] = admission.Kubebuilder{}
@@ -70,5 +73,19 @@ func (g glueWhenControllers) Generate(ctx *gen.Context) error {
 		return g.Generator.Generate(ctx)
 	}
 	ctx.Output.Own(filepath.Join(ctx.Project.Abs(ctx.Project.ControllerDir), controller.FileName))
+	return nil
+}
+
+// accessorsWhenControllers writes the status accessors (which the runtime
+// reads, and which import opgen's apis) only when the project has opgen
+// controllers.
+type accessorsWhenControllers struct{ accessor.Generator }
+
+// Generate writes the accessors, or removes generated ones.
+func (g accessorsWhenControllers) Generate(ctx *gen.Context) error {
+	if ctx.API.HasControllers() {
+		return g.Generator.Generate(ctx)
+	}
+	ctx.OwnInEveryPackage(accessor.FileName)
 	return nil
 }

@@ -46,14 +46,15 @@ func TestKubebuilderLayoutWritesWhatControllerGenWrites(t *testing.T) {
 }
 
 // TestKubebuilderLayoutWithoutOpgenControllers: a project that moved no
-// controller gets no clients, no controller glue and no leader-election
-// Role; its deep copies and accessors are written.
+// controller gets no clients, no controller glue, no status accessors and
+// no leader-election Role; its deep copies are written.
 func TestKubebuilderLayoutWithoutOpgenControllers(t *testing.T) {
 	got := opgenKubebuilder(t, kubebuilderProject)
 	for path := range got {
 		assert.False(t, strings.HasPrefix(path, "pkg/generated/"), "%s: no clients without opgen controllers", path)
 		assert.NotEqual(t, "internal/controller/zz_generated.controllers.go", path, "no glue without opgen controllers")
 		assert.NotEqual(t, "config/rbac/leader_election_role.yaml", path, "the manager's Lease has kubebuilder's Role")
+		assert.NotEqual(t, "api/v1/zz_generated.accessors.go", path, "no accessors without opgen controllers")
 	}
 	assert.Contains(t, got, "api/v1/zz_generated.deepcopy.go")
 }
