@@ -38,7 +38,8 @@ func New(mgr manager.Manager, opts runtime.Options) (*runtime.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctrlmetrics.Registry.Register(Gathered(op.Registry(), HostSeries)); err != nil {
+	metrics := &gathered{from: op.Registry(), skip: HostSeries}
+	if err := ctrlmetrics.Registry.Register(metrics); err != nil {
 		return nil, fmt.Errorf("ctrlbridge: serve the operator's metrics on the manager's /metrics: %w", err)
 	}
 	if err := mgr.AddReadyzCheck(CheckName, func(r *http.Request) error { return op.CheckReady(r.Context()) }); err != nil {
@@ -47,7 +48,7 @@ func New(mgr manager.Manager, opts runtime.Options) (*runtime.Operator, error) {
 	if err := mgr.AddHealthzCheck(CheckName, op.CheckHealth); err != nil {
 		return nil, fmt.Errorf("ctrlbridge: %w", err)
 	}
-	if err := mgr.Add(hosted{op}); err != nil {
+	if err := mgr.Add(hosted{op, metrics}); err != nil {
 		return nil, fmt.Errorf("ctrlbridge: %w", err)
 	}
 	return op, nil
@@ -62,15 +63,21 @@ func HostSeries(name string) bool {
 // hosted is the operator as a Runnable of the manager. It needs no
 // leader election: it starts with the manager's caches, so that its own
 // fill before the election, and waits for Manager.Elected to work.
-type hosted struct{ op *runtime.Operator }
+type hosted struct {
+	op      *runtime.Operator
+	metrics *gathered
+}
 
 var (
 	_ manager.Runnable               = hosted{}
 	_ manager.LeaderElectionRunnable = hosted{}
 )
 
-// Start runs the operator until ctx ends.
+// Start runs the operator until ctx ends; its series leave the manager's
+// /metrics then.
 func (h hosted) Start(ctx context.Context) error {
+	h.metrics.active.Store(true)
+	defer h.metrics.active.Store(false)
 	err := h.op.Run(ctx)
 	if errors.Is(err, context.Canceled) {
 		return nil

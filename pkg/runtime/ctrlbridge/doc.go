@@ -21,6 +21,10 @@
 //     Lease; the operator stops taking keys and lets its in-flight handlers
 //     finish within Options.ShutdownTimeout, as on its own.
 //
+// controller-runtime's metrics.Registry is global: run one hosted
+// operator per process at a time, as a replica is. Its series leave the
+// registry when it stops.
+//
 // The two runtimes keep caches of their own. A kind both watch is cached
 // twice; docs/migrating.md shows what that costs. Moving a controller's
 // kind to opgen moves its cache with it.

@@ -2,6 +2,7 @@ package ctrlbridge
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -14,21 +15,31 @@ import (
 // families are known only when gathered. A failure to gather is reported
 // as an invalid metric, which fails the scrape with its error.
 func Gathered(from prometheus.Gatherer, skip func(name string) bool) prometheus.Collector {
-	return gathered{from: from, skip: skip}
+	g := &gathered{from: from, skip: skip}
+	g.active.Store(true)
+	return g
 }
 
 type gathered struct {
 	from prometheus.Gatherer
 	skip func(name string) bool
+	// active is false once the operator stopped: a registry cannot drop
+	// an unchecked collector, so a stopped operator's series are left
+	// out this way (a manager made again in the same process, as in
+	// tests, registers the new operator's).
+	active atomic.Bool
 }
 
 var gatherFailed = prometheus.NewDesc("opgen_gather_failed", "The operator's metrics could not be gathered.", nil, nil)
 
 // Describe describes nothing: the collector is unchecked.
-func (gathered) Describe(chan<- *prometheus.Desc) {}
+func (*gathered) Describe(chan<- *prometheus.Desc) {}
 
 // Collect sends every series gathered.
-func (g gathered) Collect(ch chan<- prometheus.Metric) {
+func (g *gathered) Collect(ch chan<- prometheus.Metric) {
+	if !g.active.Load() {
+		return
+	}
 	families, err := g.from.Gather()
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(gatherFailed, err)
