@@ -24,6 +24,14 @@ import (
 // (controller-tools at the version opgen's go.mod requires), built and
 // tested with its own envtest suites, then one controller moved to opgen
 // and the binary run on opgen's local control plane.
+//
+// TODO(issue 37): step 4 of the guide adds a Resource function to
+// api/v1/groupversion_info.go by hand. opgen generate writes no
+// zz_generated.register.go for a package that registers itself
+// (gen/register, declaresOwnRegistration), as kubebuilder's does, but the
+// listers it generates (gen/client) call <package>.Resource: without it,
+// "undefined: apiv1.Resource" at pkg/generated/listers/api/v1/guestbook.go.
+// Drop that diff block from the guide once opgen writes the helper.
 func TestFromKubebuilder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kubebuilder, controller-gen and a kubebuilder project (minutes): run without -short")
