@@ -24,6 +24,10 @@ const CheckName = "opgen"
 // servers (MetricsAddr and HealthAddr are off) and, when opts.Logger is
 // unset, the logger (mgr.GetLogger). Register the controllers on the
 // returned operator (the generated Setup) before mgr.Start.
+//
+// The manager stops the operator before its own reconcilers, within its
+// GracefulShutdownTimeout: keep opts.ShutdownTimeout below it when
+// handlers may run long.
 func New(mgr manager.Manager, opts runtime.Options) (*runtime.Operator, error) {
 	opts.LeaderElection = runtime.LeaderElectionOptions{
 		Disabled: true,
