@@ -53,3 +53,14 @@ func linked(t *testing.T, pkg string, prefixes []string) []string {
 	}
 	return found
 }
+
+// TestOperatorLinksNoControllerRuntime: an operator built on opgen alone,
+// hello-operator, links no controller-runtime. The bridge that runs opgen
+// controllers in a controller-runtime manager (pkg/runtime/ctrlbridge) is
+// a package only adopters import.
+func TestOperatorLinksNoControllerRuntime(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{"github.com/opgen-sdk/opgen/examples/hello-operator", "github.com/opgen-sdk/opgen/pkg/runtime"} {
+		require.Empty(t, linked(t, pkg, []string{"sigs.k8s.io/controller-runtime"}), "%s links controller-runtime; find the importer with go list -deps -f '{{.ImportPath}}: {{.Imports}}' %s", pkg, pkg)
+	}
+}

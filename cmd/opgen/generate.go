@@ -28,6 +28,9 @@ func newGenerateCommand() *cobra.Command {
 			if strict {
 				opts.StrictMarkers, opts.StrictConversion = true, true
 			}
+			if !cmd.Flags().Changed("crd-dir") {
+				opts.CRDDir = "" // the layout's default
+			}
 			if cmd.Flags().Changed("crd-max-desc-len") {
 				opts.CRDMaxDescLen = &descLen
 			}
@@ -39,7 +42,8 @@ func newGenerateCommand() *cobra.Command {
 	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles, field manager and finalizers (default: the last element of the project's import path, from go.mod)")
 	f.StringVar(&opts.ClientDir, "client-dir", gen.DefaultClientDir, "directory of the clientset, listers, informers and apply configurations")
 	f.StringVar(&opts.ControllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller glue and stubs")
-	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests")
+	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests (default "+cli.KubebuilderCRDDir+" with --layout kubebuilder)")
+	f.StringVar(&opts.Layout, "layout", "opgen", "the project's layout: opgen, or kubebuilder for a project adopted from kubebuilder (opgen adopt): CRDs in "+cli.KubebuilderCRDDir+", the ClusterRole manager-role as controller-gen writes it, the webhook configurations of +kubebuilder:webhook markers")
 	f.StringVar(&opts.RBACDir, "rbac-dir", gen.DefaultRBACDir, "directory of the RBAC manifests")
 	f.StringVar(&opts.ReleasedDir, "released-dir", gen.DefaultReleasedDir, "directory of the CRDs of the last release (written by opgen release), which the compatibility gate compares the generated CRDs with")
 	f.StringVar(&opts.BaselineRef, "baseline-ref", "", "compare the generated CRDs with those of --crd-dir at this git commit, tag or branch instead of --released-dir's")

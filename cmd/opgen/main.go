@@ -16,6 +16,7 @@ import (
 // commands maps each subcommand's constructor; main only wires them up.
 var commands = []func() *cobra.Command{
 	newGenerateCommand,
+	newAdoptCommand,
 	newCreateCommand,
 	newControlplaneCommand,
 	newDevCommand,

@@ -16,6 +16,11 @@
 //     writes them.
 //   - <!-- skip: REASON --> before a block skips it, with the reason in the
 //     test log.
+//   - ```diff file=PATH blocks are edits the reader makes: each hunk's
+//     context and removed lines are found in the file, once, and replaced
+//     by its context and added lines (the @@ line numbers are not read).
+//   - <!-- check: NAME --> runs the test's Go check of that name at that
+//     point (a comparison the reader would make by eye).
 //   - `cd` and `export` change the directory and environment of the
 //     commands after them, as in a shell; `go install .../cmd/opgen@latest`
 //     builds opgen from this checkout instead.
@@ -49,6 +54,7 @@ type block struct {
 	body     []string
 	waitFor  string
 	skip     string
+	check    string // for check comments
 	commands []string
 }
 
@@ -76,6 +82,8 @@ func parse(t *testing.T, path string) []block {
 			}
 		case strings.HasPrefix(line, "<!-- wait-for: "):
 			waitFor = strings.TrimSuffix(strings.TrimPrefix(line, "<!-- wait-for: "), " -->")
+		case cur == nil && strings.HasPrefix(line, "<!-- check: "):
+			blocks = append(blocks, block{line: i + 1, check: strings.TrimSuffix(strings.TrimPrefix(line, "<!-- check: "), " -->")})
 		case strings.HasPrefix(line, "<!-- skip: "):
 			skip = strings.TrimSuffix(strings.TrimPrefix(line, "<!-- skip: "), " -->")
 		case strings.HasPrefix(line, "```"):
@@ -99,6 +107,8 @@ type session struct {
 	env        map[string]string
 	checkout   string
 	background []*exec.Cmd
+	// checks are the Go checks of <!-- check: NAME --> comments.
+	checks map[string]func(t *testing.T, dir string)
 }
 
 func newSession(t *testing.T) *session {
@@ -133,6 +143,17 @@ func (s *session) run(b block) {
 		t.Logf("line %d: skipped: %s", b.line, b.skip)
 		return
 	}
+	if b.check != "" {
+		check, ok := s.checks[b.check]
+		require.True(t, ok, "line %d: no check named %q", b.line, b.check)
+		t.Logf("line %d: check %s", b.line, b.check)
+		check(t, s.dir)
+		return
+	}
+	if b.lang == "diff" && b.file != "" {
+		applyDiff(t, filepath.Join(s.dir, b.file), b)
+		return
+	}
 	if b.file != "" {
 		path := filepath.Join(s.dir, b.file)
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -142,6 +163,43 @@ func (s *session) run(b block) {
 	for _, c := range b.commands {
 		s.command(b, c)
 	}
+}
+
+// applyDiff applies the hunks of a diff block to the file at path.
+func applyDiff(t *testing.T, path string, b block) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "line %d", b.line)
+	text := string(data)
+	for _, h := range hunks(b.body) {
+		require.Equal(t, 1, strings.Count(text, h.old), "line %d: the hunk's context and removed lines must be in %s exactly once:\n%s", b.line, b.file, h.old)
+		text = strings.Replace(text, h.old, h.new, 1)
+	}
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+}
+
+// hunk is one hunk of a diff, as the text it finds and what replaces it.
+type hunk struct{ old, new string }
+
+// hunks splits a diff's lines into hunks at their @@ lines.
+func hunks(lines []string) []hunk {
+	var out []hunk
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, hunk{})
+		case len(out) == 0:
+		case strings.HasPrefix(l, "-"):
+			out[len(out)-1].old += l[1:] + "\n"
+		case strings.HasPrefix(l, "+"):
+			out[len(out)-1].new += l[1:] + "\n"
+		default:
+			ctx := strings.TrimPrefix(l, " ") + "\n"
+			out[len(out)-1].old += ctx
+			out[len(out)-1].new += ctx
+		}
+	}
+	return out
 }
 
 func (s *session) command(b block, c string) {

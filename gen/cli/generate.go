@@ -28,6 +28,22 @@ type GenerateOptions struct {
 	// Verbose lists every file written and the time of each stage
 	// (Options.Timings prints the time and allocation of each).
 	Verbose bool
+	// Layout is the layout of the project: "opgen" (default) or
+	// "kubebuilder", a project adopted from kubebuilder (see
+	// generators.Kubebuilder and KubebuilderDefaults).
+	Layout string
+}
+
+// KubebuilderCRDDir is where kubebuilder keeps the CRDs, which its
+// kustomization and envtest suites read.
+const KubebuilderCRDDir = "config/crd/bases"
+
+// KubebuilderDefaults sets the directories of the kubebuilder layout on
+// opts where they are unset: kubebuilder's config/ stays as it is.
+func KubebuilderDefaults(opts *gen.Options) {
+	if opts.CRDDir == "" {
+		opts.CRDDir = KubebuilderCRDDir
+	}
 }
 
 // Generate runs the generators on the packages of patterns, with a soft
@@ -35,9 +51,16 @@ type GenerateOptions struct {
 // to see: the scaffolds created, warnings, and with Verbose or Timings
 // more. A failed run returns its errors, positioned relative to the root.
 func Generate(ctx context.Context, opts GenerateOptions, patterns []string, w io.Writer) error {
-	selected, err := generators.Pick(opts.Only)
+	layout := opts.Layout
+	if layout == "" {
+		layout = "opgen"
+	}
+	selected, err := generators.PickLayout(layout, opts.Only)
 	if err != nil {
 		return err
+	}
+	if layout == "kubebuilder" {
+		KubebuilderDefaults(&opts.Options)
 	}
 	if opts.Root, err = filepath.Abs(opts.Dir); err != nil {
 		return err

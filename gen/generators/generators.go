@@ -54,9 +54,11 @@ func All() map[string]gen.Generator {
 }
 
 // Names returns the names of All, sorted.
-func Names() []string {
+func Names() []string { return names(All()) }
+
+func names(set map[string]gen.Generator) []string {
 	var out []string
-	for n := range All() {
+	for n := range set {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -65,8 +67,25 @@ func Names() []string {
 
 // Pick returns the generators of All named in only, or all of them when
 // only is empty; an unknown name is an error that lists the valid ones.
-func Pick(only []string) (map[string]gen.Generator, error) {
-	all := All()
+func Pick(only []string) (map[string]gen.Generator, error) { return pick(All(), only) }
+
+// Layouts are the project layouts opgen generate writes, by name: opgen's
+// own (All) and that of a project adopted from kubebuilder (Kubebuilder).
+var Layouts = map[string]func() map[string]gen.Generator{
+	"opgen":       All,
+	"kubebuilder": Kubebuilder,
+}
+
+// PickLayout is Pick on the generators of a layout of Layouts.
+func PickLayout(layout string, only []string) (map[string]gen.Generator, error) {
+	set, ok := Layouts[layout]
+	if !ok {
+		return nil, fmt.Errorf("--layout %s: no such layout; pick opgen or kubebuilder", layout)
+	}
+	return pick(set(), only)
+}
+
+func pick(all map[string]gen.Generator, only []string) (map[string]gen.Generator, error) {
 	if len(only) == 0 {
 		return all, nil
 	}
@@ -74,7 +93,7 @@ func Pick(only []string) (map[string]gen.Generator, error) {
 	for _, name := range only {
 		g, ok := all[name]
 		if !ok {
-			return nil, fmt.Errorf("--only %s: no such generator; pick from %s", name, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("--only %s: no such generator; pick from %s", name, strings.Join(names(all), ", "))
 		}
 		out[name] = g
 	}

@@ -44,6 +44,17 @@
 //     Leases and deletes those that expired long ago, so a replica that
 //     left for good leaves none behind.
 //
+// # A project adopted from kubebuilder
+//
+// With Generator.Adopted (opgen generate --layout kubebuilder) the
+// ClusterRole is named manager-role, which kubebuilder's
+// role_binding.yaml binds, and its rules are merged as controller-gen
+// merges them: a project whose rules all come from +kubebuilder:rbac
+// markers gets controller-gen's role.yaml. The rules derived for opgen's
+// controllers join the same role as they move over. No leader-election
+// Role is written: the controller-runtime manager that hosts the
+// operator holds the one Lease, under kubebuilder's own Role.
+//
 // # Determinism
 //
 // Rules are merged per group, resource and resource names (verbs are

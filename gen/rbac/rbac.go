@@ -27,7 +27,19 @@ const (
 )
 
 // Generator writes the operator's ClusterRole and leader-election Role.
-type Generator struct{}
+// The zero value writes opgen's own layout. Adopted writes the RBAC of a
+// project adopted from kubebuilder instead (see adopted.go).
+type Generator struct {
+	// RoleName names the ClusterRole, and the Roles of +kubebuilder:rbac
+	// markers with a namespace and no roleName. Default: <name>-manager.
+	RoleName string
+	// Adopted merges the rules as controller-gen's rbac generator does, so
+	// that a project whose RBAC comes from markers alone gets
+	// controller-gen's role.yaml, and writes no leader-election Role: the
+	// controller-runtime manager that hosts the operator holds the one
+	// Lease, with the Role kubebuilder scaffolded for it.
+	Adopted bool
+}
 
 var _ gen.Generator = Generator{}
 
@@ -38,21 +50,12 @@ func (Generator) RegisterMarkers(into *markers.Registry) error {
 
 // Generate writes the roles, or removes stale ones when nothing needs
 // them.
-func (Generator) Generate(ctx *gen.Context) error {
+func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.Abs(ctx.Project.RBACDir)
 	ctx.Output.Own(filepath.Join(dir, RoleFile))
 	ctx.Output.Own(filepath.Join(dir, LeaderElectionFile))
-	roles := map[roleKey]*ruleSet{}
-	role := func(k roleKey) *ruleSet {
-		if roles[k] == nil {
-			roles[k] = &ruleSet{}
-		}
-		return roles[k]
-	}
-	manager := roleKey{name: ctx.Project.Name + "-manager"}
-	for _, r := range Derived(ctx.API) {
-		role(manager).add(r)
-	}
+	manager := roleKey{name: orDefault(g.RoleName, ctx.Project.Name+"-manager")}
+	roles := map[roleKey][]rbacv1.PolicyRule{manager: Derived(ctx.API)}
 	for _, root := range ctx.Roots {
 		pm, err := markers.PackageMarkers(ctx.Collector, root)
 		if err != nil {
@@ -60,21 +63,22 @@ func (Generator) Generate(ctx *gen.Context) error {
 		}
 		for _, v := range pm[ctrbac.RuleDefinition.Name] {
 			m := v.(ctrbac.Rule)
-			k := roleKey{namespace: m.Namespace, name: manager.name}
-			if m.RoleName != "" {
-				k.name = m.RoleName
-			}
-			role(k).add(fromMarker(m))
+			k := roleKey{namespace: m.Namespace, name: orDefault(m.RoleName, manager.name)}
+			roles[k] = append(roles[k], fromMarker(m))
 		}
 	}
-	if docs := documents(roles); len(docs) > 0 {
+	merge := mergeRules
+	if g.Adopted {
+		merge = mergeAsControllerGen
+	}
+	if docs := documents(roles, merge); len(docs) > 0 {
 		data, err := marshal(docs...)
 		if err != nil {
 			return err
 		}
 		ctx.Output.YAML(filepath.Join(dir, RoleFile), data)
 	}
-	if ctx.API.HasControllers() {
+	if ctx.API.HasControllers() && !g.Adopted {
 		data, err := marshal(LeaderElectionRole(ctx.Project.Name + "-leader-election"))
 		if err != nil {
 			return err
@@ -82,6 +86,13 @@ func (Generator) Generate(ctx *gen.Context) error {
 		ctx.Output.YAML(filepath.Join(dir, LeaderElectionFile), data)
 	}
 	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // Derived returns the rules the runtime needs for the controllers of api.
@@ -299,9 +310,19 @@ func ruleKey(r rbacv1.PolicyRule) string {
 	return fmt.Sprintf("%q %q %q %q %q", r.APIGroups, r.Resources, r.ResourceNames, r.NonResourceURLs, r.Verbs)
 }
 
+// mergeRules merges rules as opgen does (see Determinism in the package
+// documentation).
+func mergeRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var s ruleSet
+	for _, r := range rules {
+		s.add(r)
+	}
+	return s.rules()
+}
+
 // documents returns the ClusterRoles, then the Roles, sorted by namespace
-// and name.
-func documents(roles map[roleKey]*ruleSet) []any {
+// and name, each with its rules merged by merge.
+func documents(roles map[roleKey][]rbacv1.PolicyRule, merge func([]rbacv1.PolicyRule) []rbacv1.PolicyRule) []any {
 	keys := make([]roleKey, 0, len(roles))
 	for k := range roles {
 		keys = append(keys, k)
@@ -314,7 +335,7 @@ func documents(roles map[roleKey]*ruleSet) []any {
 	})
 	var docs []any
 	for _, k := range keys {
-		rules := roles[k].rules()
+		rules := merge(roles[k])
 		if len(rules) == 0 {
 			continue
 		}

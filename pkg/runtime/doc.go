@@ -14,6 +14,7 @@
 //	runtime             Operator, Options, Register, Controller, Kind, Reader, Runnables
 //	runtime/builtin     the Kind of each common built-in kind
 //	runtime/fleet       one operator in many clusters (docs/multicluster.md)
+//	runtime/ctrlbridge  a controller-runtime manager hosting the operator (docs/migrating.md)
 //	plug                the Action, the pipeline and its steps
 //	telemetry           the typed events every part reports
 //	task, scheduler     periodic tasks and a custom scheduler, on the leader

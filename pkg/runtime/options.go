@@ -209,6 +209,12 @@ type LeaderElectionOptions struct {
 	// RetryPeriod is the pause between renewals and between tries to
 	// acquire. Default 2s.
 	RetryPeriod time.Duration
+	// Elected, with Disabled, hands leader election to another part of
+	// the process, such as the controller-runtime manager that hosts the
+	// operator (package ctrlbridge): the caches fill at once, and the
+	// workers and leader Runnables start when Elected is closed. Default
+	// nil: with Disabled, every replica works.
+	Elected <-chan struct{}
 }
 
 const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"

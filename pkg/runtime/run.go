@@ -35,7 +35,8 @@ import (
 //     CRD is not installed) is logged with the fix and retried with a
 //     backoff of up to 30s until it is;
 //  3. campaigns for the lease (unless election is off) while the caches
-//     stay warm and the queues fill, and starts the workers when it wins;
+//     stay warm and the queues fill, and starts the workers when it wins
+//     (or, with LeaderElectionOptions.Elected, when its host is elected);
 //  4. when ctx is cancelled: stops taking new keys, lets in-flight handlers
 //     finish for up to Options.ShutdownTimeout (then cancels their
 //     contexts), releases the lease, stops the informers and servers.
@@ -94,7 +95,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	o.ready.Store(true)
 	o.log.Info("caches synced", "controllers", len(o.controllers), "namespaces", o.opts.Namespaces)
 	if o.opts.LeaderElection.Disabled {
-		o.work(ctx)
+		if o.waitElected(ctx) {
+			o.work(ctx)
+		}
 		return nil
 	}
 	if member != nil {

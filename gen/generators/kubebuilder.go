@@ -1,0 +1,91 @@
+package generators
+
+import (
+	"path/filepath"
+
+	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/accessor"
+	"github.com/opgen-sdk/opgen/gen/admission"
+	"github.com/opgen-sdk/opgen/gen/client"
+	"github.com/opgen-sdk/opgen/gen/controller"
+	"github.com/opgen-sdk/opgen/gen/rbac"
+)
+
+// KubebuilderRoleName is the ClusterRole of a kubebuilder project, which
+// its config/rbac/role_binding.yaml binds to the manager's ServiceAccount.
+const KubebuilderRoleName = "manager-role"
+
+// Kubebuilder returns the generators of a project adopted from kubebuilder
+// (opgen adopt; opgen generate --layout kubebuilder). They write what
+// controller-gen wrote, where it wrote it, and opgen's controllers once
+// the project has some:
+//
+//   - the CRDs, deep copies and registration, as All's;
+//   - the ClusterRole manager-role, merged as controller-gen merges it,
+//     with the rules derived for opgen's controllers, and no
+//     leader-election Role (rbac.Generator.Adopted);
+//   - the webhook configurations of the +kubebuilder:webhook markers
+//     (admission.Kubebuilder);
+//   - the clients, the controller glue and the status accessors only while
+//     some kind has an opgen controller: a project that moved none keeps
+//     the files it had, and its API packages import nothing of opgen.
+//
+// The API reference and the samples are left out: the project has its own
+// config/samples, and docs it did not ask for would be noise.
+func Kubebuilder() map[string]gen.Generator {
+	all := All()
+	for _, name := range []string{"apidocs", "samples", "rbac", "webhooks"} {
+		delete(all, name)
+	}
+	all["client"] = clientsWhenControllers{all["client"].(*client.Generator)}
+	all["controller"] = glueWhenControllers{controller.Generator{}}
+	all["accessors"] = accessorsWhenControllers{accessor.Generator{}}
+	// Names of their own: the no-op stamp keys on the names.
+	all["kubebuilder-rbac"] = rbac.Generator{RoleName: KubebuilderRoleName, Adopted: true}
+	all["kubebuilder-webhooks"] = admission.Kubebuilder{}
+	return all
+}
+
+// clientsWhenControllers runs the client generator only when the project
+// has opgen controllers, whose glue lists and watches through the
+// clientset. Prepare and Concurrent are the client generator's.
+type clientsWhenControllers struct{ *client.Generator }
+
+// Generate generates the clients, or removes generated ones.
+func (g clientsWhenControllers) Generate(ctx *gen.Context) error {
+	if ctx.API.HasControllers() {
+		return g.Generator.Generate(ctx)
+	}
+	for _, dir := range gen.ClientTrees {
+		ctx.Output.Own(ctx.Project.Abs(filepath.Join(ctx.Project.ClientDir, dir)))
+	}
+	return nil
+}
+
+// glueWhenControllers writes the controller glue only when the project has
+// opgen controllers: the controller package of a kubebuilder project holds
+// its reconcilers, and needs no empty Setup.
+type glueWhenControllers struct{ controller.Generator }
+
+// Generate writes the glue, or removes a generated one.
+func (g glueWhenControllers) Generate(ctx *gen.Context) error {
+	if ctx.API.HasControllers() || len(ctx.API.Webhooks()) > 0 {
+		return g.Generator.Generate(ctx)
+	}
+	ctx.Output.Own(filepath.Join(ctx.Project.Abs(ctx.Project.ControllerDir), controller.FileName))
+	return nil
+}
+
+// accessorsWhenControllers writes the status accessors (which the runtime
+// reads, and which import opgen's apis) only when the project has opgen
+// controllers.
+type accessorsWhenControllers struct{ accessor.Generator }
+
+// Generate writes the accessors, or removes generated ones.
+func (g accessorsWhenControllers) Generate(ctx *gen.Context) error {
+	if ctx.API.HasControllers() {
+		return g.Generator.Generate(ctx)
+	}
+	ctx.OwnInEveryPackage(accessor.FileName)
+	return nil
+}
