@@ -24,7 +24,6 @@ import (
 // (controller-tools at the version opgen's go.mod requires), built and
 // tested with its own envtest suites, then one controller moved to opgen
 // and the binary run on opgen's local control plane.
-
 func TestFromKubebuilder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kubebuilder, controller-gen and a kubebuilder project (minutes): run without -short")
