@@ -3,7 +3,13 @@
 //
 // # Architecture
 //
-// A run (Run) goes through these stages, which --timings measures:
+// gen is three floors, read top down as a run goes: this package, the
+// run engine (load once, model, generate, stage, write); gen/model, the
+// API model and its builder, which reads the loaded packages; and one
+// package per generator, which works from the model. Below them are leaf
+// tables: gen/markers (the marker vocabulary), gen/diag (the positioned
+// errors every floor records). A run (Run) goes through these stages,
+// which --timings measures:
 //
 //  1. Project. NewProject resolves the project root (the directory of the
 //     //go:generate line), the enclosing module and the package directories
@@ -12,36 +18,25 @@
 //     (less the client generator's own trees, which are output) in one go
 //     list, lazily; one marker Collector, with the markers of every
 //     generator in one Registry, parses their comments.
-//  3. Type-check, once. The dependencies the API types reach get a lean
-//     syntax first (lean.go): no function bodies, and empty structs for
-//     the types no API type reaches, so that controller-tools' checker
-//     reads what the generators use and not, say, Go's runtime package.
-//     Generators that need another library's view of the code build it
-//     from this load: the client and conversion generators turn the
-//     type-checked packages into the gengo universes code-generator's
-//     generators run on (gen/internal/universe).
-//  4. Model. The API model (API, Group, Version, Kind) is derived from
-//     +groupName, +kubebuilder:object:root, +kubebuilder:resource,
-//     +kubebuilder:subresource and the +opgen: markers (package
-//     gen/markers). The controllers of built-in kinds (BuiltinController)
-//     are the types of the controller package marked
-//     +opgen:controller:for; the controller package is read even when the
-//     patterns leave it out, since the run writes its glue, and its
-//     declarations are type-checked on their own to find each handler's
-//     methods. Mistakes found here (unknown or malformed markers, a kind
-//     without object:root, conflicting groups, duplicate kinds, an unknown
-//     built-in kind, a handler without Reconcile) are recorded with their
-//     positions.
-//  5. CRD schemas, once. controller-tools' CRD parser builds the CRDs
-//     (Context.CRDs) that the model's conversion check, the CRDs, the API
-//     reference and the samples all read.
-//  6. Generate. Every Generator runs against the shared Context. Those that
+//  3. Model. model.Build derives the API model (API, Group, Version, Kind)
+//     from the load, given as model.Input: the markers of each package,
+//     then the type-check of the API packages, whose dependencies get a
+//     lean syntax first (gen/internal/lean: no function bodies, and empty
+//     structs for the types no API type reaches), then the model's checks
+//     and plans. Mistakes go to the run's errors with their positions.
+//     controller-tools' CRD parser builds the CRDs (Context.CRDs) once,
+//     for the model's conversion check, the CRDs, the API reference and
+//     the samples. Generators that need another library's view of the
+//     code build it from this load: the client and conversion generators
+//     turn the type-checked packages into the gengo universes
+//     code-generator's generators run on (gen/internal/universe).
+//  4. Generate. Every Generator runs against the shared Context. Those that
 //     touch the shared packages run one after the other (controller-tools'
 //     lazy loader is not safe for concurrent use); those that implement
 //     Concurrent first take what they need from the packages in Prepare
 //     (Preparer), then run in parallel with them. Go output is gofmt'd on
 //     every core meanwhile.
-//  7. Write, when no generator reported an error: go.mod gets what the new
+//  5. Write, when no generator reported an error: go.mod gets what the new
 //     files import (gomod.go), then the files that changed are written.
 //
 // # Generators
@@ -67,8 +62,8 @@
 //
 // The generator links no part of the operator runtime, nor client-go's
 // clientsets: the table of built-in kinds it maps +opgen:controller:for to
-// is the leaf package internal/kinds, and the kinds Kubernetes serves are
-// a table of gen/internal/apikinds.
+// is the leaf package internal/builtinkinds, and the kinds Kubernetes serves are
+// a table of gen/internal/servedkinds.
 //
 // # Names
 //

@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"testing"
 
+	"github.com/opgen-sdk/opgen/gen/diag"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,15 +17,15 @@ import (
 func TestErrorsKeepsEveryDistinctError(t *testing.T) {
 	t.Parallel()
 	pos := token.Position{Filename: "/p/types.go", Line: 7, Column: 6}
-	var errs Errors
+	var errs diag.Errors
 	errs.Add(pos, "first")
 	errs.Add(pos, "second")
 	errs.Add(pos, "first")
-	errs.addLibrary(token.Position{Filename: "/p/types.go", Line: 7, Column: 1}, "the library's take")
-	errs.addLibrary(token.Position{Filename: "/p/types.go", Line: 9, Column: 1}, "only the library saw this")
-	errs.addLibrary(pos, "only the library saw this")
+	errs.AddLibrary(token.Position{Filename: "/p/types.go", Line: 7, Column: 1}, "the library's take")
+	errs.AddLibrary(token.Position{Filename: "/p/types.go", Line: 9, Column: 1}, "only the library saw this")
+	errs.AddLibrary(pos, "only the library saw this")
 	var runErr *RunError
-	require.True(t, errors.As(errs.Err(), &runErr))
+	require.True(t, errors.As(runError(&errs), &runErr))
 	var msgs []string
 	for _, e := range runErr.Errors {
 		msgs = append(msgs, e.Error())

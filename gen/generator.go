@@ -8,6 +8,10 @@ import (
 	"slices"
 	"sync"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/model"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
@@ -84,23 +88,43 @@ type Context struct {
 	// Checker type-checks Roots on demand.
 	Checker *loader.TypeChecker
 	// API is the model of the API groups, versions, kinds and controllers.
-	API *API
+	API *model.API
 	// Output stages what the run writes.
 	Output *Output
 	// Errors collects the user's errors.
-	Errors *Errors
+	Errors *diag.Errors
 	// Warnings collects what the run did differently from what the user
 	// may expect, with the fix; they do not stop the run.
-	Warnings *Errors
+	Warnings *diag.Errors
 
 	notes *notes
 	clock *clock
-	// files are the roots' parsed files by path (parsedFile).
+	// files are the roots' parsed files by path (DocMarker).
 	files     map[string]*ast.File
 	filesOnce sync.Once
-	// schemas are the CRDs of the API, built once (Schemas).
-	schemas *schemas
 }
+
+// DocMarker returns the position of a marker line of the doc comment
+// right above the declaration at decl (model.DocMarker), from the run's
+// parsed files.
+func (c *Context) DocMarker(decl token.Position, match func(text string) bool) (token.Position, bool) {
+	c.filesOnce.Do(func() {
+		c.files = map[string]*ast.File{}
+		for _, r := range c.Roots {
+			for _, f := range r.Syntax {
+				c.files[c.Fset.Position(f.FileStart).Filename] = f
+			}
+		}
+	})
+	return model.DocMarker(c.Fset, c.files[decl.Filename], decl, match)
+}
+
+// CRDs returns the CRD of every kind of the API's packages, as
+// controller-tools' CRD parser builds it (model.API.CRDs): built once per
+// run and shared, so callers must not modify them (DeepCopy first). It
+// uses the shared packages: call it from a sequential generator or from
+// Prepare.
+func (c *Context) CRDs() []*apiextensionsv1.CustomResourceDefinition { return c.API.CRDs() }
 
 // Note records that the run went a slower way, and why; `opgen generate
 // -v` and --timings show the notes. It is safe for concurrent use.

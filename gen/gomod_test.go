@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/opgen-sdk/opgen/gen/diag"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +25,7 @@ func TestRequireImportsStopsBeforeWriting(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a", "a.go"), []byte("package a\n"), 0o644))
 	p, err := NewProject(Options{Root: dir, StampDir: "-"})
 	require.NoError(t, err)
-	out := NewOutput(&Errors{})
+	out := NewOutput(&diag.Errors{})
 	out.Go(filepath.Join(dir, "a", "zz_generated.x.go"), []byte("package a\n\nimport _ \"example.invalid/nothing\"\n"))
 	_, err = requireImports(context.Background(), p, out, newStamp(p, nil))
 	require.Error(t, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/opgen-sdk/opgen/gen/diag"
 	"github.com/opgen-sdk/opgen/internal/osenv"
 )
 
@@ -42,7 +43,7 @@ type Output struct {
 	scaffolds map[string]bool   // written only when missing
 	stubs     map[string]bool   // scaffolds a failing run writes too
 	owned     []owned           // where stale generated files are removed
-	errs      *Errors
+	errs      *diag.Errors
 
 	// Go files are formatted on every core while the generators go on:
 	// formatting is a sixth of a large run's work. staged counts the Go
@@ -60,7 +61,7 @@ type Output struct {
 
 // NewOutput returns an empty staging area reporting formatting failures to
 // errs.
-func NewOutput(errs *Errors) *Output {
+func NewOutput(errs *diag.Errors) *Output {
 	o := &Output{
 		files: map[string][]byte{}, scaffolds: map[string]bool{}, stubs: map[string]bool{}, errs: errs,
 		workers: make(chan struct{}, runtime.GOMAXPROCS(0)), staged: map[string]int{}, differ: map[string]bool{},

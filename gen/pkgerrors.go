@@ -51,7 +51,7 @@ func collectPackageErrors(ctx *Context) {
 					// The cause: what generators say on its line follows from it.
 					ctx.Errors.Add(pos, "%s", msg)
 				} else {
-					ctx.Errors.addLibrary(pos, msg)
+					ctx.Errors.AddLibrary(pos, msg)
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
 	"golang.org/x/mod/modfile"
 )
 
@@ -20,7 +21,7 @@ const (
 	DefaultControllerDir = "internal/controller"
 	DefaultCRDDir        = "config/crd"
 	DefaultRBACDir       = "config/rbac"
-	DefaultAPIDir        = "apis"
+	DefaultAPIDir        = model.DefaultAPIDir
 	DefaultConfigDir     = "config"
 	DefaultReleasedDir   = "config/released"
 )
@@ -362,16 +363,12 @@ func (p *Project) ClientsetPackage() string {
 // InformersPackage is the import path of the generated informers of v.
 // Like code-generator, it follows the API directories (apis/<dir>/<version>),
 // which need not match the group's first label.
-func (p *Project) InformersPackage(v *Version) string {
+func (p *Project) InformersPackage(v *model.Version) string {
 	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.GroupDir(), v.Name))
 }
 
 // ApplyConfigurationsPackage is the import path of the generated apply
 // configurations of v; it follows the API directories too.
-func (p *Project) ApplyConfigurationsPackage(v *Version) string {
+func (p *Project) ApplyConfigurationsPackage(v *model.Version) string {
 	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.GroupDir(), v.Name))
 }
-
-// GroupDir is the directory above the version package, which code-generator
-// names the group's output packages after.
-func (v *Version) GroupDir() string { return strings.ToLower(filepath.Base(filepath.Dir(v.Dir))) }

@@ -3,6 +3,8 @@ package gen
 import (
 	"testing"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -11,7 +13,7 @@ import (
 // group store.example.com must be found under shop/v1.
 func TestGeneratedPackagesFollowTheAPIDirectory(t *testing.T) {
 	p := &Project{Options: Options{Root: "/src/p", ClientDir: "pkg/generated"}, ModuleDir: "/src/p", ModulePath: "example.com/p"}
-	v := &Version{Group: &Group{Name: "store.example.com"}, Name: "v1", Dir: "/src/p/apis/shop/v1"}
+	v := &model.Version{Group: &model.Group{Name: "store.example.com"}, Name: "v1", Dir: "/src/p/apis/shop/v1"}
 	assert.Equal(t, "example.com/p/pkg/generated/informers/externalversions/shop/v1", p.InformersPackage(v))
 	assert.Equal(t, "example.com/p/pkg/generated/applyconfiguration/shop/v1", p.ApplyConfigurationsPackage(v))
 }

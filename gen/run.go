@@ -20,7 +20,10 @@ import (
 
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 
+	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/internal/lean"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
+	"github.com/opgen-sdk/opgen/gen/model"
 )
 
 // Result says what a run did.
@@ -34,7 +37,7 @@ type Result struct {
 	Output *Output
 	// Warnings are what the run did differently from what the user may
 	// expect, each with its fix, by position.
-	Warnings []*Error
+	Warnings []*diag.Error
 	// Timings are the durations of the run's stages and generators, in
 	// the order they finished.
 	Timings []Timing
@@ -105,12 +108,12 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 		// so that it comes with the run's other errors.
 		collectPackageErrors(gctx)
 		if gctx.Errors.Len() == 0 {
-			gctx.Errors.Add(gctx.API.firstPos(), "%v", err)
+			gctx.Errors.Add(gctx.API.FirstPos(), "%v", err)
 		}
-		return nil, gctx.Errors.Err()
+		return nil, runError(gctx.Errors)
 	}
 	collectPackageErrors(gctx)
-	if err := gctx.Errors.Err(); err != nil {
+	if err := runError(gctx.Errors); err != nil {
 		if opts.DryRun {
 			return nil, err
 		}
@@ -204,7 +207,7 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 	if cfg.Fset == nil {
 		cfg.Fset = token.NewFileSet()
 	}
-	errs := &Errors{}
+	errs := &diag.Errors{}
 	gctx := &Context{
 		Context:   ctx,
 		Project:   p,
@@ -214,7 +217,7 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		Checker:   &loader.TypeChecker{NodeFilters: filters},
 		Output:    NewOutput(errs),
 		Errors:    errs,
-		Warnings:  &Errors{},
+		Warnings:  &diag.Errors{},
 		notes:     &notes{},
 		clock:     clk,
 	}
@@ -222,17 +225,36 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 	return gctx, nil
 }
 
-// buildAPISafely builds the API model; a panic while reading the markers
-// (a library meeting input it did not expect) becomes an error, and the
-// model is empty.
-func buildAPISafely(ctx *Context) (api *API) {
+// buildAPISafely builds the API model from the run's load; a panic while
+// reading the markers (a library meeting input it did not expect) becomes
+// an error, and the model is empty.
+func buildAPISafely(ctx *Context) (api *model.API) {
 	defer func() {
 		if v := recover(); v != nil {
 			reportPanic(ctx, "reading the API types", noPos, v)
-			api = &API{}
+			api = &model.API{}
 		}
 	}()
-	return buildAPI(ctx)
+	p := ctx.Project
+	return model.Build(model.Input{
+		Roots:     ctx.Roots,
+		Fset:      ctx.Fset,
+		Collector: ctx.Collector,
+		Checker:   ctx.Checker,
+		Options: model.Options{
+			ControllerDir:       p.ControllerDir,
+			ControllerAbs:       p.Abs(p.ControllerDir),
+			AllowDangerousTypes: p.AllowDangerousTypes,
+			StrictMarkers:       p.StrictMarkers,
+			StrictConversion:    p.StrictConversion,
+		},
+		Errors:   ctx.Errors,
+		Warnings: ctx.Warnings,
+		Measure:  ctx.clock.measure,
+		TypeCheck: func(pkgs []*loader.Package) {
+			lean.Dependencies(ctx.Fset, ctx.Checker, pkgs)
+		},
+	})
 }
 
 // recoverAsError turns a panic of the calling function into an error of
@@ -361,7 +383,7 @@ func runGenerators(ctx *Context, generators map[string]Generator, names []string
 }
 
 func generate(ctx *Context, name string, g Generator) (err error) {
-	defer recoverAsError(ctx, "the "+name+" generator", ctx.API.firstPos())
+	defer recoverAsError(ctx, "the "+name+" generator", ctx.API.FirstPos())
 	if err := g.Generate(ctx); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

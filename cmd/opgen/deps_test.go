@@ -10,7 +10,7 @@ import (
 
 // forbiddenDeps are the import path prefixes the generator and the CLI
 // must not link: the operator runtime and what it brings (metrics,
-// tracing). The table of built-in kinds they need is package internal/kinds.
+// tracing). The table of built-in kinds they need is package internal/builtinkinds.
 var forbiddenDeps = []string{
 	"github.com/opgen-sdk/opgen/pkg/runtime",
 	"github.com/opgen-sdk/opgen/pkg/plug",

@@ -49,6 +49,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	applyargs "k8s.io/code-generator/cmd/applyconfiguration-gen/args"
 	applygen "k8s.io/code-generator/cmd/applyconfiguration-gen/generators"
 	clientargs "k8s.io/code-generator/cmd/client-gen/args"
@@ -126,7 +128,7 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 	for _, dir := range gen.ClientTrees {
 		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
 	}
-	var versions []*gen.Version
+	var versions []*model.Version
 	for _, v := range ctx.API.Versions() {
 		if v.ClientLayout() {
 			versions = append(versions, v)
@@ -164,7 +166,7 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 // +groupName and +groupGoName, whichever file declares them, and for each
 // kind with a client either its own +genclient tags, as written, or those
 // its kubebuilder markers imply. The client's scope is the CRD's.
-func injectTags(u types.Universe, api *gen.API) error {
+func injectTags(u types.Universe, api *model.API) error {
 	for _, v := range api.Versions() {
 		if !v.ClientLayout() {
 			continue
@@ -194,7 +196,7 @@ func injectTags(u types.Universe, api *gen.API) error {
 
 // clientTags are the +genclient tags of k: its own, or those its markers
 // imply, with the scope of its CRD.
-func clientTags(k *gen.Kind) []string {
+func clientTags(k *model.Kind) []string {
 	tags := k.ClientTags
 	if len(tags) == 0 {
 		tags = []string{"+genclient"}
@@ -220,7 +222,7 @@ func withoutTag(lines []string, tag string) []string {
 
 // pluralExceptions makes the generated names follow each kind's CRD
 // plural.
-func pluralExceptions(api *gen.API) map[string]string {
+func pluralExceptions(api *model.API) map[string]string {
 	out := map[string]string{}
 	for _, k := range api.Kinds() {
 		out[k.Name] = k.GoPlural()
@@ -318,7 +320,7 @@ func output(p *gen.Project, tree string) (string, string) {
 	return p.Abs(rel), p.ImportPath(rel)
 }
 
-func (r *runner) clientset(p *gen.Project, versions []*gen.Version, exceptions map[string]string) error {
+func (r *runner) clientset(p *gen.Project, versions []*model.Version, exceptions map[string]string) error {
 	args := clientargs.New()
 	args.OutputDir, args.OutputPkg = output(p, "clientset")
 	args.ClientsetName = "versioned"

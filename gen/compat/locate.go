@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/opgen-sdk/opgen/gen"
 )
 
@@ -29,8 +31,8 @@ type locator struct {
 
 // kind returns the Go kind of group and kind in version, or, when that
 // version has none, in the storage version, or any.
-func (l *locator) kind(group, kind, version, storage string) *gen.Kind {
-	var found *gen.Kind
+func (l *locator) kind(group, kind, version, storage string) *model.Kind {
+	var found *model.Kind
 	for _, k := range l.ctx.API.Kinds() {
 		if k.Version.Group.Name != group || k.Name != kind {
 			continue
@@ -48,7 +50,7 @@ func (l *locator) kind(group, kind, version, storage string) *gen.Kind {
 // kindSite is the kind's type in every version: where a change of the
 // whole CRD or of its versions is reported (at the type in k's version)
 // and acknowledged (at any of them).
-func (l *locator) kindSite(k *gen.Kind) site {
+func (l *locator) kindSite(k *model.Kind) site {
 	s := site{pos: k.Pos, where: "above type " + k.Name + " (in any version)"}
 	for _, other := range l.ctx.API.Kinds() {
 		if other.Name == k.Name && other.Version.Group == k.Version.Group {
@@ -69,7 +71,7 @@ type walk struct {
 	named *types.TypeName
 }
 
-func (l *locator) walk(k *gen.Kind, p Path) walk {
+func (l *locator) walk(k *model.Kind, p Path) walk {
 	pkg := k.Version.Package
 	l.ctx.Checker.Check(pkg)
 	var w walk
@@ -179,7 +181,7 @@ func (l *locator) inModule(pos token.Pos) bool {
 // fieldSite is where a finding at p, a node that exists in the Go types,
 // is reported: the field it comes from, or the kind's type for the root.
 // A marker may acknowledge it there or on the node's type.
-func (l *locator) fieldSite(k *gen.Kind, p Path) site {
+func (l *locator) fieldSite(k *model.Kind, p Path) site {
 	w := l.walk(k, p)
 	var s site
 	switch {
@@ -204,7 +206,7 @@ func (l *locator) fieldSite(k *gen.Kind, p Path) site {
 // removedSite is where the removal of the field at p is reported: the type
 // that held it, where the marker names the field; or the field of that
 // type, or the kind's type at the root.
-func (l *locator) removedSite(k *gen.Kind, p Path) site {
+func (l *locator) removedSite(k *model.Kind, p Path) site {
 	parent := p[:len(p)-1]
 	w := l.walk(k, parent)
 	var s site

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/diag"
+
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/crd"
 	"github.com/opgen-sdk/opgen/internal/osenv"
@@ -28,7 +30,7 @@ type ReleaseResult struct {
 	// the release now holds: they acknowledge nothing from now on.
 	Done []token.Position
 	// Warnings are the run's warnings.
-	Warnings []*gen.Error
+	Warnings []*diag.Error
 }
 
 // Release records the CRDs that the project's types generate now in

@@ -56,6 +56,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -146,13 +148,13 @@ func PackageName(p *gen.Project) string {
 }
 
 // HandlerName is the name of the handler type of kind.
-func HandlerName(k *gen.Kind) string { return GlueName(k) + "Controller" }
+func HandlerName(k *model.Kind) string { return GlueName(k) + "Controller" }
 
 // File returns the glue for kinds, handlers and the kinds with admission
 // webhooks. Every kind's handler is built by its New<Kind>Controller(op);
 // a handler type of a built-in kind, and a webhook type, by New<Type>(op)
 // when ctors holds its name, or as its zero value.
-func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, webhooks []*gen.Kind, ctors map[string]bool) *jen.File {
+func File(p *gen.Project, kinds []*model.Kind, handlers []*model.BuiltinController, webhooks []*model.Kind, ctors map[string]bool) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), PackageName(p))
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportName(builtinPkg, "builtin")
@@ -198,7 +200,7 @@ func File(p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, 
 // converts between its versions.
 const conversionSetup = "setupConversions"
 
-func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.BuiltinController, webhooks []*gen.Kind, ctors map[string]bool) {
+func writeSetup(f *jen.File, p *gen.Project, kinds []*model.Kind, handlers []*model.BuiltinController, webhooks []*model.Kind, ctors map[string]bool) {
 	var calls, body []jen.Code
 	for _, k := range kinds {
 		calls = append(calls, jen.Id("setup"+GlueName(k)).Call(jen.Id("op"), jen.Id("cs"), jen.Id(ConstructorName(k)).Call(jen.Id("op"))))
@@ -254,7 +256,7 @@ func writeSetup(f *jen.File, p *gen.Project, kinds []*gen.Kind, handlers []*gen.
 // glue writes the declarations of one kind.
 type glue struct {
 	p *gen.Project
-	k *gen.Kind
+	k *model.Kind
 }
 
 func (g glue) obj() *jen.Statement { return jen.Op("*").Qual(g.k.Version.ImportPath, g.k.Name) }

@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
 // ConstructorName is the function the generated Setup calls to build the
 // handler of kind: New<Kind>Controller.
-func ConstructorName(k *gen.Kind) string { return "New" + HandlerName(k) }
+func ConstructorName(k *model.Kind) string { return "New" + HandlerName(k) }
 
 // funcDecl is a top-level function of the controller package.
 type funcDecl struct {
@@ -128,7 +130,7 @@ func importName(f *ast.File, path string) string {
 // has no reader. A kind whose handler type is not declared yet is left to
 // the stub generator, which writes the type with its constructor. It returns the handler types of built-in kinds that have
 // a constructor New<Type>, and false when it reported an error.
-func checkFuncs(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinController) (map[string]bool, bool) {
+func checkFuncs(ctx *gen.Context, kinds []*model.Kind, handlers []*model.BuiltinController) (map[string]bool, bool) {
 	before := ctx.Errors.Len()
 	dir := ctx.Project.ControllerDir
 	funcs, types := packageDecls(ctx)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -13,7 +15,7 @@ import (
 // kind.
 type handlerGlue struct {
 	p *gen.Project
-	h *gen.BuiltinController
+	h *model.BuiltinController
 }
 
 func (g handlerGlue) obj() *jen.Statement { return jen.Op("*").Qual(g.h.Kind.Package, g.h.Kind.Kind) }
@@ -71,7 +73,7 @@ func (g handlerGlue) setup(f *jen.File) {
 // in this operator and others, so that one removing it would take it from
 // the others. Renaming the project or the type renames the finalizer:
 // objects that carry the old one keep it until it is removed by hand.
-func Finalizer(p *gen.Project, h *gen.BuiltinController) string {
+func Finalizer(p *gen.Project, h *model.BuiltinController) string {
 	return dnsLabel(p.Name, "operator") + ".opgen.dev/" + dnsLabel(h.Name, "handler")
 }
 
@@ -93,8 +95,8 @@ func dnsLabel(s, fallback string) string {
 // clashes reports handler types whose glue would clash with the glue of a
 // kind: the same Setup or Options function, or a type the kind's glue
 // expects to handle the kind. It returns true when there was one.
-func clashes(ctx *gen.Context, kinds []*gen.Kind, handlers []*gen.BuiltinController) bool {
-	declared := map[string]*gen.Kind{}
+func clashes(ctx *gen.Context, kinds []*model.Kind, handlers []*model.BuiltinController) bool {
+	declared := map[string]*model.Kind{}
 	for _, k := range kinds {
 		n := GlueName(k)
 		for _, id := range []string{n + "Kind", n + "Options", "Setup" + n, HandlerName(k)} {

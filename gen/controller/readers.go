@@ -7,20 +7,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/internal/kinds"
+	"github.com/opgen-sdk/opgen/internal/builtinkinds"
 )
 
 const informersPkg = "k8s.io/client-go/informers"
 
 // builtinKind returns the entry of the built-in kinds' table for gvk.
-func builtinKind(gvk schema.GroupVersionKind) (kinds.Info, bool) {
-	return kinds.Lookup(gvk.Group, gvk.Version, gvk.Kind)
+func builtinKind(gvk schema.GroupVersionKind) (builtinkinds.Info, bool) {
+	return builtinkinds.Lookup(gvk.Group, gvk.Version, gvk.Kind)
 }
 
 // readable returns the kinds a controller gets readers for: those it reads,
 // then the built-in kinds it owns (owns implies reads), without repeats.
-func readable(spec *markers.ControllerSpec) []kinds.Info {
-	var out []kinds.Info
+func readable(spec *markers.ControllerSpec) []builtinkinds.Info {
+	var out []builtinkinds.Info
 	seen := map[schema.GroupVersionKind]bool{}
 	for _, gvk := range append(append([]schema.GroupVersionKind{}, spec.Reads...), spec.Owns...) {
 		info, ok := builtinKind(gvk)

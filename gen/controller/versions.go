@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -26,11 +28,11 @@ import (
 
 // siblings returns the kinds of k's group named like k that have a
 // controller, k included, oldest version first.
-func siblings(k *gen.Kind) []*gen.Kind {
+func siblings(k *model.Kind) []*model.Kind {
 	if k.Version == nil || k.Version.Group == nil {
-		return []*gen.Kind{k}
+		return []*model.Kind{k}
 	}
-	var out []*gen.Kind
+	var out []*model.Kind
 	for _, v := range k.Version.Group.Versions {
 		for _, o := range v.Kinds {
 			if o.Name == k.Name && o.Controller != nil {
@@ -39,9 +41,9 @@ func siblings(k *gen.Kind) []*gen.Kind {
 		}
 	}
 	if len(out) == 0 {
-		return []*gen.Kind{k}
+		return []*model.Kind{k}
 	}
-	slices.SortFunc(out, func(a, b *gen.Kind) int {
+	slices.SortFunc(out, func(a, b *model.Kind) int {
 		return version.CompareKubeAwareVersionStrings(a.Version.Name, b.Version.Name)
 	})
 	return out
@@ -50,7 +52,7 @@ func siblings(k *gen.Kind) []*gen.Kind {
 // GlueName is the name the glue gives the controller of k: the kind's
 // name, with the version appended when an older version of the kind has
 // a controller too (WidgetV2).
-func GlueName(k *gen.Kind) string {
+func GlueName(k *model.Kind) string {
 	if s := siblings(k); len(s) > 1 && s[0] != k {
 		return VersionedName(k.Name, k.Version.Name)
 	}
@@ -63,7 +65,7 @@ func VersionedName(kind, version string) string { return kind + upperFirst(versi
 
 // describe names k's controller in comments: Widget, or Widget v2 when
 // the glue name carries the version.
-func describe(k *gen.Kind) string {
+func describe(k *model.Kind) string {
 	if GlueName(k) != k.Name {
 		return k.Name + " " + k.Version.Name
 	}
@@ -72,7 +74,7 @@ func describe(k *gen.Kind) string {
 
 // dispatch returns the fields of the runtime.VersionDispatch of k, or nil
 // when k has a controller in one version only.
-func dispatch(k *gen.Kind) jen.Code {
+func dispatch(k *model.Kind) jen.Code {
 	s := siblings(k)
 	if len(s) < 2 {
 		return nil
@@ -94,7 +96,7 @@ func dispatch(k *gen.Kind) jen.Code {
 // writtenDefault is the version whose controller takes the objects that
 // dispatch=written does not place: the storage version's, else the
 // oldest's.
-func writtenDefault(s []*gen.Kind) string {
+func writtenDefault(s []*model.Kind) string {
 	for _, o := range s {
 		if o.Storage {
 			return o.Version.Name
@@ -107,7 +109,7 @@ func writtenDefault(s []*gen.Kind) string {
 // one controller, different on two versions, naming a version without a
 // controller, and controllers on versions that are not served. It returns
 // false when it reported an error.
-func checkDispatch(ctx *gen.Context, kinds []*gen.Kind) bool {
+func checkDispatch(ctx *gen.Context, kinds []*model.Kind) bool {
 	before := ctx.Errors.Len()
 	for _, k := range kinds {
 		s := siblings(k)
@@ -129,7 +131,7 @@ func checkDispatch(ctx *gen.Context, kinds []*gen.Kind) bool {
 
 // checkSiblings checks the controllers of one kind in several versions,
 // oldest first.
-func checkSiblings(ctx *gen.Context, s []*gen.Kind) {
+func checkSiblings(ctx *gen.Context, s []*model.Kind) {
 	first := s[0]
 	var versions []string
 	for _, o := range s {
@@ -141,7 +143,7 @@ func checkSiblings(ctx *gen.Context, s []*gen.Kind) {
 			ctx.Errors.Add(markerPos(ctx, o.Pos, "+opgen:controller:dispatch=", o.Controller.Dispatch), "%s %s: +opgen:controller:dispatch=%s, but %s says dispatch=%s (%s): give the type in every version the same rule", o.Name, o.Version.Name, o.Controller.Dispatch, first.Version.Name, first.Controller.Dispatch, markerPos(ctx, first.Pos, "+opgen:controller:dispatch=", first.Controller.Dispatch))
 		}
 		if o.Unserved {
-			at, _ := ctx.DocMarker(o.Pos, gen.IsMarker("+kubebuilder:unservedversion"))
+			at, _ := ctx.DocMarker(o.Pos, model.IsMarker("+kubebuilder:unservedversion"))
 			ctx.Errors.Add(at, "%s %s has +opgen:controller but is not served (+kubebuilder:unservedversion), so its controller could not watch it: serve the version, or drop its +opgen:controller", o.Name, o.Version.Name)
 		}
 	}
@@ -157,7 +159,7 @@ func checkSiblings(ctx *gen.Context, s []*gen.Kind) {
 }
 
 // why says what is wrong with version for a dispatch of k's kind.
-func why(k *gen.Kind, version string) string {
+func why(k *model.Kind, version string) string {
 	for _, v := range k.Version.Group.Versions {
 		if v.Name != version {
 			continue

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -27,10 +29,10 @@ import (
 const webhookPkg = "github.com/opgen-sdk/opgen/pkg/webhook"
 
 // WebhookName is the webhook type of k: <Kind>Webhook.
-func WebhookName(k *gen.Kind) string { return k.WebhookType() }
+func WebhookName(k *model.Kind) string { return k.WebhookType() }
 
 // WebhookFile is the file the webhook stub of k is scaffolded in.
-func WebhookFile(k *gen.Kind) string { return strings.ToLower(k.Name) + "_webhook.go" }
+func WebhookFile(k *model.Kind) string { return strings.ToLower(k.Name) + "_webhook.go" }
 
 // webhookMethods are the methods each webhook marker asks for;
 // ValidateDelete is optional (webhook.DeleteValidator).
@@ -42,7 +44,7 @@ var (
 // kindFuncName is the glue name of the <name>Kind function of k: its
 // controller's, or, for a kind with webhooks only, the kind's name, with
 // the version when another version of the kind has a controller.
-func kindFuncName(k *gen.Kind) string {
+func kindFuncName(k *model.Kind) string {
 	if k.Controller != nil {
 		return GlueName(k)
 	}
@@ -58,7 +60,7 @@ func kindFuncName(k *gen.Kind) string {
 // without the type, two versions of a kind with webhooks. It returns the
 // webhook types that have a constructor New<Kind>Webhook, and false when
 // it reported an error.
-func checkWebhooks(ctx *gen.Context, kinds []*gen.Kind) (map[string]bool, bool) {
+func checkWebhooks(ctx *gen.Context, kinds []*model.Kind) (map[string]bool, bool) {
 	before := ctx.Errors.Len()
 	dir := ctx.Project.Abs(ctx.Project.ControllerDir)
 	if len(kinds) > 0 && !ctx.API.HasControllers() && !hasOwnGoFiles(dir) {
@@ -70,7 +72,7 @@ func checkWebhooks(ctx *gen.Context, kinds []*gen.Kind) (map[string]bool, bool) 
 	funcs, types := packageDecls(ctx)
 	methods, embeds := packageMethods(ctx)
 	ctors := map[string]bool{}
-	seen := map[string]*gen.Kind{}
+	seen := map[string]*model.Kind{}
 	for _, k := range kinds {
 		w := WebhookName(k)
 		if prev := seen[w]; prev != nil {
@@ -99,7 +101,7 @@ func checkWebhooks(ctx *gen.Context, kinds []*gen.Kind) (map[string]bool, bool) 
 
 // checkMethods reports, at its marker, each webhook marker of k whose
 // methods the webhook type lacks.
-func checkMethods(ctx *gen.Context, k *gen.Kind, has map[string]bool) {
+func checkMethods(ctx *gen.Context, k *model.Kind, has map[string]bool) {
 	w := WebhookName(k)
 	report := func(marker string, want []string, iface, sig string) {
 		var missing []string
@@ -129,7 +131,7 @@ func checkMethods(ctx *gen.Context, k *gen.Kind, has map[string]bool) {
 }
 
 // firstWebhookPos is where k's first webhook marker is.
-func firstWebhookPos(k *gen.Kind) token.Position {
+func firstWebhookPos(k *model.Kind) token.Position {
 	if k.Webhook.Validate {
 		return k.Webhook.Pos("opgen:webhook:validate")
 	}
@@ -139,7 +141,7 @@ func firstWebhookPos(k *gen.Kind) token.Position {
 // webhookGlue writes the declarations of one kind's webhooks.
 type webhookGlue struct {
 	p    *gen.Project
-	k    *gen.Kind
+	k    *model.Kind
 	ctor bool
 }
 
@@ -215,7 +217,7 @@ func packageMethods(ctx *gen.Context) (map[string]map[string]bool, map[string]bo
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if recv := gen.ReceiverName(d); recv != "" {
+				if recv := model.ReceiverName(d); recv != "" {
 					if methods[recv] == nil {
 						methods[recv] = map[string]bool{}
 					}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/opgen-sdk/opgen/gen"
 )
 
@@ -145,7 +147,7 @@ func (u userFuncs) freeStubFile() string {
 
 // userFunctions returns the Convert_ functions declared in the spoke's
 // files that are not generated, from the run's load.
-func userFunctions(ctx *gen.Context, v *gen.Version) userFuncs {
+func userFunctions(ctx *gen.Context, v *model.Version) userFuncs {
 	out := userFuncs{funcs: map[string]userFunc{}}
 	if _, err := os.Stat(filepath.Join(v.Dir, StubFile)); err == nil {
 		out.hasStubFile = true
@@ -300,10 +302,10 @@ func (g *Generator) needPos(s *spoke, n *need, name string) token.Position {
 
 // alias is conversion-gen's name of a version's package in function names:
 // the last element of its import path.
-func alias(v *gen.Version) string { return filepath.Base(v.ImportPath) }
+func alias(v *model.Version) string { return filepath.Base(v.ImportPath) }
 
 // typeIn writes the in (or out) type of n as the spoke's code names it.
-func typeIn(v *gen.Version, n *need, in bool) string {
+func typeIn(v *model.Version, n *need, in bool) string {
 	pkg, typ := n.from, n.typ
 	if !in {
 		pkg, typ = n.to, n.toType

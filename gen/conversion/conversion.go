@@ -1,7 +1,7 @@
 // Package conversion generates the typed conversion of every spoke version
 // of a kind to and from its hub (the version marked
 // +kubebuilder:storageversion), for the kinds whose served versions differ
-// (gen.API.Conversions).
+// (model.API.Conversions).
 //
 // It drives k8s.io/code-generator's conversion-gen as a Go package, in
 // process, with the hub's package as the peer of every spoke: the tag
@@ -43,6 +43,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/opgen-sdk/opgen/gen"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
 )
@@ -51,7 +53,7 @@ import (
 // file of hand-written conversions, written once.
 const (
 	FileName = "zz_generated.conversion.go"
-	StubFile = gen.ConversionStubFile
+	StubFile = model.ConversionStubFile
 	// ExtraStubFile holds the stubs of a later run, once StubFile exists.
 	ExtraStubFile = "conversion_stubs.go"
 	// DropMarker marks a field that a conversion loses on purpose.
@@ -86,8 +88,8 @@ func (*Generator) Concurrent() {}
 
 // spoke is one spoke package and the hub packages of its kinds.
 type spoke struct {
-	version *gen.Version
-	hubs    []*gen.Version
+	version *model.Version
+	hubs    []*model.Version
 }
 
 // Prepare type-checks the spokes and hubs and takes from them what
@@ -99,9 +101,9 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 		return nil
 	}
 	quietKlog()
-	var versions []*gen.Version
+	var versions []*model.Version
 	for _, s := range g.spokes {
-		for _, v := range append([]*gen.Version{s.version}, s.hubs...) {
+		for _, v := range append([]*model.Version{s.version}, s.hubs...) {
 			if !slices.Contains(versions, v) {
 				versions = append(versions, v)
 				ctx.Checker.Check(v.Package)
@@ -160,7 +162,7 @@ func (g *Generator) run(ctx *gen.Context) (map[string][]byte, error) {
 
 // spokesOf returns the spoke packages of the API's conversions, by
 // import path, each with its hubs.
-func spokesOf(api *gen.API) []*spoke {
+func spokesOf(api *model.API) []*spoke {
 	by := map[string]*spoke{}
 	for _, c := range api.Conversions {
 		if c.Convertible {
@@ -192,7 +194,7 @@ type field struct {
 
 // fieldsOf returns where the fields of versions are declared, and the
 // fields marked DropMarker, at the marker.
-func fieldsOf(ctx *gen.Context, versions []*gen.Version) (drops, fields map[field]token.Position) {
+func fieldsOf(ctx *gen.Context, versions []*model.Version) (drops, fields map[field]token.Position) {
 	drops, fields = map[field]token.Position{}, map[field]token.Position{}
 	for _, v := range versions {
 		eachField(v, func(typ string, f *ast.Field, name *ast.Ident) {
@@ -214,7 +216,7 @@ func fieldsOf(ctx *gen.Context, versions []*gen.Version) (drops, fields map[fiel
 // eachField calls fn for every field of every struct type of v. An
 // embedded field is named by its type, as Go and conversion-gen name it
 // (in.Common for an embedded Common or *pkg.Common).
-func eachField(v *gen.Version, fn func(typ string, f *ast.Field, name *ast.Ident)) {
+func eachField(v *model.Version, fn func(typ string, f *ast.Field, name *ast.Ident)) {
 	for _, file := range v.Package.Syntax {
 		ast.Inspect(file, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/go-logr/logr"
 	"golang.org/x/tools/go/packages"
 	convargs "k8s.io/code-generator/cmd/conversion-gen/args"
@@ -61,7 +63,7 @@ func prepareUniverse(ctx *gen.Context, spokes []*spoke, drops map[field]token.Po
 	var pkgs []*loader.Package
 	seen := map[*loader.Package]bool{}
 	for _, s := range spokes {
-		for _, v := range append([]*gen.Version{s.version}, s.hubs...) {
+		for _, v := range append([]*model.Version{s.version}, s.hubs...) {
 			if !seen[v.Package] {
 				seen[v.Package] = true
 				pkgs = append(pkgs, v.Package)

@@ -3,6 +3,8 @@ package conversion
 import (
 	"path/filepath"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -38,8 +40,8 @@ func writeGlue(ctx *gen.Context) {
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportAlias(k8sRuntime, "k8sruntime")
 	var adds, serves []jen.Code
-	seen := map[*gen.Version]bool{}
-	add := func(v *gen.Version) {
+	seen := map[*model.Version]bool{}
+	add := func(v *model.Version) {
 		if !seen[v] {
 			seen[v] = true
 			f.ImportAlias(v.ImportPath, v.Alias())
@@ -78,11 +80,11 @@ func writeGlue(ctx *gen.Context) {
 var multiline = jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
 
 // convertiblePair registers, in the conversion scheme, the conversions of
-// a kind that converts itself (gen.Conversion.Convertible): the spoke's
+// a kind that converts itself (model.Conversion.Convertible): the spoke's
 // ConvertTo and ConvertFrom, the methods controller-runtime's conversion
 // package calls. The calls are typed, so the glue needs no import of
 // controller-runtime: the hub's type satisfies its conversion.Hub.
-func convertiblePair(hub, spoke *gen.Kind) []jen.Code {
+func convertiblePair(hub, spoke *model.Kind) []jen.Code {
 	h, s := jen.Qual(hub.Version.ImportPath, hub.Name), jen.Qual(spoke.Version.ImportPath, spoke.Name)
 	scope := jen.Qual(conversionPkg, "Scope")
 	return []jen.Code{

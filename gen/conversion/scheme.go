@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/model"
 )
 
 // crScheme is controller-runtime's package of the scheme.Builder that
@@ -19,7 +19,7 @@ const crScheme = "sigs.k8s.io/controller-runtime/pkg/scheme"
 // kubebuilder's do not. kubebuilder's SchemeBuilder is a
 // controller-runtime scheme.Builder, whose Register takes objects, not
 // functions: its embedded runtime.SchemeBuilder takes them.
-func localSchemeBuilder(v *gen.Version) []byte {
+func localSchemeBuilder(v *model.Version) []byte {
 	if declared(v, "localSchemeBuilder") != nil {
 		return nil
 	}
@@ -32,7 +32,7 @@ func localSchemeBuilder(v *gen.Version) []byte {
 
 // declared returns the package-level var spec of v's own files (not the
 // generated ones, which the load leaves out) that declares name, or nil.
-func declared(v *gen.Version, name string) *declaredVar {
+func declared(v *model.Version, name string) *declaredVar {
 	for _, f := range v.Package.Syntax {
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
@@ -65,7 +65,7 @@ type declaredVar struct {
 // isControllerRuntimeBuilder reports whether the var is a
 // controller-runtime scheme.Builder or a pointer to one: by its declared
 // type, or by its value (&scheme.Builder{...}).
-func isControllerRuntimeBuilder(v *gen.Version, d *declaredVar) bool {
+func isControllerRuntimeBuilder(v *model.Version, d *declaredVar) bool {
 	t := d.spec.Type
 	if t == nil && d.index < len(d.spec.Values) {
 		t = d.spec.Values[d.index]

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/dave/jennifer/jen"
+	"github.com/opgen-sdk/opgen/gen/model"
 
-	"github.com/opgen-sdk/opgen/gen"
+	"github.com/dave/jennifer/jen"
 )
 
 const conversionPkg = "k8s.io/apimachinery/pkg/conversion"
@@ -15,7 +15,7 @@ const conversionPkg = "k8s.io/apimachinery/pkg/conversion"
 // it needs, which converts what conversion-gen can and returns the stub's
 // error for the rest. A stub compiles beside conversion-gen's output,
 // which the run writes with it.
-func stubFileSource(v *gen.Version, hubs []*gen.Version, needs []*need) ([]byte, error) {
+func stubFileSource(v *model.Version, hubs []*model.Version, needs []*need) ([]byte, error) {
 	f := jen.NewFilePathName(v.ImportPath, v.Package.Name)
 	f.HeaderComment("This file is yours: opgen wrote it once, with a stub of each conversion")
 	f.HeaderComment("it cannot generate, and never overwrites it. Generation fails while a")
@@ -43,7 +43,7 @@ func stubFileSource(v *gen.Version, hubs []*gen.Version, needs []*need) ([]byte,
 }
 
 // typeCode is the type named alias.typ as code of the spoke v.
-func typeCode(v *gen.Version, hubs []*gen.Version, pkgAlias, typ string) jen.Code {
+func typeCode(v *model.Version, hubs []*model.Version, pkgAlias, typ string) jen.Code {
 	if pkgAlias == alias(v) {
 		return jen.Id(typ)
 	}

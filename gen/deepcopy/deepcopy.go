@@ -9,6 +9,8 @@ import (
 	"errors"
 	"go/ast"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	ctdeepcopy "sigs.k8s.io/controller-tools/pkg/deepcopy"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
@@ -56,7 +58,7 @@ func generateOne(ctx *gen.Context, root *loader.Package) error {
 // returns the function that restores the markers.
 func keepDeepCopyObject(ctx *gen.Context, pkg *loader.Package) func() {
 	const name = "kubebuilder:object:root"
-	own := gen.HandWrittenDeepCopyObject(pkg)
+	own := model.HandWrittenDeepCopyObject(pkg)
 	byNode, err := ctx.Collector.MarkersInPackage(pkg)
 	if len(own) == 0 || err != nil {
 		return func() {}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -96,7 +98,7 @@ func orDefault(s, def string) string {
 }
 
 // Derived returns the rules the runtime needs for the controllers of api.
-func Derived(api *gen.API) []rbacv1.PolicyRule {
+func Derived(api *model.API) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	for _, k := range api.Controllers() {
 		g := k.Version.Group.Name
@@ -119,7 +121,7 @@ func Derived(api *gen.API) []rbacv1.PolicyRule {
 }
 
 // migration are the rules of the leader's storage migration of k.
-func migration(k *gen.Kind) []rbacv1.PolicyRule {
+func migration(k *model.Kind) []rbacv1.PolicyRule {
 	return MigrationRules(k.Version.Group.Name, k.Plural, versionsOf(k) > 1)
 }
 
@@ -148,7 +150,7 @@ func MigrationRules(group, plural string, versions bool) []rbacv1.PolicyRule {
 }
 
 // versionsOf counts the versions of k's group that have the kind.
-func versionsOf(k *gen.Kind) int {
+func versionsOf(k *model.Kind) int {
 	n := 0
 	for _, v := range k.Version.Group.Versions {
 		for _, other := range v.Kinds {
@@ -163,7 +165,7 @@ func versionsOf(k *gen.Kind) int {
 // handlerRules are the rules of the controller of a built-in kind: it
 // watches the kind, writes a finalizer only when it has Delete, and the
 // status never (the cluster writes it).
-func handlerRules(api *gen.API, h *gen.BuiltinController) []rbacv1.PolicyRule {
+func handlerRules(api *model.API, h *model.BuiltinController) []rbacv1.PolicyRule {
 	g, res := h.Kind.Group, h.Kind.Resource
 	verbs := []string{"get", "list", "watch"}
 	if h.Deletes() {
@@ -181,7 +183,7 @@ func handlerRules(api *gen.API, h *gen.BuiltinController) []rbacv1.PolicyRule {
 // (+opgen:controller:reads: get, list and watch, as its informers and
 // Reader.Get need) and watches through a mapping function
 // (+opgen:controller:watches: list and watch, metadata only).
-func related(api *gen.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
+func related(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	for _, gvk := range spec.Reads {
 		rules = append(rules, rule(gvk.Group, api.Resource(gvk), "get", "list", "watch"))
@@ -194,7 +196,7 @@ func related(api *gen.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRul
 
 // owned are the rules for descendants of the owned kinds: applied and
 // pruned, or of a retained kind applied only (no delete).
-func owned(api *gen.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
+func owned(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	for _, o := range spec.Owns {
 		verbs := []string{"get", "list", "watch", "create", "patch", "delete"}

@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -63,7 +65,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 }
 
 // File returns the registration file of v.
-func File(v *gen.Version) *jen.File {
+func File(v *model.Version) *jen.File {
 	f := jen.NewFilePathName(v.ImportPath, v.Package.Name)
 	f.ImportAlias(metav1, "metav1")
 	f.Comment("GroupName is the API group of the kinds in this package.")
@@ -112,7 +114,7 @@ func File(v *gen.Version) *jen.File {
 // kubebuilder's groupversion_info.go declares GroupVersion, SchemeBuilder
 // and AddToScheme; code-generator's clients and listers call
 // SchemeGroupVersion and Resource.
-func missingFile(v *gen.Version) *jen.File {
+func missingFile(v *model.Version) *jen.File {
 	f := jen.NewFilePathName(v.ImportPath, v.Package.Name)
 	wrote := false
 	if !declares(v, "SchemeGroupVersion") {
@@ -158,11 +160,11 @@ func resourceFunc(f *jen.File, comment string) {
 
 // declaresOwnRegistration reports whether a file of v other than opgen's
 // declares AddToScheme.
-func declaresOwnRegistration(v *gen.Version) bool { return declares(v, "AddToScheme") }
+func declaresOwnRegistration(v *model.Version) bool { return declares(v, "AddToScheme") }
 
 // declares reports whether a file of v other than opgen's declares name
 // at package level.
-func declares(v *gen.Version, name string) bool {
+func declares(v *model.Version, name string) bool {
 	for _, file := range v.Package.Syntax {
 		if file.Scope.Lookup(name) != nil {
 			return true
@@ -184,7 +186,7 @@ const registerGenShape = "// This file has register-gen's declarations; opgen ke
 
 // RegisterGenFile returns the registration of v with the declarations of
 // register-gen's file, so that code written against it still compiles.
-func RegisterGenFile(v *gen.Version) *jen.File {
+func RegisterGenFile(v *model.Version) *jen.File {
 	f := jen.NewFilePathName(v.ImportPath, v.Package.Name)
 	f.ImportAlias(metav1, "metav1")
 	f.Comment(strings.TrimPrefix(registerGenShape, "// "))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/controller"
 	"github.com/opgen-sdk/opgen/gen/markers"
@@ -109,8 +111,8 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 // addStub adds the controller stub of a new kind to files, unless its
 // handler type is declared already.
 func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byte, out *Created) error {
-	v := &gen.Version{Group: &gen.Group{Name: opts.Group}, Name: opts.Version, ImportPath: p.ImportPath(dir)}
-	k := &gen.Kind{Version: v, Name: opts.Kind}
+	v := &model.Version{Group: &model.Group{Name: opts.Group}, Name: opts.Version, ImportPath: p.ImportPath(dir)}
+	k := &model.Kind{Version: v, Name: opts.Kind}
 	stub := filepath.Join(p.Abs(p.ControllerDir), strings.ToLower(opts.Kind)+".go")
 	staged, err := stageStub(p, k, stub, opts, files, out, "move it away or pick another kind")
 	if staged {
@@ -122,7 +124,7 @@ func addStub(p *gen.Project, opts APIOptions, dir string, files map[string][]byt
 // stageStub adds the controller stub of k to files at path, unless its
 // handler type is declared already (a note says so); a file at path is an
 // error, whose fix is instead. It reports whether it added the stub.
-func stageStub(p *gen.Project, k *gen.Kind, path string, opts APIOptions, files map[string][]byte, out *Created, instead string) (bool, error) {
+func stageStub(p *gen.Project, k *model.Kind, path string, opts APIOptions, files map[string][]byte, out *Created, instead string) (bool, error) {
 	if declaredTypes(filepath.Dir(path))[controller.HandlerName(k)] {
 		out.Notes = append(out.Notes, controller.HandlerName(k)+" exists already; no stub written")
 		return false, nil

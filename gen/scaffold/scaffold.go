@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -82,7 +84,7 @@ func declaredTypes(dir string) map[string]bool {
 // StubFile is the file name of k's controller stub: <kind>.go, or
 // <kind>_<version>.go for the controller of a newer version of a kind with
 // controllers in several versions (see controller.GlueName).
-func StubFile(k *gen.Kind) string {
+func StubFile(k *model.Kind) string {
 	if controller.GlueName(k) != k.Name {
 		return strings.ToLower(k.Name) + "_" + k.Version.Name + ".go"
 	}
@@ -99,7 +101,7 @@ type StubOptions struct {
 
 // Stub returns the controller stub of k: a handler type with Reconcile,
 // and Delete when opts ask for it.
-func Stub(p *gen.Project, k *gen.Kind, opts StubOptions) []byte {
+func Stub(p *gen.Project, k *model.Kind, opts StubOptions) []byte {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), controller.PackageName(p))
 	f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
 	h, n := controller.HandlerName(k), k.Name

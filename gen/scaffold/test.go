@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/gobuffalo/flect"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -16,7 +18,7 @@ import (
 // (main_test.go, which runs the operator with pkg/optest) and a test of the
 // new kind (<kind>_test.go) that passes untouched and shows the pattern:
 // create an object, wait until the controller handled it, delete it.
-func addTests(p *gen.Project, k *gen.Kind, clusterScoped bool, files map[string][]byte) {
+func addTests(p *gen.Project, k *model.Kind, clusterScoped bool, files map[string][]byte) {
 	dir := p.Abs(p.ControllerDir)
 	if k.Plural == "" {
 		kk := *k

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/opgen-sdk/opgen/gen"
@@ -87,11 +89,11 @@ func addVersionController(p *gen.Project, opts APIOptions, dir string, others []
 // addVersionStub adds the stub of the new version's controller, named
 // after its version, to files.
 func addVersionStub(p *gen.Project, opts APIOptions, dir string, ctrls []kindDecl, files map[string][]byte, out *Created) error {
-	g := &gen.Group{Name: opts.Group}
-	newKind := func(name, importPath string) *gen.Kind {
-		v := &gen.Version{Group: g, Name: name, ImportPath: importPath}
-		k := &gen.Kind{Version: v, Name: opts.Kind, Controller: &markers.ControllerSpec{}}
-		v.Kinds = []*gen.Kind{k}
+	g := &model.Group{Name: opts.Group}
+	newKind := func(name, importPath string) *model.Kind {
+		v := &model.Version{Group: g, Name: name, ImportPath: importPath}
+		k := &model.Kind{Version: v, Name: opts.Kind, Controller: &markers.ControllerSpec{}}
+		v.Kinds = []*model.Kind{k}
 		g.Versions = append(g.Versions, v)
 		return k
 	}

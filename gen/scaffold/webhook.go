@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/opgen-sdk/opgen/gen/model"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/controller"
@@ -13,7 +14,7 @@ const webhookPkg = "github.com/opgen-sdk/opgen/pkg/webhook"
 // +opgen:webhook:validate or +opgen:webhook:default: the type
 // <Kind>Webhook with the methods its markers ask for, each accepting
 // everything, with a doc comment that shows how to reject.
-func WebhookStub(p *gen.Project, k *gen.Kind) []byte {
+func WebhookStub(p *gen.Project, k *model.Kind) []byte {
 	f := jen.NewFilePathName(p.ImportPath(p.ControllerDir), controller.PackageName(p))
 	f.ImportAlias(k.Version.ImportPath, k.Version.Alias())
 	f.ImportName(webhookPkg, "webhook")

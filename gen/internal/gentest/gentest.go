@@ -11,6 +11,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/opgen-sdk/opgen/gen/model"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/controller-tools/pkg/markers"
@@ -91,7 +93,7 @@ func sortedKeys(m map[string][]byte) []string {
 }
 
 // Model returns the project and the API model of the project in dir.
-func Model(t testing.TB, dir string) (*gen.Project, *gen.API) {
+func Model(t testing.TB, dir string) (*gen.Project, *model.API) {
 	t.Helper()
 	probe := &probe{}
 	Run(t, dir, map[string]gen.Generator{"probe": probe})
@@ -100,7 +102,7 @@ func Model(t testing.TB, dir string) (*gen.Project, *gen.API) {
 
 type probe struct {
 	project *gen.Project
-	api     *gen.API
+	api     *model.API
 }
 
 func (*probe) RegisterMarkers(*markers.Registry) error { return nil }

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/opgen-sdk/opgen/internal/kinds"
+	"github.com/opgen-sdk/opgen/internal/builtinkinds"
 )
 
 // TestKindsMatchTheAPIServer: every entry of the table names a kind the
@@ -22,8 +22,8 @@ func TestKindsMatchTheAPIServer(t *testing.T) {
 	groups, err := restmapper.GetAPIGroupResources(dc)
 	require.NoError(t, err)
 	mapper := restmapper.NewDiscoveryRESTMapper(groups)
-	require.NotEmpty(t, kinds.Builtin)
-	for _, k := range kinds.Builtin {
+	require.NotEmpty(t, builtinkinds.Builtin)
+	for _, k := range builtinkinds.Builtin {
 		t.Run(k.Marker, func(t *testing.T) {
 			m, err := mapper.RESTMapping(schema.GroupKind{Group: k.Group, Kind: k.Kind}, k.Version)
 			require.NoError(t, err)

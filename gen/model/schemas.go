@@ -1,7 +1,8 @@
-package gen
+package model
 
 import (
 	"sort"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,32 +21,34 @@ type schemas struct {
 	kinds  []schema.GroupKind
 }
 
-// schemaParser returns the run's CRD parser, which reads pkgs (the API
-// packages); it is created on first use.
-func (c *Context) schemaParser(pkgs []*loader.Package) *schemas {
-	if c.schemas != nil {
-		return c.schemas
-	}
-	s := &schemas{
-		parser: &ctcrd.Parser{Collector: c.Collector, Checker: c.Checker, AllowDangerousTypes: c.Project.AllowDangerousTypes},
-		pkgs:   pkgs,
-	}
-	ctcrd.AddKnownTypes(s.parser)
-	for _, pkg := range pkgs {
-		s.parser.NeedPackage(pkg)
-	}
-	if metav1 := ctcrd.FindMetav1(pkgs); metav1 != nil {
-		s.kinds = ctcrd.FindKubeKinds(s.parser, metav1)
-	}
-	sort.Slice(s.kinds, func(i, j int) bool {
-		if s.kinds[i].Group != s.kinds[j].Group {
-			return s.kinds[i].Group < s.kinds[j].Group
+// newSchemaSource returns the function that makes the API's CRD parser on
+// first use, over the API packages of api.
+func newSchemaSource(in Input, api *API) func() *schemas {
+	return sync.OnceValue(func() *schemas {
+		pkgs := api.Packages()
+		s := &schemas{
+			parser: &ctcrd.Parser{Collector: in.Collector, Checker: in.Checker, AllowDangerousTypes: in.Options.AllowDangerousTypes},
+			pkgs:   pkgs,
 		}
-		return s.kinds[i].Kind < s.kinds[j].Kind
+		ctcrd.AddKnownTypes(s.parser)
+		for _, pkg := range pkgs {
+			s.parser.NeedPackage(pkg)
+		}
+		if metav1 := ctcrd.FindMetav1(pkgs); metav1 != nil {
+			s.kinds = ctcrd.FindKubeKinds(s.parser, metav1)
+		}
+		sort.Slice(s.kinds, func(i, j int) bool {
+			if s.kinds[i].Group != s.kinds[j].Group {
+				return s.kinds[i].Group < s.kinds[j].Group
+			}
+			return s.kinds[i].Kind < s.kinds[j].Kind
+		})
+		return s
 	})
-	c.schemas = s
-	return s
 }
+
+// schemaSource returns the API's CRD parser.
+func (a *API) schemaSource() *schemas { return a.schemas() }
 
 // crd returns the CRD of gk as controller-tools' parser builds it, full
 // descriptions included, or false when the parser finds no version of it.
@@ -62,8 +65,11 @@ func (s *schemas) crd(gk schema.GroupKind) (*apiextensionsv1.CustomResourceDefin
 // controller-gen's clean-up for writing. The CRDs are built once per run
 // and shared: callers must not modify them (DeepCopy first). It uses the
 // shared packages: call it from a sequential generator or from Prepare.
-func (c *Context) CRDs() []*apiextensionsv1.CustomResourceDefinition {
-	s := c.schemaParser(c.API.Packages())
+func (a *API) CRDs() []*apiextensionsv1.CustomResourceDefinition {
+	if a.schemas == nil {
+		return nil // a model that was not built (Build panicked)
+	}
+	s := a.schemas()
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, gk := range s.kinds {
 		if crd, ok := s.crd(gk); ok {

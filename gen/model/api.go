@@ -1,4 +1,4 @@
-package gen
+package model
 
 import (
 	"go/ast"
@@ -31,6 +31,8 @@ type API struct {
 	// Conversions are the kinds whose served versions differ, which the
 	// operator converts between (see hub.go), by group and kind.
 	Conversions []*Conversion
+	// schemas makes the CRD parser of the API packages on first use.
+	schemas func() *schemas
 }
 
 // Group is an API group, declared with +groupName.
@@ -251,13 +253,13 @@ func (a *API) Kind(gvk schema.GroupVersionKind) *Kind {
 	return nil
 }
 
-// firstPos is where the first version declares its group, or no position
+// FirstPos is where the first version declares its group, or no position
 // when there is none.
-func (a *API) firstPos() token.Position {
+func (a *API) FirstPos() token.Position {
 	if vs := a.Versions(); len(vs) > 0 {
 		return vs[0].Pos
 	}
-	return noPos
+	return token.Position{}
 }
 
 // Packages returns the packages of every version, in order.
@@ -312,3 +314,7 @@ var pluralNamer = namer.NewPublicPluralNamer(nil)
 func (v *Version) ClientGroup() string {
 	return v.Group.GoName() + flect.Capitalize(v.Name)
 }
+
+// GroupDir is the directory above the version package, which code-generator
+// names the group's output packages after.
+func (v *Version) GroupDir() string { return strings.ToLower(filepath.Base(filepath.Dir(v.Dir))) }

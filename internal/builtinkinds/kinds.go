@@ -1,4 +1,4 @@
-// Package kinds is the table of Kubernetes' built-in kinds opgen knows:
+// Package builtinkinds is the table of Kubernetes' built-in kinds opgen knows:
 // their group, version, resource, scope and Go package. It is data only
 // and imports nothing, so that both sides read one table: the generator
 // (package gen, the opgen command), which maps a marker such as
@@ -8,7 +8,7 @@
 //
 // To add a kind, add a line to Builtin and run go generate in
 // pkg/runtime/builtin.
-package kinds
+package builtinkinds
 
 import "strings"
 

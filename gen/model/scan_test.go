@@ -1,4 +1,4 @@
-package gen
+package model
 
 import (
 	"go/parser"
@@ -54,19 +54,4 @@ var _ = fmt.Sprint
 		"// B has a detached marker group above its doc.": "B",
 		"// C is in a group.":                             "C",
 	}, got)
-}
-
-func TestParsePos(t *testing.T) {
-	cases := map[string]token.Position{
-		"/a/b.go:3:4":       {Filename: "/a/b.go", Line: 3, Column: 4},
-		"/a/b.go:3":         {Filename: "/a/b.go", Line: 3},
-		"c:\\a\\b.go:3:4":   {Filename: "c:\\a\\b.go", Line: 3, Column: 4},
-		"example.com/pkg:-": {},
-		"-":                 {},
-	}
-	for in, want := range cases {
-		t.Run(in, func(t *testing.T) {
-			assert.Equal(t, want, parsePos(in))
-		})
-	}
 }

@@ -1,4 +1,4 @@
-package gen
+package lean
 
 // stripBodies: Go source without function bodies, for the lean syntax
 // (lean.go), by a scanner that knows strings, comments and brackets.

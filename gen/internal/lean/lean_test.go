@@ -1,4 +1,4 @@
-package gen
+package lean
 
 import (
 	"go/ast"
@@ -18,7 +18,6 @@ import (
 	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 	ctdeepcopy "sigs.k8s.io/controller-tools/pkg/deepcopy"
 	"sigs.k8s.io/controller-tools/pkg/loader"
-	"sigs.k8s.io/controller-tools/pkg/markers"
 )
 
 func TestStripBodies(t *testing.T) {
@@ -99,7 +98,7 @@ func TestStripBodiesKeepsEveryDeclaration(t *testing.T) {
 // fields: its underlying type, the names of its methods, and the
 // signatures of its deep-copy methods (the deepcopy generator calls them).
 func TestLeanDependenciesKeepWhatTheAPITypesReach(t *testing.T) {
-	for _, dir := range []string{"testdata/golden", "internal/fixture"} {
+	for _, dir := range []string{"../../testdata/golden", "../fixture"} {
 		t.Run(dir, func(t *testing.T) {
 			full := reachedTypes(t, dir, false)
 			lean := reachedTypes(t, dir, true)
@@ -113,7 +112,7 @@ func TestLeanDependenciesKeepWhatTheAPITypesReach(t *testing.T) {
 // (those under apis/) and describes every named type they reach.
 func reachedTypes(t *testing.T, dir string, lean bool) map[string]string {
 	t.Helper()
-	cfg := &packages.Config{Dir: dir, Env: LoadEnv()}
+	cfg := &packages.Config{Dir: dir, Env: append(os.Environ(), "CGO_ENABLED=0")} // gen.LoadEnv
 	roots, err := loader.LoadRootsWithConfig(cfg, "./...")
 	require.NoError(t, err)
 	var apis []*loader.Package
@@ -122,17 +121,9 @@ func reachedTypes(t *testing.T, dir string, lean bool) map[string]string {
 			apis = append(apis, r)
 		}
 	}
-	reg := &markers.Registry{}
-	require.NoError(t, registerModelMarkers(reg))
-	require.NoError(t, ctdeepcopy.Generator{}.RegisterMarkers(reg))
-	ctx := &Context{
-		Roots:     roots,
-		Fset:      cfg.Fset,
-		Collector: &markers.Collector{Registry: reg},
-		Checker:   &loader.TypeChecker{NodeFilters: []loader.NodeFilter{ctcrd.Generator{}.CheckFilter(), ctdeepcopy.Generator{}.CheckFilter()}},
-	}
+	checker := &loader.TypeChecker{NodeFilters: []loader.NodeFilter{ctcrd.Generator{}.CheckFilter(), ctdeepcopy.Generator{}.CheckFilter()}}
 	if lean {
-		leanDependencies(ctx, apis)
+		Dependencies(cfg.Fset, checker, apis)
 	}
 	out := map[string]string{}
 	var describe func(typ types.Type)
@@ -172,7 +163,7 @@ func reachedTypes(t *testing.T, dir string, lean bool) map[string]string {
 		}
 	}
 	for _, p := range apis {
-		ctx.Checker.Check(p)
+		checker.Check(p)
 		for _, name := range p.Types.Scope().Names() {
 			if tn, ok := p.Types.Scope().Lookup(name).(*types.TypeName); ok {
 				if _, isIface := tn.Type().Underlying().(*types.Interface); !isIface {

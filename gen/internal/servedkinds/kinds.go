@@ -1,4 +1,4 @@
-package apikinds
+package servedkinds
 
 // Kinds returns the kinds of a built-in group version, sorted, lists and
 // options left out, and whether group is one of Kubernetes' groups ("" is

@@ -1,18 +1,18 @@
-package gen
+package model
 
 import (
 	"strconv"
 	"strings"
 
-	"github.com/opgen-sdk/opgen/internal/kinds"
+	"github.com/opgen-sdk/opgen/internal/builtinkinds"
 )
 
 // reservedAliases are the import names generated code gives packages
-// other than the API's: those of Kubernetes' API packages (kinds.Builtin)
+// other than the API's: those of Kubernetes' API packages (builtinkinds.Builtin)
 // and of apimachinery's metav1.
 func reservedAliases() map[string]bool {
 	out := map[string]bool{"metav1": true}
-	for _, k := range kinds.Builtin {
+	for _, k := range builtinkinds.Builtin {
 		out[k.Alias] = true
 	}
 	return out

@@ -1,4 +1,8 @@
-package gen
+package model
+
+// What +opgen:controller and +opgen:webhook markers configure: the
+// controllers of the project's kinds, the handler types of built-in kinds
+// in the controller package, and the admission webhooks.
 
 import (
 	"fmt"
@@ -10,12 +14,15 @@ import (
 	"sort"
 	"strings"
 
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
-	"github.com/opgen-sdk/opgen/gen/internal/apikinds"
+	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/internal/servedkinds"
 	"github.com/opgen-sdk/opgen/gen/markers"
-	"github.com/opgen-sdk/opgen/internal/kinds"
+	"github.com/opgen-sdk/opgen/internal/builtinkinds"
 )
 
 // BuiltinController is the controller of one of Kubernetes' built-in kinds:
@@ -26,8 +33,8 @@ type BuiltinController struct {
 	// Name is the type's name; Pos is its name's position.
 	Name string
 	Pos  token.Position
-	// Kind is the built-in kind's entry in package kinds' table.
-	Kind kinds.Info
+	// Kind is the built-in kind's entry in package builtinkinds' table.
+	Kind builtinkinds.Info
 	// Controller is what the +opgen:controller markers of the type say.
 	Controller *markers.ControllerSpec
 	// HasDelete says the type's method set, as the controller package
@@ -67,7 +74,7 @@ var handlerMethods = []string{"Reconcile"}
 // isControllerPackage reports whether pkg is the project's controller
 // package, where handler types of built-in kinds live.
 func (b *apiBuilder) isControllerPackage(pkg *loader.Package) bool {
-	return len(pkg.GoFiles) > 0 && filepath.Dir(pkg.GoFiles[0]) == b.ctx.Project.Abs(b.ctx.Project.ControllerDir)
+	return len(pkg.GoFiles) > 0 && filepath.Dir(pkg.GoFiles[0]) == b.in.Options.ControllerAbs
 }
 
 // handlerDecl is a type of the controller package with opgen markers.
@@ -94,7 +101,7 @@ func (b *apiBuilder) addBuiltinControllers(pkg *loader.Package, lines []markerLi
 			if d.forPos.IsValid() {
 				continue // a malformed for=, reported where it is
 			}
-			b.ctx.Errors.Add(d.first.Pos, "%s has +%s but no +opgen:controller:for: in the controller package, opgen markers go on handler types of built-in kinds, which name their kind with +opgen:controller:for=v1.Pod (a custom kind takes its markers on its API type)", d.ts.Name.Name, markers.Name(d.first.Text))
+			b.in.Errors.Add(d.first.Pos, "%s has +%s but no +opgen:controller:for: in the controller package, opgen markers go on handler types of built-in kinds, which name their kind with +opgen:controller:for=v1.Pod (a custom kind takes its markers on its API type)", d.ts.Name.Name, markers.Name(d.first.Text))
 			continue
 		}
 		b.addBuiltinController(scope, d)
@@ -113,13 +120,13 @@ func (b *apiBuilder) handlerDecls(lines []markerLine) []*handlerDecl {
 		name := markers.Name(l.Text)
 		switch {
 		case !markers.Known(name):
-			b.ctx.Errors.AddErr(&Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
+			b.in.Errors.AddErr(&diag.Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
 			continue
 		case markers.IsWebhook(name):
-			b.ctx.Errors.Add(l.Pos, "+%s goes on the API type of a kind of this project (under %s), whose objects the webhook admits; opgen writes the webhook type here in %s for it. Built-in kinds get no opgen admission webhooks", name, DefaultAPIDir, b.ctx.Project.ControllerDir)
+			b.in.Errors.Add(l.Pos, "+%s goes on the API type of a kind of this project (under %s), whose objects the webhook admits; opgen writes the webhook type here in %s for it. Built-in kinds get no opgen admission webhooks", name, DefaultAPIDir, b.in.Options.ControllerDir)
 			continue
 		case l.Type == nil:
-			b.ctx.Errors.Add(l.Pos, "+%s is not on a type: in the controller package, put it in the doc comment of a handler type with +opgen:controller:for=<[group/]version.Kind>", name)
+			b.in.Errors.Add(l.Pos, "+%s is not on a type: in the controller package, put it in the doc comment of a handler type with +opgen:controller:for=<[group/]version.Kind>", name)
 			continue
 		}
 		d := byType[l.Type]
@@ -141,15 +148,15 @@ func (b *apiBuilder) addBuiltinController(scope *types.Scope, d *handlerDecl) {
 	name := d.ts.Name.Name
 	info, err := b.builtinKind(d.spec.For)
 	if err != nil {
-		b.ctx.Errors.Add(d.forPos, "%v", err)
+		b.in.Errors.Add(d.forPos, "%v", err)
 		return
 	}
-	h := &BuiltinController{Name: name, Pos: b.ctx.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
+	h := &BuiltinController{Name: name, Pos: b.in.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
 	if d.spec.NamesChildren {
-		b.ctx.Errors.Add(h.Pos, "%s has +opgen:controller:namesChildren, which puts a rule on the names of a custom kind in its CRD; %s is a built-in kind, whose names opgen does not validate: remove the marker", name, info.Marker)
+		b.in.Errors.Add(h.Pos, "%s has +opgen:controller:namesChildren, which puts a rule on the names of a custom kind in its CRD; %s is a built-in kind, whose names opgen does not validate: remove the marker", name, info.Marker)
 	}
 	if d.ts.TypeParams != nil {
-		b.ctx.Errors.Add(h.Pos, "%s has type parameters, but the generated Setup registers a zero %s: declare a type without them (it may embed a generic one)", name, name)
+		b.in.Errors.Add(h.Pos, "%s has type parameters, but the generated Setup registers a zero %s: declare a type without them (it may embed a generic one)", name, name)
 		return
 	}
 	methods, opaque := methodSet(scope, name)
@@ -161,7 +168,7 @@ func (b *apiBuilder) addBuiltinController(scope *types.Scope, d *handlerDecl) {
 		}
 	}
 	if len(missing) > 0 && !opaque {
-		b.ctx.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s]: func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (Add and Modify are optional, Delete adds cleanup behind a finalizer)",
+		b.in.Errors.Add(h.Pos, "%s handles %s (+opgen:controller:for) but has no %s method: implement plug.Handler[*%s.%s]: func (h *%s) %s(ctx context.Context, a *plug.Action[*%s.%s]) error (Add and Modify are optional, Delete adds cleanup behind a finalizer)",
 			name, info.Marker, orList(missing), h.Alias(), info.Kind, name, missing[0], h.Alias(), info.Kind)
 	}
 	b.builtins = append(b.builtins, h)
@@ -169,27 +176,27 @@ func (b *apiBuilder) addBuiltinController(scope *types.Scope, d *handlerDecl) {
 
 // builtinKind returns the table entry of gvk, or an error that suggests
 // the closest kind.
-func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (kinds.Info, error) {
-	if k, ok := kinds.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
+func (b *apiBuilder) builtinKind(gvk schema.GroupVersionKind) (builtinkinds.Info, error) {
+	if k, ok := builtinkinds.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
 		return k, nil
 	}
 	ref := markers.FormatKindRef(gvk)
 	switch {
 	case b.isProjectGroup(gvk.Group):
-		return kinds.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
+		return builtinkinds.Info{}, fmt.Errorf("for=%s names a kind of this project: put +opgen:controller on its API type instead; for= selects a Kubernetes built-in kind", ref)
 	case servedKind(gvk):
-		return kinds.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind)", ref, ref)
+		return builtinkinds.Info{}, fmt.Errorf("for=%s: opgen has no Kind constructor for the built-in kind %s: register its controller with runtime.Register and a runtime.Kind of your own (go doc github.com/opgen-sdk/opgen/pkg/runtime Kind)", ref, ref)
 	}
 	hint := ""
 	if best := closestBuiltin(gvk); best != "" {
 		hint = ": did you mean " + best + "?"
 	}
-	return kinds.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for the kinds package builtin has: go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin)", ref, ref, hint)
+	return builtinkinds.Info{}, fmt.Errorf("for=%s: there is no built-in kind %s%s (opgen generates controllers for the kinds package builtin has: go doc github.com/opgen-sdk/opgen/pkg/runtime/builtin)", ref, ref, hint)
 }
 
 // servedKind reports whether Kubernetes serves gvk.
 func servedKind(gvk schema.GroupVersionKind) bool {
-	kinds, _ := apikinds.Kinds(gvk.Group, gvk.Version)
+	kinds, _ := servedkinds.Kinds(gvk.Group, gvk.Version)
 	return slices.Contains(kinds, gvk.Kind)
 }
 
@@ -207,7 +214,7 @@ func (b *apiBuilder) isProjectGroup(group string) bool {
 // the nearest name.
 func closestBuiltin(gvk schema.GroupVersionKind) string {
 	best, bestDist := "", 1<<30
-	for _, k := range kinds.Builtin {
+	for _, k := range builtinkinds.Builtin {
 		if strings.EqualFold(k.Kind, gvk.Kind) {
 			return k.Marker
 		}
@@ -311,4 +318,129 @@ func opaque(t types.Type, seen map[types.Type]bool) bool {
 // sortBuiltinControllers sorts them by type name.
 func sortBuiltinControllers(hs []*BuiltinController) {
 	sort.Slice(hs, func(i, j int) bool { return hs[i].Name < hs[j].Name })
+}
+
+// settleWebhooks reads, for each kind with a validating webhook, whether
+// its webhook type in the controller package has ValidateDelete.
+func (b *apiBuilder) settleWebhooks(api *API) {
+	for _, k := range api.Webhooks() {
+		if !k.Webhook.Validate {
+			continue
+		}
+		scope := b.controllerScope()
+		if scope == nil {
+			k.Webhook.Opaque = true // not loaded: keep DELETE, failing closed
+			continue
+		}
+		if scope.Lookup(k.WebhookType()) == nil {
+			continue // the stub generator writes it in this run, without ValidateDelete
+		}
+		methods, opaque := methodSet(scope, k.WebhookType())
+		k.Webhook.HasValidateDelete, k.Webhook.Opaque = methods["ValidateDelete"], opaque
+	}
+}
+
+// controllerScope returns the declarations of the controller package, or
+// nil when it is not among the run's packages.
+func (b *apiBuilder) controllerScope() *types.Scope {
+	if b.scope != nil {
+		return b.scope
+	}
+	for _, root := range b.in.Roots {
+		if b.isControllerPackage(root) {
+			b.scope = declarations(b.in.Fset, root)
+			return b.scope
+		}
+	}
+	return nil
+}
+
+// applyControllerMarkers parses the opgen markers of v's kinds into their
+// controller specs.
+func (b *apiBuilder) applyControllerMarkers(v *Version, lines []markerLine) {
+	byName := map[string]*Kind{}
+	for _, k := range v.Kinds {
+		byName[k.Name] = k
+	}
+	for _, l := range lines {
+		name := markers.Name(l.Text)
+		if !strings.HasPrefix(l.Text, markers.Prefix) || !markers.Known(name) || markers.ReadByGenerator(name) || l.Type == nil || byName[l.Type.Name.Name] == nil {
+			continue
+		}
+		k := byName[l.Type.Name.Name]
+		if markers.IsWebhook(name) {
+			b.applyWebhookMarker(l, k)
+			continue
+		}
+		if k.Controller == nil {
+			k.Controller = &markers.ControllerSpec{}
+		}
+		switch name {
+		case forMarker:
+			b.in.Errors.Add(l.Pos, "%s is a kind of this project: +opgen:controller alone gives it a controller; +%s selects a built-in kind for a handler type in %s", k.Name, name, b.in.Options.ControllerDir)
+		case labelSelectorMarker:
+			b.in.Errors.Add(l.Pos, "+%s narrows the watch of a built-in kind's handler (+opgen:controller:for); a custom kind's controller watches all its objects", name)
+		default:
+			b.apply(l, k.Controller)
+		}
+	}
+}
+
+// applyWebhookMarker applies a +opgen:webhook marker of line l to k,
+// which it gives admission webhooks without a controller.
+func (b *apiBuilder) applyWebhookMarker(l markerLine, k *Kind) {
+	def := b.in.Collector.Registry.Lookup(l.Text, ctmarkers.DescribesType)
+	if def == nil {
+		return // reported by checkOpgenMarkers
+	}
+	val, err := def.Parse(l.Text)
+	if err != nil {
+		b.in.Errors.Add(l.Pos, "+%s: %v: the marker takes no value", def.Name, err)
+		return
+	}
+	if k.Webhook == nil {
+		k.Webhook = &Webhooks{pos: map[string]token.Position{}}
+	}
+	if _, again := k.Webhook.pos[def.Name]; !again {
+		k.Webhook.pos[def.Name] = l.Pos
+	}
+	val.(interface{ ApplyToWebhook(*markers.WebhookSpec) }).ApplyToWebhook(&k.Webhook.WebhookSpec)
+}
+
+// Markers that only handler types of built-in kinds take.
+const (
+	forMarker           = "opgen:controller:for"
+	labelSelectorMarker = "opgen:controller:labelSelector"
+)
+
+// apply applies the marker of line l to spec, reporting a mistake at the
+// marker and remembering owned kinds for checkKinds.
+func (b *apiBuilder) apply(l markerLine, spec *markers.ControllerSpec) {
+	before := len(spec.Owns)
+	if err := applyMarker(b.in.Collector.Registry, l.Text, spec); err != nil {
+		b.in.Errors.Add(l.Pos, "%v", err)
+	}
+	for _, gvk := range spec.Owns[before:] {
+		b.owns = append(b.owns, ownsRef{gvk: gvk, pos: l.Pos})
+	}
+}
+
+func applyMarker(reg *ctmarkers.Registry, text string, spec *markers.ControllerSpec) error {
+	def := reg.Lookup(text, ctmarkers.DescribesType)
+	if def == nil {
+		return markers.Unknown(markers.Name(text))
+	}
+	val, err := def.Parse(text)
+	if err != nil {
+		hint := ""
+		if strings.Contains(err.Error(), "extra arguments") {
+			hint = ` (quote a value that holds a comma: +` + def.Name + `="a,b")`
+		}
+		return fmt.Errorf("+%s: %v%s", def.Name, err, hint)
+	}
+	a, ok := val.(markers.Applier)
+	if !ok {
+		return fmt.Errorf("+%s does not configure a controller", def.Name)
+	}
+	return a.ApplyToController(spec)
 }

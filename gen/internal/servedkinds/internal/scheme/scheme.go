@@ -1,4 +1,4 @@
-// Package scheme reads the table of package apikinds from client-go's
+// Package scheme reads the table of package servedkinds from client-go's
 // scheme, for the command that writes it and the test that checks it.
 package scheme
 

@@ -1,4 +1,4 @@
-package gen
+package model
 
 import (
 	"go/ast"
@@ -7,8 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/diag"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 )
+
+// The marker lines of a package's files, and where a marker stands.
 
 // markerLine is one marker comment that opgen reads itself, rather than
 // through the collector, because it needs the marker's own position: every
@@ -44,7 +47,7 @@ func scanMarkers(fset *token.FileSet, pkg *loader.Package) []markerLine {
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Pos, out[j].Pos) })
+	sort.SliceStable(out, func(i, j int) bool { return diag.Before(out[i].Pos, out[j].Pos) })
 	return out
 }
 
@@ -96,24 +99,28 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// DocMarker returns the position of a line of the doc comment right above
-// the declaration at decl (the comment lines that end on the line before
-// it) whose text, less the slashes, satisfies match, the line nearest the
-// declaration first; or decl and false. It gives a position to markers
-// that controller-tools parses without keeping theirs, from the run's
+// docMarker returns DocMarker of the declaration at decl, from the roots'
 // parsed files.
-func (c *Context) DocMarker(decl token.Position, match func(text string) bool) (token.Position, bool) {
-	f := c.parsedFile(decl.Filename)
+func (b *apiBuilder) docMarker(decl token.Position, match func(text string) bool) (token.Position, bool) {
+	return DocMarker(b.in.Fset, b.parsedFile(decl.Filename), decl, match)
+}
+
+// DocMarker returns the position of a line of the doc comment right above
+// the declaration at decl in f (the comment lines that end on the line
+// before it) whose text, less the slashes, satisfies match, the line
+// nearest the declaration first; or decl and false. It gives a position to
+// markers that controller-tools parses without keeping theirs.
+func DocMarker(fset *token.FileSet, f *ast.File, decl token.Position, match func(text string) bool) (token.Position, bool) {
 	if f == nil {
 		return decl, false
 	}
 	for _, g := range f.Comments {
-		if c.Fset.Position(g.End()).Line != decl.Line-1 {
+		if fset.Position(g.End()).Line != decl.Line-1 {
 			continue
 		}
 		for _, cm := range slices.Backward(g.List) {
 			if match(strings.TrimSpace(strings.TrimPrefix(cm.Text, "//"))) {
-				return c.Fset.Position(cm.Pos()), true
+				return fset.Position(cm.Pos()), true
 			}
 		}
 	}
@@ -129,27 +136,14 @@ func IsMarker(name string) func(string) bool {
 }
 
 // parsedFile returns the root's file at path, parsed.
-func (c *Context) parsedFile(path string) *ast.File {
-	c.filesOnce.Do(func() {
-		c.files = map[string]*ast.File{}
-		for _, r := range c.Roots {
+func (b *apiBuilder) parsedFile(path string) *ast.File {
+	if b.files == nil {
+		b.files = map[string]*ast.File{}
+		for _, r := range b.in.Roots {
 			for _, f := range r.Syntax {
-				c.files[c.Fset.Position(f.FileStart).Filename] = f
-			}
-		}
-	})
-	return c.files[path]
-}
-
-// TypeSpecs returns the type declarations of a file, in order.
-func TypeSpecs(f *ast.File) []*ast.TypeSpec {
-	var out []*ast.TypeSpec
-	for _, d := range f.Decls {
-		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-			for _, s := range gd.Specs {
-				out = append(out, s.(*ast.TypeSpec))
+				b.files[b.in.Fset.Position(f.FileStart).Filename] = f
 			}
 		}
 	}
-	return out
+	return b.files[path]
 }

@@ -1,4 +1,4 @@
-package gen
+package lean
 
 import (
 	"go/ast"
@@ -14,6 +14,9 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 )
 
+// Package lean gives the dependencies of the API packages a lean syntax
+// before the run type-checks them.
+//
 // The type checker reads a package from its syntax, and controller-tools'
 // follows, from the packages it is asked to check, every type declaration
 // of every package they refer to: the API types' metav1.Condition brings
@@ -22,7 +25,7 @@ import (
 // ignored: of a dependency, the generators use only the types the API
 // types reach, and the methods of those types.
 //
-// leanDependencies gives each dependency package the API types reach a
+// Dependencies gives each dependency package the API types reach a
 // lean syntax before anything type-checks it: parsed without function
 // bodies (the checker ignores them), and with every type declaration that
 // no checked type reaches replaced by an empty struct, so that what it
@@ -30,10 +33,11 @@ import (
 // positions stay as they are. On the fixture, the type-check goes from
 // 0.49 s and 116 MB allocated to 0.03 s and 12 MB.
 
-// leanDependencies prepares the syntax of the dependencies of roots, the
-// packages the run type-checks in full; roots keep their syntax.
-func leanDependencies(ctx *Context, roots []*loader.Package) {
-	l := &leaner{ctx: ctx, roots: map[*loader.Package]bool{}, pkgs: map[*loader.Package]*leanPackage{}, unfollowed: map[*loader.Package]bool{}}
+// Dependencies prepares the syntax of the dependencies of roots, the
+// packages the run type-checks in full with checker; roots keep their
+// syntax.
+func Dependencies(fset *token.FileSet, checker *loader.TypeChecker, roots []*loader.Package) {
+	l := &leaner{fset: fset, checker: checker, roots: map[*loader.Package]bool{}, pkgs: map[*loader.Package]*leanPackage{}, unfollowed: map[*loader.Package]bool{}}
 	for _, r := range roots {
 		l.roots[r] = true
 	}
@@ -58,7 +62,7 @@ func leanDependencies(ctx *Context, roots []*loader.Package) {
 		lp.finish()
 	}
 	for _, pkg := range importsFirst(l.unfollowed) {
-		ctx.Checker.Check(pkg)
+		checker.Check(pkg)
 	}
 }
 
@@ -95,39 +99,12 @@ func importsFirst(pkgs map[*loader.Package]bool) []*loader.Package {
 	return out
 }
 
-// checkedRoots are the roots the generators type-check: the API packages,
-// and the packages that ask for deep copies (the markers the deepcopy
-// generator reads).
-func checkedRoots(ctx *Context, api *API) []*loader.Package {
-	out := api.Packages()
-	for _, root := range ctx.Roots {
-		if !slices.Contains(out, root) && asksForDeepCopy(ctx, root) {
-			out = append(out, root)
-		}
-	}
-	return out
-}
-
-func asksForDeepCopy(ctx *Context, pkg *loader.Package) bool {
-	byNode, err := ctx.Collector.MarkersInPackage(pkg)
-	if err != nil {
-		return true
-	}
-	for _, values := range byNode {
-		for _, name := range []string{"kubebuilder:object:generate", "kubebuilder:object:root", "k8s:deepcopy-gen"} {
-			if values[name] != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 type leaner struct {
-	ctx   *Context
-	roots map[*loader.Package]bool
-	pkgs  map[*loader.Package]*leanPackage
-	queue []typeRef
+	fset    *token.FileSet
+	checker *loader.TypeChecker
+	roots   map[*loader.Package]bool
+	pkgs    map[*loader.Package]*leanPackage
+	queue   []typeRef
 	// unfollowed are the packages referred to only where the type
 	// checker's node filters stop it.
 	unfollowed map[*loader.Package]bool
@@ -201,7 +178,7 @@ func (l *leaner) refs(pkg *loader.Package, imports map[string]*loader.Package, s
 
 // interesting applies the type checker's node filters.
 func (l *leaner) interesting(n ast.Node) bool {
-	filters := l.ctx.Checker.NodeFilters
+	filters := l.checker.NodeFilters
 	if len(filters) == 0 {
 		return true
 	}
@@ -220,7 +197,7 @@ func (l *leaner) need(pkg *loader.Package, name string) {
 	}
 	lp := l.pkgs[pkg]
 	if lp == nil {
-		lp = newLeanPackage(l.ctx.Fset, pkg)
+		lp = newLeanPackage(l.fset, pkg)
 		l.pkgs[pkg] = lp
 		if lp.whole {
 			for n := range lp.types {
@@ -334,6 +311,19 @@ func parseLean(fset *token.FileSet, files []string) []*ast.File {
 	wg.Wait()
 	if failed {
 		return nil
+	}
+	return out
+}
+
+// TypeSpecs returns the type declarations of a file, in order.
+func TypeSpecs(f *ast.File) []*ast.TypeSpec {
+	var out []*ast.TypeSpec
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, s := range gd.Specs {
+				out = append(out, s.(*ast.TypeSpec))
+			}
+		}
 	}
 	return out
 }

@@ -1,8 +1,15 @@
-package gen
+package model
+
+// Conversions: each multi-version kind's hub and spokes, whether the
+// project converts it by hand, and what converting nothing would lose.
 
 import (
+	"go/ast"
 	"go/token"
+	"os"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -148,7 +155,7 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 	var hubPos []token.Position
 	for _, k := range f.kinds {
 		if k.Storage {
-			at, _ := b.ctx.DocMarker(k.Pos, IsMarker("+kubebuilder:storageversion"))
+			at, _ := b.docMarker(k.Pos, IsMarker("+kubebuilder:storageversion"))
 			hubs = append(hubs, k)
 			hubPos = append(hubPos, at)
 		}
@@ -158,7 +165,7 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 	}
 	if len(hubs) > 1 {
 		for i := 1; i < len(hubs); i++ {
-			b.ctx.Errors.Add(hubPos[i], "%s has two hubs: +kubebuilder:storageversion in %s here and in %s (%s); the hub is the one version stored in etcd, which every other version converts to and from: keep the marker on one version", f.name, hubs[i].Version.Name, hubs[0].Version.Name, hubPos[0])
+			b.in.Errors.Add(hubPos[i], "%s has two hubs: +kubebuilder:storageversion in %s here and in %s (%s); the hub is the one version stored in etcd, which every other version converts to and from: keep the marker on one version", f.name, hubs[i].Version.Name, hubs[0].Version.Name, hubPos[0])
 		}
 		return nil
 	}
@@ -171,7 +178,7 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 		if len(differ) > 0 {
 			why = "their schemas differ (" + strings.Join(differ, ", ") + "), so the operator converts between them through the hub, the version every other converts to and from"
 		}
-		b.ctx.Errors.Add(served[0].Pos, "%s is served in %s and none is its hub: %s; mark the hub (usually the newest stable version) +kubebuilder:storageversion", f.name, versionNames(served), why)
+		b.in.Errors.Add(served[0].Pos, "%s is served in %s and none is its hub: %s; mark the hub (usually the newest stable version) +kubebuilder:storageversion", f.name, versionNames(served), why)
 		return nil
 	}
 	if len(differing(f.kinds, schemas)) == 0 {
@@ -184,7 +191,7 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 		}
 	}
 	c.Convertible = convertible(c)
-	if !c.Convertible && !b.ctx.Project.StrictConversion && !declaresConversion(b.ctx, c) {
+	if !c.Convertible && !b.in.Options.StrictConversion && !declaresConversion(b.in.Fset, c) {
 		b.warnNoConversion(c, schemas)
 		return nil
 	}
@@ -218,7 +225,7 @@ func versionNames(kinds []*Kind) string {
 // schema of every version of each family's kind, without descriptions:
 // two versions whose fields only read differently need no conversion.
 func (b *apiBuilder) versionSchemas(api *API, fams []*family) map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps {
-	schemas := b.ctx.schemaParser(api.Packages())
+	schemas := api.schemaSource()
 	out := map[schema.GroupKind]map[string]*apiextensionsv1.JSONSchemaProps{}
 	for _, f := range fams {
 		gk := schema.GroupKind{Group: f.group.Name, Kind: f.name}
@@ -276,4 +283,161 @@ func dropDescriptions(s *apiextensionsv1.JSONSchemaProps) {
 			dropDescriptions(&list[i])
 		}
 	}
+}
+
+// ConversionStubFile is the spoke's file of hand-written conversions,
+// which gen/conversion writes once with stubs.
+const ConversionStubFile = "conversion.go"
+
+// convertible reports whether c's kind converts itself the way
+// controller-runtime's conversion package asks: the hub's type has a
+// method Hub() and each spoke's type the methods ConvertTo and
+// ConvertFrom, of one parameter each. The methods are found in the
+// syntax, so the check needs no type information, nor a dependency on
+// controller-runtime.
+func convertible(c *Conversion) bool {
+	if !hasMethod(c.Hub, "Hub", 0) {
+		return false
+	}
+	for _, k := range c.Spokes {
+		if !hasMethod(k, "ConvertTo", 1) || !hasMethod(k, "ConvertFrom", 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasMethod reports whether k's type, or a pointer to it, declares a
+// method called name with params parameters.
+func hasMethod(k *Kind, name string, params int) bool {
+	for _, f := range k.Version.Package.Syntax {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if ok && fn.Recv != nil && fn.Name.Name == name && ReceiverName(fn) == k.Name && fn.Type.Params.NumFields() == params {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// declaresConversion reports whether a spoke of c's kind holds conversion
+// code of its own: a ConversionStubFile, or a function of
+// code-generator's naming (Convert_<from>_<Type>_To_<to>_<Type>) outside
+// the generated files.
+func declaresConversion(fset *token.FileSet, c *Conversion) bool {
+	for _, k := range c.Spokes {
+		v := k.Version
+		if _, err := os.Stat(filepath.Join(v.Dir, ConversionStubFile)); err == nil {
+			return true
+		}
+		for _, f := range v.Package.Syntax {
+			if strings.HasPrefix(filepath.Base(fset.Position(f.Package).Filename), "zz_generated") {
+				continue
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Convert_") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// warnNoConversion says, for a kind whose versions differ and which the
+// project converts in no way, what controller-gen's CRD (which opgen then
+// writes: no conversion, so the API server only rewrites apiVersion)
+// loses, field by field.
+func (b *apiBuilder) warnNoConversion(c *Conversion, schemas map[string]*apiextensionsv1.JSONSchemaProps) {
+	hub := schemas[c.Hub.Version.Name]
+	var lost []string
+	for _, k := range c.Spokes {
+		onlySpoke, onlyHub, changed, rules := schemaDiff(schemas[k.Version.Name], hub)
+		v, h := k.Version.Name, c.Hub.Version.Name
+		if len(onlySpoke) > 0 {
+			lost = append(lost, "only "+v+" has "+strings.Join(onlySpoke, ", ")+" (lost when "+v+" objects are stored as "+h+")")
+		}
+		if len(onlyHub) > 0 {
+			lost = append(lost, "only "+h+" has "+strings.Join(onlyHub, ", ")+" (dropped when an object is read or written as "+v+")")
+		}
+		if len(changed) > 0 {
+			lost = append(lost, v+" and "+h+" disagree on the type of "+strings.Join(changed, ", ")+" (an object of one may fail the other's validation)")
+		}
+		if len(rules) > 0 {
+			lost = append(lost, v+" and "+h+" validate "+strings.Join(rules, ", ")+" differently (nothing is lost, but an object of one may fail the other's validation)")
+		}
+	}
+	b.in.Warnings.Add(c.Hub.Pos, "%s is served in %s with different schemas, and the project converts nothing between them (no Hub, ConvertTo and ConvertFrom methods, no Convert_ functions, no %s): as controller-gen does, opgen writes its CRD without a conversion, so the API server only rewrites apiVersion: %s. Write the conversion (docs/migrating.md, \"Hand-written conversions\"), or run opgen generate with --strict to have opgen generate it and stub what it cannot", c.Hub.Name, versionNames(append([]*Kind{c.Hub}, c.Spokes...)), ConversionStubFile, strings.Join(lost, "; "))
+}
+
+// schemaDiff compares two schemas: the property paths only a has, only b
+// has, those whose type or format differs, and those whose validation
+// (enum, bounds, pattern, default, rules) differs. Paths are in JSON, from
+// the object's root (spec.schedule; "" for the root).
+func schemaDiff(a, b *apiextensionsv1.JSONSchemaProps) (onlyA, onlyB, changed, rules []string) {
+	var walk func(path string, a, b *apiextensionsv1.JSONSchemaProps)
+	walk = func(path string, a, b *apiextensionsv1.JSONSchemaProps) {
+		if a == nil || b == nil {
+			return
+		}
+		if a.Type != b.Type || a.Format != b.Format {
+			changed = append(changed, pathName(path))
+			return
+		}
+		if !equality.Semantic.DeepEqual(validation(a), validation(b)) {
+			rules = append(rules, pathName(path))
+		}
+		for _, name := range propertyNames(a, b) {
+			pa, inA := a.Properties[name]
+			pb, inB := b.Properties[name]
+			p := strings.TrimPrefix(path+"."+name, ".")
+			switch {
+			case !inB:
+				onlyA = append(onlyA, p)
+			case !inA:
+				onlyB = append(onlyB, p)
+			default:
+				walk(p, &pa, &pb)
+			}
+		}
+		if a.Items != nil && b.Items != nil {
+			walk(path+"[]", a.Items.Schema, b.Items.Schema)
+		}
+		if a.AdditionalProperties != nil && b.AdditionalProperties != nil {
+			walk(path+"[*]", a.AdditionalProperties.Schema, b.AdditionalProperties.Schema)
+		}
+	}
+	walk("", a, b)
+	return onlyA, onlyB, changed, rules
+}
+
+// validation is a schema without what schemaDiff compares on its own: its
+// children, type, format and description.
+func validation(s *apiextensionsv1.JSONSchemaProps) apiextensionsv1.JSONSchemaProps {
+	v := *s
+	v.Properties, v.Items, v.AdditionalProperties = nil, nil, nil
+	v.Type, v.Format, v.Description = "", "", ""
+	return v
+}
+
+func pathName(path string) string {
+	if path == "" {
+		return "the object"
+	}
+	return path
+}
+
+// propertyNames are the names of the properties of a and b, sorted, each
+// once.
+func propertyNames(a, b *apiextensionsv1.JSONSchemaProps) []string {
+	var out []string
+	for n := range a.Properties {
+		out = append(out, n)
+	}
+	for n := range b.Properties {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }

@@ -1,0 +1,368 @@
+package model
+
+// Checking what the markers and the kinds say that cannot be: of each
+// package as it is read (check), and of the whole API once read
+// (checkKinds).
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+
+	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/internal/lean"
+	"github.com/opgen-sdk/opgen/gen/internal/servedkinds"
+	"github.com/opgen-sdk/opgen/gen/markers"
+)
+
+// checkKubebuilderMarkers reports the +kubebuilder: markers of pkg that
+// controller-tools does not know, or whose arguments do not parse, and
+// +opgen:controller:owns lists separated by commas, at their positions.
+// controller-gen ignores an unknown marker, so it is a warning unless the
+// run is strict (Options.StrictMarkers); one that does not parse fails
+// controller-gen too. It runs before the collector's errors are added, so
+// that its message, with the fix, replaces the collector's about the same
+// line.
+func (b *apiBuilder) checkKubebuilderMarkers(pkg *loader.Package) {
+	pkg.NeedSyntax()
+	for _, file := range pkg.Syntax {
+		for _, group := range file.Comments {
+			for _, c := range group.List {
+				text, ok := markerText(c.Text)
+				if !ok {
+					continue
+				}
+				found := markers.CheckKubebuilder(text, b.in.Collector.Registry)
+				if found.Msg == "" {
+					found.Msg = markers.CheckOwnsList(text)
+				}
+				switch {
+				case found.Msg == "":
+				case found.Ignored && !b.in.Options.StrictMarkers:
+					b.in.Warnings.Add(b.in.Fset.Position(c.Pos()), "%s; opgen generate --strict-markers makes this an error", found.Msg)
+				default:
+					b.in.Errors.Add(b.in.Fset.Position(c.Pos()), "%s", found.Msg)
+				}
+			}
+		}
+	}
+}
+
+// checkFieldTypes reports the fields of pkg's types that cannot be part of
+// a Kubernetes API, at the field, before any generator meets them with a
+// less helpful message: channels, functions, untyped interfaces and, unless
+// the run allows them, floats. A field that is not serialized is in no
+// schema, but the deepcopy generator still copies it, unless its type has
+// a DeepCopyInto of its own.
+func (b *apiBuilder) checkFieldTypes(pkg *loader.Package) {
+	copied := ownDeepCopies(pkg)
+	for _, file := range pkg.Syntax {
+		for _, ts := range lean.TypeSpecs(file) {
+			switch t := ts.Type.(type) {
+			case *ast.StructType:
+				b.checkStruct(ts.Name.Name, t, copied[ts.Name.Name])
+			case *ast.InterfaceType:
+				// An interface type is not data; the deepcopy generator
+				// skips it.
+			default:
+				b.checkNamedType(ts)
+			}
+		}
+	}
+}
+
+// ownDeepCopies returns the types of pkg that declare DeepCopyInto
+// themselves: the deepcopy generator leaves them alone.
+func ownDeepCopies(pkg *loader.Package) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "DeepCopyInto" {
+				out[ReceiverName(fn)] = true
+			}
+		}
+	}
+	return out
+}
+
+// checkStruct checks the fields of a struct type; ownCopy says that the
+// type declares its own DeepCopyInto.
+func (b *apiBuilder) checkStruct(typeName string, st *ast.StructType, ownCopy bool) {
+	for _, f := range st.Fields.List {
+		inSchema := serialized(f)
+		if !inSchema && ownCopy {
+			continue
+		}
+		name := typeName
+		if len(f.Names) > 0 {
+			name += "." + f.Names[0].Name
+		}
+		ast.Inspect(f.Type, func(n ast.Node) bool {
+			msg := badFieldType(n, b.in.Options.AllowDangerousTypes)
+			if !inSchema {
+				msg = notCopyable(n, typeName)
+			}
+			if msg != "" {
+				b.in.Errors.Add(b.in.Fset.Position(n.Pos()), "field %s: %s", name, msg)
+				return false
+			}
+			return true
+		})
+	}
+}
+
+// notCopyable says why the deepcopy generator cannot copy a type
+// expression inside a field that is not serialized, or "".
+func notCopyable(n ast.Node, typeName string) string {
+	what := ""
+	switch t := n.(type) {
+	case *ast.ChanType:
+		what = "a channel"
+	case *ast.FuncType:
+		what = "a function"
+	case *ast.InterfaceType:
+		what = "an untyped value (interface{} or any)"
+	case *ast.Ident:
+		if t.Name == "any" {
+			what = "an untyped value (interface{} or any)"
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf("the field is in no schema, but the generated DeepCopyInto of %s copies every field, and it cannot copy %s: write DeepCopyInto and DeepCopy for %s yourself (the generator then leaves the type alone), or keep the value outside the API types", typeName, what, typeName)
+}
+
+// serialized reports whether encoding/json writes field f: not when its
+// tag is json:"-", nor when it is unexported. Such a field is in no
+// schema, so nothing about its type is refused (controller-gen skips it
+// too).
+func serialized(f *ast.Field) bool {
+	if f.Tag != nil {
+		if tag, err := strconv.Unquote(f.Tag.Value); err == nil && reflect.StructTag(tag).Get("json") == "-" {
+			return false
+		}
+	}
+	for _, n := range f.Names {
+		if n.IsExported() {
+			return true
+		}
+	}
+	return len(f.Names) == 0
+}
+
+// checkNamedType reports what cannot be serialized in a named type that is
+// not a struct (type Values map[string]any). Its floats are left to the
+// CRD generator, which reports them only where a field uses the type.
+func (b *apiBuilder) checkNamedType(ts *ast.TypeSpec) {
+	ast.Inspect(ts.Type, func(n ast.Node) bool {
+		if msg := badFieldType(n, true); msg != "" {
+			b.in.Errors.Add(b.in.Fset.Position(n.Pos()), "type %s: %s", ts.Name.Name, msg)
+			return false
+		}
+		return true
+	})
+}
+
+// badFieldType says what is wrong with a type expression inside a field's
+// type, or "".
+func badFieldType(n ast.Node, allowFloats bool) string {
+	switch t := n.(type) {
+	case *ast.ChanType:
+		return "a channel cannot be serialized, so it cannot be part of an API type; keep it in the controller, outside the API types"
+	case *ast.FuncType:
+		return "a function cannot be serialized, so it cannot be part of an API type; keep it in the controller, outside the API types"
+	case *ast.InterfaceType:
+		return untyped
+	case *ast.Ident:
+		switch t.Name {
+		case "any":
+			return untyped
+		case "error":
+			return "an error value has no fields to serialize, so it cannot be part of an API type; keep its message in a string field, or report it as a condition (metav1.Condition)"
+		case "float32", "float64":
+			if !allowFloats {
+				return "floats are refused because clients in other languages round them differently; use resource.Quantity, an integer in a smaller unit or a string, or, to keep the float, run opgen generate with --allow-dangerous-types"
+			}
+		}
+	case *ast.StructType:
+		return "" // anonymous struct fields are checked through Inspect
+	}
+	return ""
+}
+
+const untyped = "an untyped value (interface{} or any) has no schema; use apiextensionsv1.JSON (k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1) for free-form JSON, or a typed struct or map"
+
+// reportSharedGroupVersion reports a second package for group version gv:
+// each kind both declare is a duplicate kind; without one, the packages
+// still clash.
+func (b *apiBuilder) reportSharedGroupVersion(prev *Version, gv schema.GroupVersion, pos token.Position, kinds map[string]*Kind) {
+	dup := false
+	for _, k := range prev.Kinds {
+		if again := kinds[k.Name]; again != nil {
+			dup = true
+			b.in.Errors.Add(again.Pos, "duplicate kind: %s %s is also declared at %s; declare each kind once per group version (remove one, or move it to another version)", gv, k.Name, k.Pos)
+		}
+	}
+	if !dup {
+		b.in.Errors.Add(pos, "group version %s is also declared by package %s (%s); put the group version's kinds in one package, or give this package another version", gv, prev.ImportPath, prev.Pos)
+	}
+}
+
+// checkOpgenMarkers reports unknown opgen markers and, when the package's
+// markers parsed (so its kinds are known), opgen markers on anything but a
+// root kind.
+func (b *apiBuilder) checkOpgenMarkers(lines []markerLine, kinds map[string]*Kind, kindsKnown bool) {
+	for _, l := range lines {
+		if !strings.HasPrefix(l.Text, markers.Prefix) {
+			continue
+		}
+		name := markers.Name(l.Text)
+		switch {
+		case markers.ReadByGenerator(name):
+			// Field or type markers, which gen/conversion and gen/compat read.
+		case !markers.Known(name):
+			b.in.Errors.AddErr(&diag.Error{Pos: l.Pos, Msg: markers.Unknown(name).Error()})
+		case !kindsKnown:
+		case name == forMarker && l.Type != nil && kinds[l.Type.Name.Name] == nil:
+			b.in.Errors.Add(l.Pos, "%s has +%s outside the controller package: handler types of built-in kinds live in %s, whose generated glue registers them; move %s there", l.Type.Name.Name, name, b.in.Options.ControllerDir, l.Type.Name.Name)
+		case l.Type == nil:
+			b.in.Errors.Add(l.Pos, "+%s is not on a type: put it in the doc comment of a root kind (a type with +kubebuilder:object:root=true)", name)
+		case kinds[l.Type.Name.Name] == nil:
+			b.in.Errors.Add(l.Pos, "%s has +%s but is not a root kind: add +kubebuilder:object:root=true to %s (and declare %sList), or move the marker to the kind's type", l.Type.Name.Name, name, l.Type.Name.Name, l.Type.Name.Name)
+		}
+	}
+}
+
+// checkKinds reports kinds that clash: the same resource for two kinds of
+// a group, a controller on two versions of a kind or two controllers with
+// the same kind name, and owns references to kinds that do not exist.
+func (b *apiBuilder) checkKinds(api *API) {
+	for _, g := range api.Groups {
+		byResource := map[string]*Kind{}
+		controllerOf := map[string]*Kind{}
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				if prev := byResource[k.Plural]; prev != nil && prev.Name != k.Name {
+					b.in.Errors.Add(k.Pos, "duplicate kind: %s and %s (%s) are both served as %s.%s; rename one kind or set +kubebuilder:resource:path to another plural", k.Name, prev.Name, prev.Pos, k.Plural, g.Name)
+				}
+				byResource[k.Plural] = k
+				if k.Controller == nil {
+					continue
+				}
+				if prev := controllerOf[k.Name]; prev != nil && (k.Controller.Dispatch == "" || prev.Controller.Dispatch == "") {
+					b.in.Errors.Add(k.Pos, "duplicate kind: %s has +opgen:controller markers in %s and in %s (%s); a kind has one controller unless each version's says which objects it handles: add +opgen:controller:dispatch=written (by the version an object was last written in) or +opgen:controller:dispatch=<version> (that version handles all) to the type in every version, or keep the markers on one version (usually the storage version)", k.Name, v.Name, prev.Version.Name, prev.Pos)
+				}
+				controllerOf[k.Name] = k
+			}
+		}
+	}
+	for _, o := range b.owns {
+		if err := api.checkOwned(o.gvk); err != nil {
+			b.in.Errors.Add(o.pos, "%v", err)
+		}
+	}
+	retained := func(name string, pos token.Position, spec *markers.ControllerSpec) {
+		for _, gvk := range spec.Retain {
+			if !slices.Contains(spec.Owns, gvk) {
+				b.in.Errors.Add(pos, "%s retains %s (+opgen:controller:retain), which it does not own: add it to +opgen:controller:owns", name, markers.FormatKindRef(gvk))
+			}
+		}
+	}
+	for _, h := range api.BuiltinControllers {
+		retained(h.Name, h.Pos, h.Controller)
+	}
+	for _, k := range api.Controllers() {
+		retained(k.Name, k.Pos, k.Controller)
+		if k.Controller.NamesChildren {
+			if _, ok := markers.ChildNameRule(k.Controller.Owns); !ok {
+				b.in.Warnings.Add(k.Pos, "%s has +opgen:controller:namesChildren, but no kind it owns (owns=) asks more of a name than the DNS subdomain every object's name is, so the CRD gets no rule: remove the marker, or list the owned kind named after the object (v1.Service, v1.Namespace, batch/v1.Job or batch/v1.CronJob ask more)", k.Name)
+			}
+		}
+	}
+	names := map[string]*Kind{}
+	for _, k := range api.Controllers() {
+		if prev := names[k.Name]; prev != nil && prev.Version.Group != k.Version.Group {
+			b.in.Errors.Add(k.Pos, "duplicate kind: controllers for %s exist in groups %s and %s (%s), and their glue would share names in one controller package; rename one kind", k.Name, k.Version.Group.Name, prev.Version.Group.Name, prev.Pos)
+		}
+		names[k.Name] = k
+	}
+}
+
+// checkOwned reports an owned kind that cannot exist: a kind of the
+// project's groups, or of Kubernetes' built-in groups, that is not
+// declared there.
+func (a *API) checkOwned(gvk schema.GroupVersionKind) error {
+	if a.Kind(gvk) != nil {
+		return nil
+	}
+	var known []string
+	inGroup := false
+	for _, g := range a.Groups {
+		if g.Name == gvk.Group {
+			inGroup = true
+			for _, v := range g.Versions {
+				if v.Name == gvk.Version {
+					for _, k := range v.Kinds {
+						known = append(known, k.Name)
+					}
+				}
+			}
+		}
+	}
+	if builtin, ok := servedkinds.Kinds(gvk.Group, gvk.Version); ok {
+		inGroup = true
+		known = append(known, builtin...)
+	}
+	if !inGroup {
+		return nil // another project's kind: nothing to check it against
+	}
+	for _, k := range known {
+		if k == gvk.Kind {
+			return nil
+		}
+	}
+	sort.Strings(known)
+	hint := ""
+	if best := closest(gvk.Kind, known); best != "" {
+		hint = fmt.Sprintf(": did you mean %s?", markers.FormatKindRef(gvk.GroupVersion().WithKind(best)))
+	}
+	return fmt.Errorf("owns %s: %s has no kind %s%s", markers.FormatKindRef(gvk), gvk.GroupVersion(), gvk.Kind, hint)
+}
+
+func closest(name string, candidates []string) string {
+	best, bestDist := "", 1<<30
+	for _, c := range candidates {
+		if d := markers.Distance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if bestDist > len(name)/2 {
+		return ""
+	}
+	return best
+}
+
+// check checks the markers and the field types of pkg. opgen's own marker
+// checks run before the collector's errors are added: they replace its
+// messages about the same lines.
+func (b *apiBuilder) check(pkg *loader.Package, p *pkgRead) {
+	b.checkKubebuilderMarkers(pkg)
+	if p.controllers {
+		b.addCollectorError(p.collectorErr)
+		return
+	}
+	b.checkOpgenMarkers(p.lines, p.kinds, p.collectorErr == nil)
+	b.addCollectorError(p.collectorErr)
+	if p.group != "" {
+		b.checkFieldTypes(pkg)
+	}
+}

@@ -1,0 +1,198 @@
+package model
+
+// The clients: which kinds get a typed client, lister and informer, the
+// group's Go name, and the packages skipped for want of a kind.
+
+import (
+	"go/ast"
+	"go/token"
+	"strings"
+
+	"k8s.io/gengo/v2/namer"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+)
+
+// setGroupGoName records the +groupGoName of a package of g; packages of
+// one group that name it differently are an error.
+func (b *apiBuilder) setGroupGoName(g *Group, lines []markerLine) {
+	name, pos := groupGoName(lines)
+	switch {
+	case name == "":
+	case g.GoNameOverride == "":
+		g.GoNameOverride, g.goNamePos = name, pos
+	case g.GoNameOverride != name:
+		b.in.Errors.Add(pos, "conflicting +groupGoName: %s here, %s at %s, for the same group %s; give every package of a group the same +groupGoName", name, g.GoNameOverride, g.goNamePos, g.Name)
+	}
+}
+
+// needsList reports whether a kind's client lists or watches it, which
+// takes its list type.
+func (k *Kind) needsList() bool {
+	if len(k.ClientTags) == 0 {
+		return k.Client
+	}
+	return k.clientVerbs.HasVerb("list") || k.clientVerbs.HasVerb("watch")
+}
+
+// settleClients decides which kinds of v get clients, and reports the kinds
+// without a list type where that makes the output wrong: in a package that
+// tags kinds +genclient, those kinds, as client-gen does; otherwise every
+// kind with a list type. A kind without a list type keeps its CRD and deep
+// copies; it is an error only when a controller or its +genclient tags
+// need the list.
+func (b *apiBuilder) settleClients(v *Version) {
+	tagged := false
+	for _, k := range v.Kinds {
+		tagged = tagged || len(k.ClientTags) > 0
+	}
+	for _, k := range v.Kinds {
+		k.Client = k.HasList
+		if tagged {
+			k.Client = len(k.ClientTags) > 0
+		}
+		if !v.ClientLayout() {
+			k.Client = false
+			if k.Controller != nil {
+				b.in.Errors.Add(k.Pos, "kind %s has a controller, which needs its client, lister and informer, but its package's directory is not named after its version %s, and code-generator's generators take the version from the directory: move the package to a directory <group>/%s", k.Name, v.Name, v.Name)
+			}
+			continue
+		}
+		if k.HasList {
+			continue
+		}
+		list := "declare " + k.Name + "List with +kubebuilder:object:root=true, metav1.TypeMeta, metav1.ListMeta and Items []" + k.Name
+		switch {
+		case k.Controller != nil:
+			b.in.Errors.Add(k.Pos, "kind %s has no list type, and its controller needs one: it lists and watches %s objects through the generated informer; %s", k.Name, k.Name, list)
+		case tagged && k.needsList():
+			b.in.Errors.Add(k.Pos, "kind %s has no list type, and its +genclient client lists or watches it, which returns a %sList: %s, or limit the client's verbs (+genclient:onlyVerbs=create,get,update,delete)", k.Name, k.Name, list)
+		case !tagged:
+			k.Client = false
+			b.in.Warnings.Add(k.Pos, "kind %s has no list type: its CRD and deep copies are generated, but no typed client, lister or informer, which list %s objects; to get them, %s", k.Name, k.Name, list)
+		}
+	}
+}
+
+// groupGoName returns the +groupGoName of a package's lines, as client-gen
+// turns it into a Go identifier, or "".
+func groupGoName(lines []markerLine) (string, token.Position) {
+	for _, l := range lines {
+		if name, ok := strings.CutPrefix(l.Text, "+groupGoName="); ok {
+			return namer.IC(strings.Trim(name, `"`)), l.Pos
+		}
+	}
+	return "", token.Position{}
+}
+
+// HandWrittenDeepCopyObject returns the types of pkg whose DeepCopyObject
+// the user wrote: the loader skips generated files, so every method it sees
+// is the user's.
+func HandWrittenDeepCopyObject(pkg *loader.Package) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "DeepCopyObject" || fn.Recv == nil || len(fn.Recv.List) != 1 {
+				continue
+			}
+			t := fn.Recv.List[0].Type
+			if star, ok := t.(*ast.StarExpr); ok {
+				t = star.X
+			}
+			if id, ok := t.(*ast.Ident); ok {
+				out[id.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// skippedPackage is a package that declares no kind.
+type skippedPackage struct {
+	path  string
+	group string
+	pos   token.Position
+	// types: a package without a group that asks for deep copies
+	// (+kubebuilder:object:generate=true or +k8s:deepcopy-gen=package), a
+	// library of types to embed, which is all it was meant to get.
+	types bool
+}
+
+// skipped records a package that declares no kind, for reportSkipped.
+func (b *apiBuilder) skipped(pkg *loader.Package, groupPos token.Position, lines []markerLine) {
+	s := skippedPackage{path: pkg.PkgPath, pos: groupPos}
+	for _, l := range lines {
+		if g, ok := strings.CutPrefix(l.Text, "+groupName="); ok && s.group == "" {
+			s.group = strings.Trim(g, `"`)
+		}
+		if l.Text == "+k8s:deepcopy-gen=package" {
+			s.types = true
+		}
+	}
+	s.types = s.types || asksForDeepCopies(pkg)
+	b.skips = append(b.skips, s)
+}
+
+// kindHelp says what makes a kind.
+const kindHelp = "a kind is a struct that embeds metav1.TypeMeta and metav1.ObjectMeta, in a package whose doc.go has +groupName=<group>, marked +kubebuilder:object:root=true (kubebuilder's style) or +genclient and +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object (code-generator's)"
+
+// asksForDeepCopies reports whether pkg carries kubebuilder's package
+// marker +kubebuilder:object:generate=true (scanMarkers leaves kubebuilder's
+// markers to controller-tools).
+func asksForDeepCopies(pkg *loader.Package) bool {
+	for _, file := range pkg.Syntax {
+		for _, group := range file.Comments {
+			for _, c := range group.List {
+				if text, ok := markerText(c.Text); ok && text == "+kubebuilder:object:generate=true" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// onlyTypes reports whether every skipped package is a library of types
+// without a group, as a run over such a library alone expects: no kind is
+// then no surprise. It is false when nothing was skipped.
+func onlyTypes(skips []skippedPackage) bool {
+	for _, s := range skips {
+		if !s.types || s.pos.IsValid() {
+			return false
+		}
+	}
+	return true
+}
+
+// reportSkipped warns about the packages with a group but no kind, which
+// get no CRD or client; when the run found no kind at all, one warning
+// lists every package it read, and says what makes a kind.
+func (b *apiBuilder) reportSkipped(api *API) {
+	if len(api.Kinds()) == 0 && len(api.BuiltinControllers) == 0 && !onlyTypes(b.skips) {
+		var seen []string
+		for _, s := range b.skips {
+			if s.pos.IsValid() {
+				seen = append(seen, s.path+" (+groupName="+s.group+", no kind)")
+			} else {
+				seen = append(seen, s.path+" (no +groupName)")
+			}
+		}
+		b.in.Warnings.Add(token.Position{}, "no kind found, so no CRD, registration or client was generated; read: %s; %s", strings.Join(seen, ", "), kindHelp)
+		return
+	}
+	for _, s := range b.skips {
+		switch {
+		case s.pos.IsValid() && s.group == "":
+			b.in.Warnings.Add(s.pos, "package %s has an empty +groupName, so it is skipped: give the group's name (+groupName=example.com)", s.path)
+		case s.pos.IsValid():
+			b.in.Warnings.Add(s.pos, "package %s declares +groupName=%s but no kind, so it gets no CRD, registration or client; %s", s.path, s.group, kindHelp)
+		}
+	}
+}
+
+// clients reads what v's markers say of its clients: the group's Go name
+// and which kinds get a typed client.
+func (b *apiBuilder) clients(v *Version, lines []markerLine) {
+	b.setGroupGoName(v.Group, lines)
+	b.settleClients(v)
+}
