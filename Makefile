@@ -43,7 +43,7 @@ chaos: controlplane ## Run the fault-injection tests verbosely, with their figur
 	$(GO) test -count=1 -v -timeout 10m -run 'TestStopAndRestartServers' ./pkg/testenv/
 	$(GO) test -count=1 -v -timeout 10m -run '$(WEBHOOK_CHAOS_TESTS)' ./pkg/webhook/
 	$(GO) test -count=1 -v -timeout 10m -run '$(EXAMPLE_CHAOS_TESTS)' ./examples/todo-operator/ ./examples/hello-operator/
-	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 60m ./internal/chaos/...
+	OPGEN_CHAOS=full $(GO) test -count=1 -v -timeout 60m ./test/chaos/...
 	$(GO) test -count=1 -v -timeout 10m -run 'TestFleet|TestSpreadOverReplicas' ./pkg/runtime/fleet/
 
 .PHONY: controlplane

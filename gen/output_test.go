@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opgen-sdk/opgen/gen/diag"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
 func TestOutputCommit(t *testing.T) {
@@ -85,4 +86,27 @@ func TestOwnMatchingKeepsOtherFiles(t *testing.T) {
 	assert.Equal(t, []Change{{Path: filepath.Join(dir, "stale.yaml"), Op: "remove"}}, changes)
 	assert.FileExists(t, filepath.Join(dir, "notes.txt"))
 	assert.FileExists(t, filepath.Join(dir, "sub", "deep.yaml"))
+}
+
+// TestKustomizeLayoutIsNotStale: the files pkg/manifest writes for the
+// kustomize layout do not carry opgen's header, so that opgen generate
+// does not remove them as stale output of its own.
+func TestKustomizeLayoutIsNotStale(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "config")
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../pkg/manifest/testdata/config")))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "samples"), 0o755))
+	sample := "apiVersion: testenv.opgen.dev/v1\nkind: Widget\nmetadata:\n  name: widget-sample\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "samples", "testenv.opgen.dev_v1_widget.yaml"), []byte(sample), 0o644))
+	for name, opts := range map[string]manifest.Options{
+		"with-image": {Name: "widget-operator", Namespace: "widget-system", Image: "example.com/widget-operator:v1", ConfigDir: dir},
+		"monitored":  {Name: "widget-operator", Namespace: "widget-system", Image: "example.com/widget-operator:v1", ConfigDir: dir, ServiceMonitor: true, MetricsInsecure: true},
+	} {
+		written, err := manifest.WriteKustomize(opts)
+		require.NoError(t, err, name)
+		require.NotEmpty(t, written, name)
+		for _, p := range written {
+			assert.False(t, IsGenerated(p), "%s: %s: opgen generate would remove it as stale", name, p)
+		}
+	}
 }

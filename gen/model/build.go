@@ -14,10 +14,9 @@ import (
 	"sort"
 	"strings"
 
-	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-tools/pkg/loader"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen/diag"
 )

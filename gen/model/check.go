@@ -201,22 +201,6 @@ func badFieldType(n ast.Node, allowFloats bool) string {
 
 const untyped = "an untyped value (interface{} or any) has no schema; use apiextensionsv1.JSON (k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1) for free-form JSON, or a typed struct or map"
 
-// reportSharedGroupVersion reports a second package for group version gv:
-// each kind both declare is a duplicate kind; without one, the packages
-// still clash.
-func (b *apiBuilder) reportSharedGroupVersion(prev *Version, gv schema.GroupVersion, pos token.Position, kinds map[string]*Kind) {
-	dup := false
-	for _, k := range prev.Kinds {
-		if again := kinds[k.Name]; again != nil {
-			dup = true
-			b.in.Errors.Add(again.Pos, "duplicate kind: %s %s is also declared at %s; declare each kind once per group version (remove one, or move it to another version)", gv, k.Name, k.Pos)
-		}
-	}
-	if !dup {
-		b.in.Errors.Add(pos, "group version %s is also declared by package %s (%s); put the group version's kinds in one package, or give this package another version", gv, prev.ImportPath, prev.Pos)
-	}
-}
-
 // checkOpgenMarkers reports unknown opgen markers and, when the package's
 // markers parsed (so its kinds are known), opgen markers on anything but a
 // root kind.

@@ -7,8 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/opgen-sdk/opgen/gen/diag"
 	"sigs.k8s.io/controller-tools/pkg/loader"
+
+	"github.com/opgen-sdk/opgen/gen/diag"
 )
 
 // The marker lines of a package's files, and where a marker stands.

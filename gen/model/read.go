@@ -13,17 +13,13 @@ import (
 	"go/token"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gobuffalo/flect"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientutil "k8s.io/code-generator/cmd/client-gen/generators/util"
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
-
-	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
 // groupName returns the package's +groupName, reporting conflicting ones.
@@ -43,42 +39,6 @@ func (b *apiBuilder) groupName(lines []markerLine) (string, token.Position) {
 		}
 	}
 	return name, pos
-}
-
-func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Position, kinds map[string]*Kind) *Version {
-	dir := filepath.Dir(pkg.GoFiles[0])
-	version := pkg.Name
-	if pm, err := ctmarkers.PackageMarkers(b.in.Collector, pkg); err == nil {
-		if vn, ok := pm.Get("versionName").(string); ok && vn != "" {
-			version = vn
-		}
-	}
-	if !validVersion(version) {
-		b.in.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group, which is not of the form v1, v1beta1, v2alpha1 that Kubernetes orders versions by and opgen's kind references (group/version.Kind) need: name the package after the version, or add +versionName=v1 beside +groupName", pkg.PkgPath, group, version)
-		return nil
-	}
-	if filepath.Base(dir) != version {
-		b.in.Warnings.Add(pos, "package %s is the version %s of %s, but its directory is %s: its CRDs, deep copies and registration are generated, but no client, since code-generator's lister, informer and apply configuration generators take the group and version from the last two elements of the import path; to get a client, move the package to a directory <group>/%s", pkg.PkgPath, version, group, filepath.Base(dir), version)
-	}
-	gv := schema.GroupVersion{Group: group, Version: version}
-	if prev := b.gvs[gv]; prev != nil {
-		b.reportSharedGroupVersion(prev, gv, pos, kinds)
-		return nil
-	}
-	g := b.groups[group]
-	if g == nil {
-		g = &Group{Name: group}
-		b.groups[group] = g
-	}
-	v := &Version{Group: g, Name: version, Package: pkg, Dir: dir, ImportPath: pkg.PkgPath, Pos: pos}
-	g.Versions = append(g.Versions, v)
-	b.gvs[gv] = v
-	return v
-}
-
-func validVersion(v string) bool {
-	_, err := markers.ParseKindRef(v + ".X")
-	return err == nil
 }
 
 // rootKinds returns the package's root kinds that are not lists. When a
@@ -176,28 +136,6 @@ func (b *apiBuilder) newKind(pkg *loader.Package, info *ctmarkers.TypeInfo) *Kin
 	k.Unserved = info.Markers.Get("kubebuilder:unservedversion") != nil
 	k.Skipped = info.Markers.Get("kubebuilder:skipversion") != nil
 	return k
-}
-
-// implyObjectGenerate makes an API package behave as if it declared
-// +kubebuilder:object:generate=true, which kubebuilder projects write in
-// groupversion_info.go: every type of an API package gets deep copies, not
-// only the root kinds. An explicit marker, true or false, wins. The value
-// is added to the collector's cached markers of the package's first file.
-func (b *apiBuilder) implyObjectGenerate(pkg *loader.Package) {
-	const name = "kubebuilder:object:generate"
-	byNode, err := b.in.Collector.MarkersInPackage(pkg)
-	if err != nil || len(pkg.Syntax) == 0 {
-		return
-	}
-	for _, f := range pkg.Syntax {
-		if byNode[f][name] != nil {
-			return
-		}
-	}
-	if byNode[pkg.Syntax[0]] == nil {
-		byNode[pkg.Syntax[0]] = ctmarkers.MarkerValues{}
-	}
-	byNode[pkg.Syntax[0]][name] = []any{true}
 }
 
 // runtimeObject is the interface +k8s:deepcopy-gen:interfaces names for a
@@ -352,28 +290,8 @@ func (b *apiBuilder) read(pkg *loader.Package) *pkgRead {
 	return p
 }
 
-// version makes the version that pkg declares, with its kinds, or returns
-// nil when it declares none: a package without a group or without a kind
-// is skipped (reportSkipped).
-func (b *apiBuilder) version(pkg *loader.Package, p *pkgRead) *Version {
-	if p.group == "" || len(p.kinds) == 0 {
-		// Without a kind, a package of shared types with a group, like a
-		// hub: nothing to serve, which the run reports when it finds no
-		// kind at all.
-		b.skipped(pkg, p.groupPos, p.lines)
-		return nil
-	}
-	v := b.newVersion(pkg, p.group, p.groupPos, p.kinds)
-	if v == nil {
-		return nil
-	}
-	v.Objects = b.objects
-	sort.Strings(v.Objects)
-	b.implyObjectGenerate(pkg)
-	for _, k := range p.kinds {
-		k.Version = v
-		v.Kinds = append(v.Kinds, k)
-	}
-	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
-	return v
+// isControllerPackage reports whether pkg is the project's controller
+// package, where handler types of built-in kinds live.
+func (b *apiBuilder) isControllerPackage(pkg *loader.Package) bool {
+	return len(pkg.GoFiles) > 0 && filepath.Dir(pkg.GoFiles[0]) == b.in.Options.ControllerAbs
 }

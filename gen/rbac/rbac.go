@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/opgen-sdk/opgen/gen/model"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -19,6 +17,8 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
+	"github.com/opgen-sdk/opgen/gen/model"
+	"github.com/opgen-sdk/opgen/internal/migrationrules"
 	"github.com/opgen-sdk/opgen/pkg/manifest"
 )
 
@@ -126,27 +126,11 @@ func migration(k *model.Kind) []rbacv1.PolicyRule {
 }
 
 // MigrationRules are the rules of the leader's storage migration of the
-// custom resource plural.group (pkg/runtime): it reads and watches the
-// resource's CRD by name to compare status.storedVersions with the storage
-// version. A
-// kind served in several versions may need its objects moved to a new
-// storage version: then it also creates and reads StorageVersionMigrations
-// (their names carry the CRD's resourceVersion, so they cannot be narrowed
-// by name), or writes each object again (list and update on the kind),
-// records its progress on the CRD (patch) and trims
-// status.storedVersions (update on the status).
+// custom resource plural.group (pkg/runtime); versions when the kind is
+// served in several versions. The runtime's migration tests run under
+// these rules alone.
 func MigrationRules(group, plural string, versions bool) []rbacv1.PolicyRule {
-	crd := []string{plural + "." + group}
-	rules := []rbacv1.PolicyRule{{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: crd, Verbs: []string{"get", "list", "watch"}}}
-	if !versions {
-		return rules
-	}
-	return append(rules,
-		rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: crd, Verbs: []string{"patch"}},
-		rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions/status"}, ResourceNames: crd, Verbs: []string{"update"}},
-		rule(group, plural, "list", "update"),
-		rule("storagemigration.k8s.io", "storageversionmigrations", "create", "get", "delete"),
-	)
+	return migrationrules.For(group, plural, versions)
 }
 
 // versionsOf counts the versions of k's group that have the kind.

@@ -31,11 +31,18 @@ type Change struct {
 	Package string
 	// Message is apidiff's: "DescendantStore.Prune: changed from ...".
 	Message string
+	// Removed is the import path of a package that is gone, which the
+	// changelog names whole.
+	Removed string
 }
 
 // Name is the changed identifier, qualified by its package, as the
-// changelog must name it: plug.DescendantStore.Prune.
+// changelog must name it: plug.DescendantStore.Prune, or the import path
+// of a removed package.
 func (c Change) Name() string {
+	if c.Removed != "" {
+		return c.Removed
+	}
 	name, _, _ := strings.Cut(c.Message, ":")
 	name = typeParams.ReplaceAllString(name, "")
 	name = strings.NewReplacer("(*", "", "(", "", ")", "").Replace(name)
@@ -103,7 +110,7 @@ func Check(opts Options) (*Result, error) {
 	}
 	for path, op := range old {
 		if _, ok := cur[path]; !ok {
-			ch := Change{Package: op.Name(), Message: "package " + path + ": removed"}
+			ch := Change{Package: op.Name(), Message: "package " + path + ": removed", Removed: path}
 			res.Incompatible = append(res.Incompatible, ch)
 			if !strings.Contains(section, "`"+path+"`") {
 				res.Unlisted = append(res.Unlisted, ch)

@@ -25,7 +25,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"testdata/crd", "../../internal/testkit/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"testdata/crd", "../../test/testkit/testapi/crd"}})
 
 func TestMain(m *testing.M) {
 	plugins.RegisterDefaultPlugins() // the dashboard's query types, for unmarshalling

@@ -15,16 +15,16 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/apis"
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/external"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testkit/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../test/testkit/testapi/crd"}})
 
 func TestMain(m *testing.M) { env.Main(m) }
 

@@ -18,8 +18,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/manifest"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 // objectsOf parses a manifest into its documents, by "Kind name".

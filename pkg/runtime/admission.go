@@ -23,9 +23,9 @@ type createFinalizer interface {
 // all queued work (see plug.AddFinalizer). Safe for concurrent use once
 // the controllers are registered.
 func (o *Operator) FinalizerAtCreate(gk schema.GroupKind, obj metav1.Object) string {
-	o.mu.Lock()
-	controllers := o.controllers
-	o.mu.Unlock()
+	o.plan.mu.Lock()
+	controllers := o.plan.controllers
+	o.plan.mu.Unlock()
 	for _, r := range controllers {
 		if c, ok := r.(createFinalizer); ok {
 			if f := c.finalizerAtCreate(gk, obj); f != "" {

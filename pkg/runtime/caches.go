@@ -14,31 +14,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/owned"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 )
-
-// controllerUIDIndex indexes owned objects by the UID of their controller
-// owner reference.
-const controllerUIDIndex = "opgen.dev/controller-uid"
-
-func controllerUID(obj any) ([]string, error) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, nil
-	}
-	if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
-		return []string{string(ref.UID)}, nil
-	}
-	return nil, nil
-}
-
-// ownerIndex adds the controller-UID index to inf unless it has it.
-func ownerIndex(inf cache.SharedIndexInformer) error {
-	if _, ok := inf.GetIndexer().GetIndexers()[controllerUIDIndex]; ok {
-		return nil
-	}
-	return inf.AddIndexers(cache.Indexers{controllerUIDIndex: controllerUID})
-}
 
 // sharedCaches holds the informers of owned and watched kinds, shared by
 // every controller of the operator: metadata-only, unless the operator's
@@ -69,13 +48,13 @@ type kindCache struct {
 	// kind: a sharded member's dropped bucket leaves their memory.
 	stores []*descendantStore
 	// writes holds what the operator's applies of the kind returned, and
-	// pruned the UIDs it deleted, until the cache shows them (writes.go).
-	writes *ownWrites[*unstructured.Unstructured]
+	// pruned the UIDs it deleted, until the cache shows them (internal/ownwrites).
+	writes *ownwrites.Writes[*unstructured.Unstructured]
 	pruned sync.Map // types.UID → struct{}
 	// owners indexes the metadata-only informers' objects by controller
-	// owner (owners.go); lean marks those informers. Full informers use
+	// owner (internal/owned); lean marks those informers. Full informers use
 	// client-go's index instead.
-	owners *owners
+	owners *owned.Index
 	lean   map[cache.SharedIndexInformer]bool
 }
 
@@ -84,10 +63,10 @@ func (kc *kindCache) ownedBy(uid types.UID) ([]any, error) {
 	var out []any
 	for _, inf := range kc.informers {
 		if kc.lean[inf] {
-			out = append(out, kc.owners.of(uid, inf)...)
+			out = append(out, kc.owners.Of(uid, inf)...)
 			continue
 		}
-		objs, err := inf.GetIndexer().ByIndex(controllerUIDIndex, string(uid))
+		objs, err := owned.ByController(inf, uid)
 		if err != nil {
 			return nil, err
 		}
@@ -116,11 +95,11 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCac
 		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 		sharded:    sharded,
 		informers:  map[string]cache.SharedIndexInformer{},
-		writes:     s.op.ownedWrites(mapping.Resource.GroupResource()),
-		owners:     newOwners(),
+		writes:     s.op.owned.Of(mapping.Resource.GroupResource()),
+		owners:     owned.NewIndex(),
 		lean:       map[cache.SharedIndexInformer]bool{},
 	}
-	for _, ns := range s.op.namespaces(kc.namespaced) {
+	for _, ns := range s.op.opts.namespaces(kc.namespaced) {
 		inf, err := s.informer(kc, ns)
 		if err != nil {
 			return nil, err
@@ -141,7 +120,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 		gi, err := f.ForResource(kc.gvr)
 		if err == nil {
 			inf := gi.Informer()
-			return inf, ownerIndex(inf)
+			return inf, owned.AddIndex(inf)
 		}
 	}
 	var inf cache.SharedIndexInformer
@@ -152,7 +131,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 			return s.metadataInformer(kc, ns, s.op.shardKeys.Selector(b))
 		}, nil)
 		set.Dropped = func(objs []any) {
-			kc.owners.drop(objs)
+			kc.owners.Drop(objs)
 			for _, obj := range objs {
 				if m, err := meta.Accessor(obj); err == nil {
 					k := plug.ObjectKey{GVK: kc.gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
@@ -170,7 +149,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 			return nil, err
 		}
 	}
-	if _, err := inf.AddEventHandler(kc.owners.handler()); err != nil {
+	if _, err := inf.AddEventHandler(kc.owners.Handler()); err != nil {
 		return nil, err
 	}
 	kc.lean[inf] = true
@@ -186,7 +165,7 @@ func (s *sharedCaches) metadataInformer(kc *kindCache, ns, selector string) (cac
 		tweak = func(o *metav1.ListOptions) { o.LabelSelector = selector }
 	}
 	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0, cache.Indexers{}, tweak).Informer()
-	return inf, inf.SetTransform(s.op.transformOwned())
+	return inf, inf.SetTransform(s.op.opts.transformOwned())
 }
 
 // get returns the cached object namespace/name, as metadata.

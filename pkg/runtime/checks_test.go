@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // TestUserChecksAndPprof: a failing user ready check makes /readyz answer

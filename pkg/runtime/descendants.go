@@ -181,9 +181,9 @@ func (s *descendantStore) write(ctx context.Context, obj *unstructured.Unstructu
 		obj.SetLabels(labels)
 	}
 	key := cache.ObjectName{Namespace: k.Namespace, Name: k.Name}
-	kc.writes.begin(key)
+	kc.writes.Begin(key)
 	got, err := write(s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace))
-	if kc.writes.end(key, got, err == nil, before) {
+	if kc.writes.End(key, got, err == nil, before) {
 		s.wakeOwner(obj)
 	}
 	if err != nil {

@@ -22,15 +22,24 @@
 //	external            the phased reconciler for resources outside the cluster
 //	optest, testenv     the test kit and the local control plane
 //
-// Inside the runtime, under pkg/runtime/internal:
+// The files follow an event: informers.go builds the caches, events.go
+// turns their events into keys, action.go a key into an action (verb,
+// pause.go, finalize.go), pipeline.go runs it, descendants.go applies what
+// it declares. Under pkg/runtime/internal:
 //
+//	lanes          the work queue's lanes: who goes first
+//	dispatch       the turns of one kind's versions on its keys (VersionDispatch)
+//	serving        /metrics, /healthz, /readyz, pprof and replica servers
 //	cachefill      what the caches keep of managedFields, interning, GC pacing
 //	outage         caches that wait out an API server outage, and log it
+//	owned          the owned objects of a controller owner, in the caches
+//	ownwrites      the operator's own writes, which wake nothing
 //	fieldset       the field set of an apply, to tell a restart's no-op
 //	election       the Lease of one holder, for the leader and for members
 //	shard          buckets, members and the sharder (docs/sharding.md)
 //	migration      stored objects moved to the storage version (docs/upgrading.md)
-//	observe        Prometheus metrics and logs, subscribers of the telemetry
+//	observe        metrics, logs and traces, subscribers of the telemetry
+//	inflight       the keys in flight, named when a shutdown waits too long
 //	securemetrics  /metrics over HTTPS, checked by the API server (docs/metrics.md)
 //
 // # Controllers

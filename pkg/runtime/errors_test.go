@@ -14,10 +14,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/opgen-sdk/opgen/apis"
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // TestErrorIsRetriedWithBackoff steps an injected clock: a failed Add is

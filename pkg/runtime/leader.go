@@ -4,8 +4,11 @@ import (
 	"errors"
 
 	"github.com/go-logr/logr"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/election"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // ErrLostLeadership is returned by Run when the operator could not renew
@@ -13,14 +16,23 @@ import (
 // over. Exit and let the Pod restart.
 var ErrLostLeadership = errors.New("runtime: lost the leader election lease; stopped working so that another replica can take over")
 
-// elector returns the elector of the operator's Lease named lease. A won
-// lease is logged to log as acquired; a lost one ends the work with lost.
-func (o *Operator) elector(lease, acquired string, lost error, log logr.Logger) *election.Elector {
-	le := o.opts.LeaderElection
+// elector returns the elector of the operator's Lease named lease, over
+// leases. A won lease is logged to log as acquired; a lost one ends the
+// work with lost.
+func (le LeaderElectionOptions) elector(leases coordinationclient.LeasesGetter, clk clock.WithTicker, lease, acquired string, lost error, log logr.Logger) *election.Elector {
 	cfg := election.Config{
 		Namespace: le.Namespace, LeaseName: lease, Identity: le.Identity,
 		LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
 		Acquired: acquired, Lost: lost,
 	}
-	return election.New(o.leases, cfg, o.opts.Clock, log)
+	return election.New(leases, cfg, clk, log)
+}
+
+// leadership names this replica's lease for telemetry.
+func (le LeaderElectionOptions) leadership() telemetry.Leadership {
+	l := telemetry.Leadership{Identity: le.Identity}
+	if !le.Disabled {
+		l.Lease = le.Namespace + "/" + le.LeaseName
+	}
+	return l
 }

@@ -74,5 +74,5 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 // kubelet's restart starts it afresh.
 func rerun(ctx context.Context, op *Operator, err error) bool {
 	lost := errors.Is(err, ErrLostLeadership) || errors.Is(err, ErrLostMembership)
-	return lost && ctx.Err() == nil && len(op.inflight.list()) == 0
+	return lost && ctx.Err() == nil && len(op.inflight.List()) == 0
 }

@@ -16,15 +16,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // Private: the chaos tests stop and restart the servers.
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../internal/testkit/testapi/crd"}, Private: true})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../test/testkit/testapi/crd"}, Private: true})
 
 func TestMain(m *testing.M) {
 	if os.Getenv(shardReplicaEnv) != "" {

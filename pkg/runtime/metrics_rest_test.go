@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // TestRESTClientMetrics: client-go's requests are counted in the

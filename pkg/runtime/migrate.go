@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -24,20 +23,21 @@ import (
 // it watches.
 const storageCheckEvery = 10 * time.Minute
 
-// leaderRunnables are the Runnables the leader runs: the user's, and the
-// storage migration of each custom kind with a controller.
-func (o *Operator) leaderRunnables() []Runnable {
-	out := append([]Runnable(nil), o.runnables...)
-	if o.opts.SkipStorageMigration {
-		return out
-	}
+// migrations are the storage migrations of an operator's custom kinds,
+// which its leader runs.
+type migrations struct{ o *Operator }
+
+// runnables returns one storage migration for each custom kind with a
+// controller.
+func (ms migrations) runnables() []Runnable {
+	var out []Runnable
 	seen := map[schema.GroupResource]bool{}
-	for _, c := range o.controllers {
+	for _, c := range ms.o.plan.controllers {
 		if k, ok := c.(interface{ groupResource() schema.GroupResource }); ok {
 			gr := k.groupResource()
 			if !seen[gr] {
 				seen[gr] = true
-				out = append(out, o.storageMigration(gr))
+				out = append(out, ms.of(gr))
 			}
 		}
 	}
@@ -46,12 +46,13 @@ func (o *Operator) leaderRunnables() []Runnable {
 
 func (c *Controller[T]) groupResource() schema.GroupResource { return c.kind.GVR().GroupResource() }
 
-// storageMigration returns the Runnable that migrates gr's stored objects
+// of returns the Runnable that migrates gr's stored objects
 // to its CRD's storage version (package migration): at once, then on
 // every change of the CRD (an upgrade that moves the storage version
 // while the operator runs) and every storageCheckEvery, retrying a
 // failure with a backoff of up to a minute.
-func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
+func (ms migrations) of(gr schema.GroupResource) Runnable {
+	o := ms.o
 	written := SharedCollector(o, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "opgen_storage_migration_objects_total",
 		Help: "Objects written again to move them to their CRD's storage version, by resource.",
@@ -65,7 +66,7 @@ func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 		},
 	}
 	return RunnableFunc(func(ctx context.Context) error {
-		changed := o.crdChanges(ctx, gr)
+		changed := ms.crdChanges(ctx, gr)
 		backoff := wait.Backoff{Duration: 2 * time.Second, Factor: 2, Steps: 100, Cap: time.Minute}
 		for {
 			next := storageCheckEvery
@@ -89,9 +90,9 @@ func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 // crdChanges watches the CRD of gr alone (a field selector on its name,
 // which RBAC can grant by name) until ctx ends, and sends on the channel
 // it returns when the CRD changes.
-func (o *Operator) crdChanges(ctx context.Context, gr schema.GroupResource) <-chan struct{} {
+func (ms migrations) crdChanges(ctx context.Context, gr schema.GroupResource) <-chan struct{} {
 	changed := make(chan struct{}, 1)
-	crds := o.dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crds := ms.o.dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	byName := func(opts *metav1.ListOptions) {
 		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", gr.String()).String()
 	}

@@ -14,8 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -29,11 +27,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 
-	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fieldset"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/inflight"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/outage"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -50,9 +51,9 @@ type Operator struct {
 	// outage makes the caches wait for the API server.
 	outage *outage.Transport
 	// relists are the caches listing again after their watch expired.
-	relists relists
+	relists outage.Relists
 	// probe asks the API server's /readyz, at most once a second.
-	probe *apiProbe
+	probe *serving.Probe
 
 	opts        Options
 	log         logr.Logger
@@ -77,28 +78,23 @@ type Operator struct {
 	bus       *telemetry.Bus
 	tracer    trace.Tracer
 
-	mu          sync.Mutex
-	controllers []runner
-	runnables   []Runnable
-	started     bool
-	servers     *servers
-	checks      checks                // user /healthz and /readyz checks (checks.go)
-	gatherers   []prometheus.Gatherer // served on /metrics beside the registry
-	ready       atomic.Bool
-	leading     atomic.Bool
-	inflight    inflight // keys handlers work on, for a stuck shutdown
-	serving     chan struct{}
+	mu        sync.Mutex
+	plan      plan // the controllers and Runnables Run runs
+	servers   atomic.Pointer[serving.Servers]
+	checks    serving.Checks        // user /healthz and /readyz checks
+	gatherers []prometheus.Gatherer // served on /metrics beside the registry
+	ready     atomic.Bool
+	leading   atomic.Bool
+	inflight  inflight.Set // keys handlers work on, for a stuck shutdown
+	serving   chan struct{}
 
 	// dispatch holds the kinds with controllers in several versions
 	// (versions.go).
-	dispatch dispatchGroups
-
-	// replicaRunnables run on every replica (AddReplicaRunnable).
-	replicaRunnables []Runnable
+	dispatch dispatch.Groups[VersionDispatch]
 
 	// owned holds, by resource, what the operator's applies of owned
-	// objects returned, for the readers (writes.go).
-	owned map[schema.GroupResource]*ownWrites[*unstructured.Unstructured]
+	// objects returned, for the readers (internal/ownwrites).
+	owned ownwrites.ByResource
 }
 
 // repeatedLogEvery bounds how often one error line is written for one
@@ -139,7 +135,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	log := opts.Logger.WithSink(observe.LimitRepeats(opts.Logger.GetSink(), repeatedLogEvery)).WithName(opts.Name)
 	o := &Operator{config: cfg, opts: opts, log: log, metrics: observe.NewMetrics(), serving: make(chan struct{})}
 	o.bus = observe.NewBus(o.metrics, o.log)
-	o.tracer = newTracer(opts.TracerProvider)
+	o.tracer = observe.NewTracer(opts.TracerProvider)
 	if err := o.buildClients(); err != nil {
 		return nil, err
 	}
@@ -147,12 +143,12 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	if opts.Sharding {
 		le := opts.LeaderElection
 		o.shardKeys = shard.NewKeys(opts.Name, le.Namespace, le.LeaseName, le.Identity)
-		o.member = shard.NewMember(o.shardEnv())
+		o.member = shard.NewMember(sharding{o}.env())
 	}
 	o.caches = newSharedCaches(o)
 	o.schemas = fieldset.NewSchemas(o.clientset.Discovery().OpenAPIV3())
 	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
-	o.recorder = noteLimit{o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
+	o.recorder = observe.NoteLimit{EventRecorder: o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
 	return o, nil
 }
 
@@ -165,8 +161,13 @@ func (o *Operator) buildClients() error {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
 		o.httpClient = o.fieldsFilter.Client(o.httpClient)
 	}
-	o.probe = &apiProbe{check: o.checkAPIServer, host: o.config.Host}
-	o.outage = outage.New(o.checkAPIServer, o.log.WithName("caches"))
+	// The API server's /readyz, which every authenticated identity may
+	// read (ClusterRole system:public-info-viewer).
+	apiReady := func(ctx context.Context) error {
+		return o.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+	}
+	o.probe = serving.NewProbe(apiReady, o.config.Host)
+	o.outage = outage.New(apiReady, o.log.WithName("caches"))
 	o.httpClient = o.outage.Client(o.httpClient)
 	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
@@ -240,27 +241,6 @@ func (o *Operator) Ready() bool { return o.ready.Load() }
 // election is off and Run is working.
 func (o *Operator) Leading() bool { return o.leading.Load() }
 
-// MetricsAddr returns the address /metrics is served on once Run listens
-// (useful with ":0"), or "" when disabled or not listening yet.
-func (o *Operator) MetricsAddr() string {
-	return o.addr(func(s *servers) string { return s.metricsAddr })
-}
-
-// HealthAddr returns the address /healthz and /readyz are served on once
-// Run listens, or "" when disabled or not listening yet.
-func (o *Operator) HealthAddr() string {
-	return o.addr(func(s *servers) string { return s.healthAddr })
-}
-
-func (o *Operator) addr(f func(*servers) string) string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.servers == nil {
-		return ""
-	}
-	return f(o.servers)
-}
-
 // Informers returns the shared client-go informer factory for namespace,
 // for handlers that read built-in kinds from a cache: request listers from
 // it before Run, and Run starts and syncs them with the rest. When the
@@ -270,7 +250,7 @@ func (o *Operator) addr(f func(*servers) string) string {
 // every cache of the operator, and an owned kind with an informer here is
 // watched through it instead of a metadata-only informer.
 func (o *Operator) Informers(namespace string) informers.SharedInformerFactory {
-	if o.watchesAll() {
+	if o.opts.watchesAll() {
 		namespace = AllNamespaces
 	}
 	o.mu.Lock()
@@ -278,77 +258,13 @@ func (o *Operator) Informers(namespace string) informers.SharedInformerFactory {
 	f, ok := o.factories[namespace]
 	if !ok {
 		f = informers.NewSharedInformerFactoryWithOptions(o.clientset, 0,
-			informers.WithNamespace(namespace), informers.WithTransform(o.transform()))
+			informers.WithNamespace(namespace), informers.WithTransform(o.opts.transform()))
 		o.factories[namespace] = f
 	}
 	return f
-}
-
-func (o *Operator) watchesAll() bool {
-	return len(o.opts.Namespaces) == 1 && o.opts.Namespaces[0] == AllNamespaces
-}
-
-// namespaces returns the namespaces to run informers in for a kind.
-func (o *Operator) namespaces(namespaced bool) []string {
-	if !namespaced || o.watchesAll() {
-		return []string{AllNamespaces}
-	}
-	return o.opts.Namespaces
-}
-
-// ownedWrites returns the writes to the owned objects of gr.
-func (o *Operator) ownedWrites(gr schema.GroupResource) *ownWrites[*unstructured.Unstructured] {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.owned == nil {
-		o.owned = map[schema.GroupResource]*ownWrites[*unstructured.Unstructured]{}
-	}
-	w, ok := o.owned[gr]
-	if !ok {
-		w = &ownWrites[*unstructured.Unstructured]{}
-		o.owned[gr] = w
-	}
-	return w
-}
-
-// transform is the transform of every cache: cachefill.Trim, unless
-// Options.KeepManagedFields.
-func (o *Operator) transform() cache.TransformFunc {
-	if o.opts.KeepManagedFields {
-		return nil
-	}
-	return func(obj any) (any, error) { return cachefill.Trim(obj, o.opts.Name, false) }
-}
-
-// transformOwned is the transform of the metadata-only caches of owned
-// and watched kinds: of the operator's own managedFields entry they keep
-// only the hash of its field set and of the declaration, which is all the
-// descendant store reads.
-func (o *Operator) transformOwned() cache.TransformFunc {
-	if o.opts.KeepManagedFields {
-		return nil
-	}
-	return func(obj any) (any, error) { return cachefill.TrimOwned(obj, o.opts.Name, plug.AppliedHashAnnotation) }
-}
-
-func (o *Operator) add(r runner) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.started {
-		return fmt.Errorf("runtime.Register: controller %s: the operator already runs; register every controller before Run", r.controllerName())
-	}
-	for _, c := range o.controllers {
-		if c.controllerName() == r.controllerName() {
-			return fmt.Errorf("runtime.Register: two controllers are named %q: set ControllerOptions.Name on one", r.controllerName())
-		}
-	}
-	o.controllers = append(o.controllers, r)
-	return nil
 }
 
 // Telemetry returns the operator's event bus: subscribe to it for every
 // watch, reconcile, scheduler, task and leadership event (see package
 // telemetry). The operator's metrics and logs are subscribers of it.
 func (o *Operator) Telemetry() *telemetry.Bus { return o.bus }
-
-func (o *Operator) emit(e telemetry.Event) { o.bus.Emit(e) }

@@ -15,9 +15,12 @@ import (
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/internal/osenv"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 )
 
 // Environment variables New reads when the matching option is unset.
@@ -437,4 +440,37 @@ func (o Options) checkMetricsAddr() error {
 		return nil // two free ports
 	}
 	return fmt.Errorf("runtime.New: Options.MetricsAddr and HealthAddr are both %q, but secure metrics are served over HTTPS and the health probes over HTTP: give them different addresses (--metrics-bind-address, --health-probe-bind-address), or serve plain metrics with --metrics-secure=false (Options.MetricsInsecure)", o.MetricsAddr)
+}
+
+// watchesAll reports whether the operator watches every namespace.
+func (o Options) watchesAll() bool {
+	return len(o.Namespaces) == 1 && o.Namespaces[0] == AllNamespaces
+}
+
+// namespaces returns the namespaces to run a kind's informers in.
+func (o Options) namespaces(namespaced bool) []string {
+	if !namespaced || o.watchesAll() {
+		return []string{AllNamespaces}
+	}
+	return o.Namespaces
+}
+
+// transform is the transform of every cache: cachefill.Trim, unless
+// KeepManagedFields.
+func (o Options) transform() cache.TransformFunc {
+	if o.KeepManagedFields {
+		return nil
+	}
+	return func(obj any) (any, error) { return cachefill.Trim(obj, o.Name, false) }
+}
+
+// transformOwned is the transform of the metadata-only caches of owned
+// and watched kinds: of the operator's own managedFields entry they keep
+// only the hash of its field set and of the declaration, which is all the
+// descendant store reads.
+func (o Options) transformOwned() cache.TransformFunc {
+	if o.KeepManagedFields {
+		return nil
+	}
+	return func(obj any) (any, error) { return cachefill.TrimOwned(obj, o.Name, plug.AppliedHashAnnotation) }
 }

@@ -18,10 +18,10 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/internal/partition"
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // proxy forwards TCP connections to the test API server until cut: an
@@ -146,7 +146,7 @@ func (l *lines) count(part string) int {
 // 200. Under make chaos it runs three times, with leader election off and
 // on (a lease longer than the outage), and a longer outage. (Through this proxy client-go happened to
 // recover fast without the outage transport too; TestOutageRecovery in
-// internal/chaos, which stops kube-apiserver itself, shows the 20 s it
+// test/chaos, which stops kube-apiserver itself, shows the 20 s it
 // took.)
 func TestRecoversAtOnceAfterAnOutage(t *testing.T) {
 	t.Parallel()

@@ -40,14 +40,18 @@ func IsPaused(obj metav1.Object) bool { return obj.GetAnnotations()[PauseAnnotat
 // emitted.
 const pausedKey = "runtime.paused"
 
+// pausing honours PauseAnnotation.
+type pausing[T apis.Object] struct{ c *Controller[T] }
+
 // pause records that obj is paused instead of acting on it: the Paused
 // event once, the Paused condition when the kind has conditions (written
 // only when it changes), and nothing else. The key waits for the next
 // change, which an unpause is.
-func (c *Controller[T]) pause(ctx context.Context, key cache.ObjectName, obj T, st *objectState, log logr.Logger, r telemetry.Reconcile) {
-	c.op.emit(telemetry.ReconcilePaused{Reconcile: r})
+func (s pausing[T]) pause(ctx context.Context, key cache.ObjectName, obj T, st *objectState, log logr.Logger, r telemetry.Reconcile) {
+	c := s.c
+	c.op.bus.Emit(telemetry.ReconcilePaused{Reconcile: r})
 	a := c.newAction(plug.Verb(r.Verb), obj, log)
-	c.setGVK(a)
+	s.setGVK(a)
 	if _, done := st.memory.Get(pausedKey); !done {
 		c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonPaused, "Pause",
 			"reconciliation paused by the %s annotation; remove it to resume", PauseAnnotation)
@@ -67,7 +71,8 @@ func (c *Controller[T]) pause(ctx context.Context, key cache.ObjectName, obj T, 
 
 // resume runs before the first action after a pause: a Resumed event,
 // and Paused=False on a.Object for the pipeline's status write.
-func (c *Controller[T]) resume(a *plug.Action[T]) {
+func (s pausing[T]) resume(a *plug.Action[T]) {
+	c := s.c
 	_, wasPaused := a.Memory().Get(pausedKey)
 	co, hasConditions := any(a.Object).(apis.ConditionsObject)
 	if hasConditions && apis.IsTrue(co, apis.Paused) {
@@ -78,12 +83,13 @@ func (c *Controller[T]) resume(a *plug.Action[T]) {
 		return
 	}
 	a.Memory().Delete(pausedKey)
-	c.setGVK(a)
+	s.setGVK(a)
 	c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonResumed, "Resume",
 		"reconciliation resumed: the %s annotation is gone", PauseAnnotation)
 }
 
-func (c *Controller[T]) setGVK(a *plug.Action[T]) {
+func (s pausing[T]) setGVK(a *plug.Action[T]) {
+	c := s.c
 	if a.Object.GetObjectKind().GroupVersionKind().Kind == "" {
 		a.Object.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
 	}

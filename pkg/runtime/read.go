@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/owned"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -35,7 +37,7 @@ type Reader[T k8sruntime.Object] struct {
 	informers map[string]cache.SharedIndexInformer // by namespace; AllNamespaces for all
 	// writes are the operator's applies of owned objects of the kind:
 	// reads see them until the cache does.
-	writes *ownWrites[*unstructured.Unstructured]
+	writes *ownwrites.Writes[*unstructured.Unstructured]
 }
 
 // Read returns a Reader of kind gvk (resource its plural), whose informer
@@ -50,10 +52,10 @@ type Reader[T k8sruntime.Object] struct {
 func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resource string, namespaced bool,
 	pick func(informers.SharedInformerFactory) cache.SharedIndexInformer) *Reader[T] {
 	gr := schema.GroupResource{Group: gvk.Group, Resource: resource}
-	r := &Reader[T]{resource: gr, informers: map[string]cache.SharedIndexInformer{}, writes: op.ownedWrites(gr)}
-	for _, ns := range op.namespaces(namespaced) {
+	r := &Reader[T]{resource: gr, informers: map[string]cache.SharedIndexInformer{}, writes: op.owned.Of(gr)}
+	for _, ns := range op.opts.namespaces(namespaced) {
 		inf := pick(op.Informers(ns))
-		_ = ownerIndex(inf) // before Run the informer has not started: this cannot fail
+		_ = owned.AddIndex(inf) // before Run the informer has not started: this cannot fail
 		// An informer that already runs keeps the handler it has: it
 		// was requested before Run, and reports its failures already.
 		_ = observeWatch(inf, op, telemetry.Watch{Controller: "reader", GVK: gvk, Namespace: ns})
@@ -84,7 +86,7 @@ func (r *Reader[T]) Get(namespace, name string) (T, error) {
 	if m, isMeta := obj.(metav1.Object); ok && isMeta {
 		rv = m.GetResourceVersion()
 	}
-	if u, written := r.writes.newerThan(cache.ObjectName{Namespace: namespace, Name: name}, rv, ok); written {
+	if u, written := r.writes.NewerThan(cache.ObjectName{Namespace: namespace, Name: name}, rv, ok); written {
 		return r.fromWrite(u)
 	}
 	if !ok {
@@ -122,7 +124,7 @@ func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error
 	if err := r.listCached(namespace, selector, add); err != nil {
 		return nil, err
 	}
-	for _, u := range r.writes.all() { // applied a moment ago, not cached yet
+	for _, u := range r.writes.All() { // applied a moment ago, not cached yet
 		key := cache.ObjectName{Namespace: u.GetNamespace(), Name: u.GetName()}
 		if listed[key] || (namespace != "" && namespace != u.GetNamespace()) || !selector.Matches(labels.Set(u.GetLabels())) {
 			continue
@@ -166,7 +168,7 @@ func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
 		if !inf.HasSynced() {
 			return nil, fmt.Errorf("read %s: the cache has not synced: make readers before Operator.Run (in the handler's constructor), so that Run starts them", r.resource)
 		}
-		objs, err := inf.GetIndexer().ByIndex(controllerUIDIndex, string(owner.GetUID()))
+		objs, err := owned.ByController(inf, owner.GetUID())
 		if err != nil {
 			return nil, fmt.Errorf("read the %s owned by %s: %w", r.resource, owner.GetName(), err)
 		}
@@ -178,7 +180,7 @@ func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
 			out = append(out, t)
 		}
 	}
-	for _, u := range r.writes.all() { // applied a moment ago, not cached yet
+	for _, u := range r.writes.All() { // applied a moment ago, not cached yet
 		key := cache.ObjectName{Namespace: u.GetNamespace(), Name: u.GetName()}
 		if ref := metav1.GetControllerOfNoCopy(u); listed[key] || ref == nil || ref.UID != owner.GetUID() {
 			continue
@@ -198,7 +200,7 @@ func (r *Reader[T]) current(obj any, listed map[cache.ObjectName]bool) (T, error
 	if m, ok := obj.(metav1.Object); ok {
 		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
 		listed[key] = true
-		if u, written := r.writes.newerThan(key, m.GetResourceVersion(), true); written {
+		if u, written := r.writes.NewerThan(key, m.GetResourceVersion(), true); written {
 			return r.fromWrite(u)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 func configMapReader(op *runtime.Operator) *runtime.Reader[*corev1.ConfigMap] {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,8 +16,8 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
-	"github.com/opgen-sdk/opgen/pkg/telemetry"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 )
 
 // Register adds a controller for kind, run by h, to op, and returns it for
@@ -37,7 +36,7 @@ func Register[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts
 	if err != nil {
 		return nil, err
 	}
-	return c, op.add(c)
+	return c, op.plan.addController(c)
 }
 
 func checkKind[T apis.Object](kind Kind[T], h plug.Handler[T]) error {
@@ -79,10 +78,13 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	if opts.RateLimiter == nil {
 		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
 	}
-	var group *dispatchGroup
-	if opts.VersionDispatch != nil {
+	var group *dispatch.Group[VersionDispatch]
+	if d := opts.VersionDispatch; d != nil {
+		if err := d.check(kind.GVK.GroupKind(), kind.GVK.Version); err != nil {
+			return nil, err
+		}
 		var err error
-		if group, err = op.joinDispatch(kind.GVK, *opts.VersionDispatch); err != nil {
+		if group, err = op.dispatch.Join(kind.GVK, *d, VersionDispatch.equal); err != nil {
 			return nil, err
 		}
 		opts.UpdateFilter = dispatchFilter(opts.UpdateFilter, *opts.VersionDispatch, op.opts.Name)
@@ -107,7 +109,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		Name:            opts.Name,
 		MetricsProvider: op.metrics.Queue,
 		Clock:           op.opts.Clock,
-		Queue:           &laneQueue{urgent: c.urgent, marks: &c.marks},
+		Queue:           &lanes.Queue{Urgent: (finalizing[T]{c}).urgent, Marks: &c.marks},
 	})
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
@@ -121,47 +123,23 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		}),
 	})
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
-		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: c.bucketLabel,
+		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: (shardSeam[T]{c}).bucketLabel,
 		wakeOwner: func(m metav1.Object) {
 			if owner, ok := c.ownerKey(m); ok {
 				c.wake(owner, true)
 			}
 		}}
-	c.env = c.newEnv()
-	c.pipeline = c.buildPipeline()
+	c.env = (pipelineOf[T]{c}).env()
+	c.pipeline = (pipelineOf[T]{c}).build()
 	if op.shardKeys != nil {
 		if err := op.metrics.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "opgen_shard_objects", Help: "Objects of the controller's kind in this member's share (its cache).",
 			ConstLabels: prometheus.Labels{"controller": c.name},
-		}, c.shardObjects)); err != nil {
+		}, (shardSeam[T]{c}).shardObjects)); err != nil {
 			return nil, fmt.Errorf("runtime.Register: controller %s: %w", c.name, err)
 		}
 	}
 	return c, nil
-}
-
-func defaultFinalizer(gvk schema.GroupVersionKind) string {
-	if gvk.Group == "" {
-		return strings.ToLower(gvk.Kind) + ".opgen.dev/finalizer"
-	}
-	return gvk.Group + "/finalizer"
-}
-
-func (c *Controller[T]) buildPipeline() plug.Pipeline[T] {
-	return traced(c.op.tracer, c.pipelineSteps())
-}
-
-func (c *Controller[T]) pipelineSteps() plug.Pipeline[T] {
-	if c.opts.Pipeline != nil {
-		return c.opts.Pipeline(c.env, c.handler)
-	}
-	p := plug.Default(c.env, c.handler)
-	if len(c.opts.Steps) == 0 {
-		return p
-	}
-	out := append(plug.Pipeline[T]{}, p[:len(p)-1]...)
-	out = append(out, c.opts.Steps...)
-	return append(out, p[len(p)-1])
 }
 
 // setup creates the informers of the kind and hooks up the owned and
@@ -182,7 +160,7 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 			return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
 		}
 	}
-	for _, ns := range c.op.namespaces(c.kind.Namespaced) {
+	for _, ns := range c.op.opts.namespaces(c.kind.Namespaced) {
 		if _, ok := c.caches[ns]; ok {
 			continue
 		}
@@ -199,216 +177,6 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 	}
 	for _, w := range c.opts.Watches {
 		if err := c.watch(w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// newInformer makes the kind's informer for ns from Kind.ListWatch, with
-// the operator's transform, the controller's event handler and the watch
-// telemetry (every relist is reported as telemetry.WatchRelisted).
-func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
-	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
-	var inf cache.SharedIndexInformer
-	if c.op.member != nil {
-		// Sharded: an informer per bucket held (shard.go).
-		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return c.kindInformer(ns, w, c.op.shardKeys.Selector(b))
-		}, shard.RouteKey)
-		set.Dropped = func(objs []any) {
-			for _, obj := range objs {
-				if key, err := cache.ObjectToName(obj); err == nil {
-					c.forget(key)
-				}
-			}
-		}
-		c.op.member.Register(set)
-		inf = set
-	} else {
-		var err error
-		if inf, err = c.kindInformer(ns, w, ""); err != nil {
-			return nil, err
-		}
-	}
-	_, err := inf.AddEventHandler(c.events())
-	c.op.emit(telemetry.WatchInitialized{Watch: w})
-	return inf, err
-}
-
-// kindInformer makes an informer of the kind's objects in ns that match
-// selector ("" for all).
-func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, selector string) (cache.SharedIndexInformer, error) {
-	lw := observeLists(c.kind.ListWatch(ns), c.op, w)
-	lw.selector = selector
-	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
-	if err := inf.SetTransform(c.dispatchTransform()); err != nil {
-		return nil, err
-	}
-	return inf, observeWatch(inf, c.op, w)
-}
-
-// events enqueues adds, updates that pass the filter, and forgets deletes.
-// What the initial list adds goes to the bulk lane, the rest to the user
-// lane.
-func (c *Controller[T]) events() cache.ResourceEventHandler {
-	filter := c.opts.UpdateFilter // nil: GenerationOrMetadataChanged
-	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, initial bool) { c.enqueue(obj, !initial) },
-		UpdateFunc: func(oldObj, newObj any) {
-			o, ok1 := oldObj.(T)
-			n, ok2 := newObj.(T)
-			if !ok1 || !ok2 {
-				return
-			}
-			if c.writes.seen(cache.ObjectName{Namespace: n.GetNamespace(), Name: n.GetName()}, n.GetResourceVersion()) {
-				return // the controller's own write
-			}
-			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
-				c.enqueue(newObj, true)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			key, err := cache.DeletionHandlingObjectToName(obj)
-			if err != nil {
-				return
-			}
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if last, ok := obj.(T); ok && c.op.member != nil {
-				if b, ok := c.op.shardKeys.BucketOf(last); !ok || !c.op.member.Holds(b) {
-					// It left this member's share: not a deletion.
-					c.forget(key)
-					return
-				}
-			}
-			if last, ok := obj.(T); ok {
-				c.writes.forget(key)
-				if c.missedDelete(last) {
-					c.mu.Lock()
-					c.gone[key] = last
-					c.mu.Unlock()
-					c.wake(key, true)
-				} else {
-					c.mu.Lock()
-					delete(c.deleting, last.GetUID())
-					c.mu.Unlock()
-				}
-			}
-			c.forget(key)
-		},
-	}
-}
-
-func (c *Controller[T]) enqueue(obj any, user bool) {
-	if key, err := cache.ObjectToName(obj); err == nil {
-		c.wake(key, user)
-	}
-}
-
-// wake queues key, in the user lane when someone's change woke it.
-func (c *Controller[T]) wake(key cache.ObjectName, user bool) {
-	if user {
-		c.marks.mark(key)
-	}
-	c.queue.Add(key)
-}
-
-// own watches gvk and wakes the controller owner of each changed object.
-func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
-	kc, err := c.op.caches.kind(gvk, c.op.shardKeys != nil)
-	if err != nil {
-		return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
-	}
-	c.store.owns[gvk] = kc
-	kc.stores = append(kc.stores, c.store)
-	// The first reconciles judge this kind's applies by their field sets:
-	// the schema they need is parsed while the caches fill.
-	go c.op.schemas.Prepare(gvk)
-	return c.handleAll(kc, func(m metav1.Object, deleted, initial bool) {
-		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
-		if deleted {
-			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
-		}
-		owner, ok := c.ownerKey(m)
-		if !ok || c.ownEvent(kc, key, m, deleted) {
-			return // not ours, or the operator's own apply or prune: it wakes nobody
-		}
-		c.wake(owner, !initial)
-	})
-}
-
-// ownerKey returns the key of the controller owner of m when it is of the
-// controller's kind.
-func (c *Controller[T]) ownerKey(m metav1.Object) (cache.ObjectName, bool) {
-	ref := metav1.GetControllerOfNoCopy(m)
-	if ref == nil {
-		return cache.ObjectName{}, false
-	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil || gv.Group != c.kind.GVK.Group || ref.Kind != c.kind.GVK.Kind {
-		return cache.ObjectName{}, false
-	}
-	ns := m.GetNamespace()
-	if !c.kind.Namespaced {
-		ns = ""
-	}
-	return cache.ObjectName{Namespace: ns, Name: ref.Name}, true
-}
-
-// ownEvent reports whether an event of the owned object m is the
-// operator's own apply or prune. It is asked once, by the owner's
-// controller.
-func (c *Controller[T]) ownEvent(kc *kindCache, key cache.ObjectName, m metav1.Object, deleted bool) bool {
-	if deleted {
-		kc.writes.forget(key)
-		_, pruned := kc.pruned.LoadAndDelete(m.GetUID())
-		return pruned
-	}
-	return kc.writes.seen(key, m.GetResourceVersion())
-}
-
-// watch wakes the keys w.Map returns for each changed object of w.Kind.
-func (c *Controller[T]) watch(w Watch) error {
-	if w.Map == nil {
-		return fmt.Errorf("runtime.Register: controller %s: Watch of %s has no Map function", c.name, w.Kind)
-	}
-	kc, err := c.op.caches.kind(w.Kind, false)
-	if err != nil {
-		return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
-	}
-	return c.handleAll(kc, func(m metav1.Object, _, initial bool) {
-		for _, key := range w.Map(m) {
-			c.wake(key, !initial)
-		}
-	})
-}
-
-// handleAll calls f for every add, update (a new resourceVersion) and
-// delete on kc's informers; initial tells the adds of the initial list.
-func (c *Controller[T]) handleAll(kc *kindCache, f func(m metav1.Object, deleted, initial bool)) error {
-	call := func(obj any, deleted, initial bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		if m, err := meta.Accessor(obj); err == nil {
-			f(m, deleted, initial)
-		}
-	}
-	h := cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, initial bool) { call(obj, false, initial) },
-		UpdateFunc: func(oldObj, newObj any) {
-			o, err1 := meta.Accessor(oldObj)
-			n, err2 := meta.Accessor(newObj)
-			if err1 == nil && err2 == nil && o.GetResourceVersion() != n.GetResourceVersion() {
-				call(newObj, false, false)
-			}
-		},
-		DeleteFunc: func(obj any) { call(obj, true, false) },
-	}
-	for _, inf := range kc.informers {
-		if _, err := inf.AddEventHandler(h); err != nil {
 			return err
 		}
 	}

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"reflect"
-	"slices"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,9 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/go-logr/logr"
-
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -49,7 +47,7 @@ import (
 // could not be renewed (the workers were stopped at once), or the error
 // that kept it from starting. Run may be called once.
 func (o *Operator) Run(ctx context.Context) (err error) {
-	if err := o.markStarted(); err != nil {
+	if err := o.plan.start(); err != nil {
 		return err
 	}
 	// Last: the connections go with the operator (a fleet disengages a
@@ -58,19 +56,20 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	defer utilnet.CloseIdleConnectionsFor(o.leaseHTTP.Transport)
 	// Servers of every replica (AddReplicaRunnable, the webhook server) run from
 	// here until the workers drained.
-	ctx, stopReplicaServers := o.startReplicaServers(ctx)
+	o.plan.mu.Lock()
+	replicas := o.plan.replica
+	o.plan.mu.Unlock()
+	ctx, stopReplicaServers := serving.StartReplicas(ctx, replicas)
 	defer stopReplicaServers(&err)
 	srv, err := o.startServers()
-	o.mu.Lock()
-	o.servers = srv
-	o.mu.Unlock()
+	o.servers.Store(srv)
 	close(o.serving)
-	defer srv.stop()
+	defer srv.Stop()
 	if err != nil {
 		return err
 	}
-	if srv.metricsAddr != "" || srv.healthAddr != "" {
-		o.log.Info("serving", "metrics", srv.metricsURL(), "health", addrOrOff(srv.healthAddr, "/healthz"), "ready", addrOrOff(srv.healthAddr, "/readyz"))
+	if srv.MetricsAddr() != "" || srv.HealthAddr() != "" {
+		o.log.Info("serving", "metrics", srv.MetricsURL(), "health", serving.AddrOrOff(srv.HealthAddr(), "/healthz"), "ready", serving.AddrOrOff(srv.HealthAddr(), "/readyz"))
 	}
 	if err := o.broadcaster.StartRecordingToSinkWithContext(logr.NewContext(ctx, o.log.WithName("events"))); err != nil {
 		return fmt.Errorf("runtime: start the event recorder: %w", err)
@@ -81,7 +80,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		// A member joins before its caches fill: a replica restarting
 		// keeps its buckets while the other caches list, instead of the
 		// sharder moving them to whoever synced first.
-		member = o.join(ctx)
+		member = sharding{o}.join(ctx)
 		defer member.stop()
 	}
 	informerCtx, stopInformers := context.WithCancel(cachefill.Fill(context.WithoutCancel(ctx)))
@@ -93,120 +92,17 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		return nil // stopped before the caches synced: never ready
 	}
 	o.ready.Store(true)
-	o.log.Info("caches synced", "controllers", len(o.controllers), "namespaces", o.opts.Namespaces)
+	o.log.Info("caches synced", "controllers", len(o.plan.controllers), "namespaces", o.opts.Namespaces)
 	if o.opts.LeaderElection.Disabled {
-		if o.waitElected(ctx) {
+		if o.opts.LeaderElection.waitElected(ctx, o.log) {
 			o.work(ctx)
 		}
 		return nil
 	}
 	if member != nil {
-		return o.runSharded(ctx, member)
+		return sharding{o}.run(ctx, member)
 	}
-	return o.elector(o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
-}
-
-// runSharded runs a sharded replica whose member m joined at start: the
-// controllers' workers on its own share while it holds its member Lease
-// (from now: the caches synced), and the sharder and the Runnables while
-// it leads. Either Lease lost stops both: Run returns ErrLostMembership or
-// ErrLostLeadership.
-func (o *Operator) runSharded(ctx context.Context, m *memberRun) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	close(m.synced)
-	go func() {
-		<-m.done
-		if m.err != nil {
-			cancel(m.err)
-		}
-	}()
-	// The sharder's caches fill while this replica stands by: a new
-	// leader assigns the buckets of a member that died with the old one
-	// as soon as that member's Lease expired.
-	sh, err := o.newSharder()
-	if err == nil {
-		err = sh.Watch(ctx)
-	}
-	if err != nil {
-		m.cancel(err)
-		<-m.done
-		return err
-	}
-	el := o.elector(o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
-	leadErr := el.Run(ctx, func(leadCtx context.Context) bool {
-		return o.workOn(leadCtx, nil, append(o.leaderRunnables(), sh), true)
-	})
-	if leadErr != nil {
-		m.cancel(leadErr)
-	}
-	<-m.done
-	if m.err != nil {
-		return m.err
-	}
-	return leadErr
-}
-
-// memberRun is this replica's membership: it holds the member Lease from
-// Run's start, and its workers start once synced is closed.
-type memberRun struct {
-	cancel context.CancelCauseFunc
-	synced chan struct{}
-	done   chan struct{}
-	err    error
-}
-
-// join starts holding the member Lease until ctx ends or stop.
-func (o *Operator) join(ctx context.Context) *memberRun {
-	ctx, cancel := context.WithCancelCause(ctx)
-	m := &memberRun{cancel: cancel, synced: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(m.done)
-		m.err = o.runMember(ctx, func(memberCtx context.Context) bool {
-			select {
-			case <-m.synced:
-			case <-memberCtx.Done():
-				return true // never worked: nothing left behind
-			}
-			var follow sync.WaitGroup
-			follow.Go(func() { o.member.Follow(memberCtx) })
-			drained := o.workOn(memberCtx, o.controllers, nil, false)
-			follow.Wait()
-			return drained
-		})
-	}()
-	return m
-}
-
-// stop leaves: the Lease is released once the workers drained.
-func (m *memberRun) stop() {
-	m.cancel(nil)
-	<-m.done
-}
-
-// addrOrOff spells a bound address as a URL of path, or "off". An
-// address bound on every interface ([::]:40123) is spelled with
-// localhost, so that it can be pasted into a browser or curl.
-func addrOrOff(addr, path string) string {
-	if addr == "" {
-		return "off"
-	}
-	if host, port, err := net.SplitHostPort(addr); err == nil {
-		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-			addr = net.JoinHostPort("localhost", port)
-		}
-	}
-	return "http://" + addr + path
-}
-
-func (o *Operator) markStarted() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.started {
-		return errors.New("runtime: Operator.Run was called twice; make a new Operator to run again")
-	}
-	o.started = true
-	return nil
+	return o.opts.LeaderElection.elector(o.leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
 }
 
 // startCaches starts the shared factories, sets the controllers up, starts
@@ -224,7 +120,7 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 		o.caches.full[ns] = fullKinds(f.WaitForCacheSync(ctx.Done()))
 	}
 	var all []cache.SharedIndexInformer
-	for _, c := range o.controllers {
+	for _, c := range o.plan.controllers {
 		if err := o.setupWhenServed(ctx, c); err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -244,7 +140,7 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 		}
 		return errors.New("runtime: caches did not sync; check the operator's RBAC (list and watch on every controlled and owned kind) and the API server")
 	}
-	for _, c := range o.controllers {
+	for _, c := range o.plan.controllers {
 		c.watchesStarted()
 	}
 	return nil
@@ -323,7 +219,7 @@ const cancelGrace = 2 * time.Second
 // were cancelled are logged by key and left behind: work returns false
 // then (not drained), true when everything returned.
 func (o *Operator) work(leadCtx context.Context) (drained bool) {
-	return o.workOn(leadCtx, o.controllers, o.leaderRunnables(), true)
+	return o.workOn(leadCtx, o.plan.controllers, o.leaderRunnables(), true)
 }
 
 // workOn is work for some controllers and Runnables; leading tells
@@ -334,7 +230,7 @@ func (o *Operator) workOn(leadCtx context.Context, controllers []runner, runnabl
 	defer cancelHandlers()
 	if leading {
 		o.leading.Store(true)
-		o.emit(telemetry.LeaderAcquired{Leadership: o.leadership()})
+		o.bus.Emit(telemetry.LeaderAcquired{Leadership: o.opts.LeaderElection.leadership()})
 	}
 	var wg sync.WaitGroup
 	for _, c := range controllers {
@@ -342,22 +238,22 @@ func (o *Operator) workOn(leadCtx context.Context, controllers []runner, runnabl
 	}
 	for _, r := range runnables {
 		wg.Go(func() {
-			done := o.inflight.begin("runnable", fmt.Sprintf("%T", r))
+			done := o.inflight.Begin("runnable", fmt.Sprintf("%T", r))
 			defer done()
-			o.runRunnable(leadCtx, r)
+			runRunnable(leadCtx, o.log, r)
 		})
 	}
 	<-leadCtx.Done()
 	lost := errors.Is(context.Cause(leadCtx), ErrLostLeadership) || errors.Is(context.Cause(leadCtx), ErrLostMembership)
 	if leading {
 		o.leading.Store(false)
-		o.emit(telemetry.LeaderLost{Leadership: o.leadership(), Graceful: !lost})
+		o.bus.Emit(telemetry.LeaderLost{Leadership: o.opts.LeaderElection.leadership(), Graceful: !lost})
 	}
 	wait := cancelGrace
 	if lost {
 		cancelHandlers()
 	} else {
-		o.log.Info("shutting down: waiting for in-flight handlers", "timeout", o.opts.ShutdownTimeout, "inFlight", o.inflight.list())
+		o.log.Info("shutting down: waiting for in-flight handlers", "timeout", o.opts.ShutdownTimeout, "inFlight", o.inflight.List())
 		t := time.AfterFunc(o.opts.ShutdownTimeout, cancelHandlers)
 		defer t.Stop()
 		wait += o.opts.ShutdownTimeout
@@ -374,45 +270,7 @@ func (o *Operator) workOn(leadCtx context.Context, controllers []runner, runnabl
 		return true
 	case <-t.C:
 		o.log.Error(errors.New("handlers ignored their cancelled context"), "shutting down without waiting for them: they may still write until the process exits; the lease is not released, it expires",
-			"stuck", o.inflight.list(), "waited", wait)
+			"stuck", o.inflight.List(), "waited", wait)
 		return false
 	}
-}
-
-// inflight tracks the keys handlers and Runnables work on, to name the
-// ones a shutdown leaves behind.
-type inflight struct {
-	mu   sync.Mutex
-	next uint64
-	keys map[uint64]string
-}
-
-// begin records that controller works on key until the returned function
-// is called.
-func (f *inflight) begin(controller, key string) (end func()) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.keys == nil {
-		f.keys = map[uint64]string{}
-	}
-	f.next++
-	id := f.next
-	f.keys[id] = controller + " " + key
-	return func() {
-		f.mu.Lock()
-		delete(f.keys, id)
-		f.mu.Unlock()
-	}
-}
-
-// list returns "controller key" of everything in flight, sorted.
-func (f *inflight) list() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.keys))
-	for _, k := range f.keys {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

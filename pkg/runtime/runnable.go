@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/opgen-sdk/opgen/pkg/telemetry"
+	"github.com/go-logr/logr"
 )
 
 // Runnable is work an operator runs beside its controllers: on the leader
@@ -28,7 +28,7 @@ var _ Runnable = RunnableFunc(nil)
 // tasks and the scheduler are some. r runs while this replica leads, and
 // again after a handover back to it. It must be called before Run.
 func (o *Operator) AddLeaderRunnable(r Runnable) error {
-	return o.addRunnable(&o.runnables, "AddLeaderRunnable", r)
+	return o.plan.addRunnable(&o.plan.leader, "AddLeaderRunnable", r)
 }
 
 // AddReplicaRunnable adds r to the work every replica runs, leader or not:
@@ -39,94 +39,76 @@ func (o *Operator) AddLeaderRunnable(r Runnable) error {
 // last writes are still admitted. An error r returns before then stops
 // the operator: Run returns it. It must be called before Run.
 func (o *Operator) AddReplicaRunnable(r Runnable) error {
-	return o.addRunnable(&o.replicaRunnables, "AddReplicaRunnable", r)
+	return o.plan.addRunnable(&o.plan.replica, "AddReplicaRunnable", r)
 }
 
-func (o *Operator) addRunnable(to *[]Runnable, method string, r Runnable) error {
+// plan is what Run runs: the controllers, the leader's Runnables and
+// every replica's, added before Run and fixed once it starts.
+type plan struct {
+	mu              sync.Mutex
+	started         bool
+	controllers     []runner
+	leader, replica []Runnable
+}
+
+// start fixes the plan: Run may be called once.
+func (p *plan) start() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started {
+		return errors.New("runtime: Operator.Run was called twice; make a new Operator to run again")
+	}
+	p.started = true
+	return nil
+}
+
+// addController adds r, whose name must be the only one.
+func (p *plan) addController(r runner) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started {
+		return fmt.Errorf("runtime.Register: controller %s: the operator already runs; register every controller before Run", r.controllerName())
+	}
+	for _, c := range p.controllers {
+		if c.controllerName() == r.controllerName() {
+			return fmt.Errorf("runtime.Register: two controllers are named %q: set ControllerOptions.Name on one", r.controllerName())
+		}
+	}
+	p.controllers = append(p.controllers, r)
+	return nil
+}
+
+func (p *plan) addRunnable(to *[]Runnable, method string, r Runnable) error {
 	if r == nil {
 		return fmt.Errorf("runtime: Operator.%s: the Runnable is nil", method)
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.started {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started {
 		return fmt.Errorf("runtime: Operator.%s: the operator already runs; add every Runnable before Run", method)
 	}
 	*to = append(*to, r)
 	return nil
 }
 
+// leaderRunnables are the Runnables the leader runs: the user's, and the
+// storage migration of each custom kind with a controller (migrate.go).
+func (o *Operator) leaderRunnables() []Runnable {
+	out := append([]Runnable(nil), o.plan.leader...)
+	if o.opts.SkipStorageMigration {
+		return out
+	}
+	return append(out, migrations{o}.runnables()...)
+}
+
 // runRunnable runs r, logging an error it returns and a panic.
-func (o *Operator) runRunnable(ctx context.Context, r Runnable) {
+func runRunnable(ctx context.Context, log logr.Logger, r Runnable) {
 	defer func() {
 		if p := recover(); p != nil {
-			o.log.Error(fmt.Errorf("panic: %v", p), "a Runnable panicked", "runnable", fmt.Sprintf("%T", r))
+			log.Error(fmt.Errorf("panic: %v", p), "a Runnable panicked", "runnable", fmt.Sprintf("%T", r))
 		}
 	}()
 	if err := r.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		o.log.Error(err, "a Runnable stopped with an error", "runnable", fmt.Sprintf("%T", r))
+		log.Error(err, "a Runnable stopped with an error", "runnable", fmt.Sprintf("%T", r))
 	}
-}
-
-// leadership names this replica's lease for telemetry.
-func (o *Operator) leadership() telemetry.Leadership {
-	le := o.opts.LeaderElection
-	l := telemetry.Leadership{Identity: le.Identity}
-	if !le.Disabled {
-		l.Lease = le.Namespace + "/" + le.LeaseName
-	}
-	return l
-}
-
-// startReplicaServers runs the Runnables of AddReplicaRunnable until the returned
-// stop is called. The returned context is ctx, cancelled too when a server
-// fails; stop waits for the servers to return and puts the failure in
-// *runErr unless it holds an error already.
-func (o *Operator) startReplicaServers(ctx context.Context) (context.Context, func(runErr *error)) {
-	o.mu.Lock()
-	rs := o.replicaRunnables
-	o.mu.Unlock()
-	if len(rs) == 0 {
-		return ctx, func(*error) {}
-	}
-	ctx, fail := context.WithCancelCause(ctx)
-	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	for _, r := range rs {
-		wg.Go(func() {
-			err := o.runServer(serveCtx, r)
-			if err == nil || serveCtx.Err() != nil {
-				return
-			}
-			mu.Lock()
-			if first == nil {
-				first = fmt.Errorf("runtime: server %T stopped: %w", r, err)
-				fail(first)
-			}
-			mu.Unlock()
-		})
-	}
-	return ctx, func(runErr *error) {
-		stopServing()
-		wg.Wait()
-		fail(nil)
-		mu.Lock()
-		defer mu.Unlock()
-		if first != nil && *runErr == nil {
-			*runErr = first
-		}
-	}
-}
-
-// runServer runs r and turns a panic into an error.
-func (o *Operator) runServer(ctx context.Context, r Runnable) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return r.Run(ctx)
 }

@@ -2,155 +2,46 @@ package runtime
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"fmt"
-	"log"
-	"log/slog"
-	"net"
 	"net/http"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/securemetrics"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 )
 
-// servers runs the metrics and health endpoints.
-type servers struct {
-	metricsAddr, healthAddr string // bound addresses, once listening
-	metricsSecure           bool   // /metrics is served over HTTPS
-	pprofAddr               string
-	http                    []*http.Server
-	errorLog                *log.Logger
-	// ctx ends when the servers stop (it runs the metrics certificate's
-	// file watch).
-	ctx    context.Context
-	cancel context.CancelFunc
+// The operator's endpoints (/metrics, /healthz and /readyz, pprof) and
+// the Runnables of every replica run in package internal/serving. These
+// are the Operator's doors to them.
+
+// Check is a user health or readiness check: nil means healthy. It gets
+// the probe's request (its context ends with the probe).
+type Check func(*http.Request) error
+
+// AddHealthCheck adds a check to /healthz: when it fails, /healthz answers
+// 500 with the check's name and error, and the kubelet restarts the
+// container after the liveness probe's failureThreshold. Keep it cheap and
+// about this process only (a deadlock, a wedged loop), not about the API
+// server or other services: a restart does not fix those. Names are
+// unique; checks may be added before or while the operator runs.
+func (o *Operator) AddHealthCheck(name string, check Check) error {
+	return o.checks.AddHealth("AddHealthCheck", name, check)
 }
 
-// start listens on the configured addresses ("0" disables one) and serves
-// /metrics, /healthz and /readyz.
-func (o *Operator) startServers() (*servers, error) {
-	s := &servers{errorLog: serverErrorLog(o.log)}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	health := http.NewServeMux()
-	health.HandleFunc("/healthz", o.healthHandler)
-	health.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		notes, err := o.checkReady(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-		for _, n := range notes {
-			fmt.Fprintln(w, n)
-		}
-	})
-	if err := o.startPprof(s); err != nil {
-		return s, err
-	}
-	if o.opts.MetricsInsecure && o.opts.MetricsAddr == o.opts.HealthAddr && o.opts.MetricsAddr != "0" {
-		health.Handle("/metrics", o.metricsHandler())
-		addr, err := s.serve(o.opts.HealthAddr, health, "Options.HealthAddr and Options.MetricsAddr")
-		s.metricsAddr, s.healthAddr = addr, addr
-		return s, err
-	}
-	if o.opts.MetricsAddr != "0" {
-		if err := o.startMetrics(s); err != nil {
-			return s, err
-		}
-	}
-	var err error
-	if o.opts.HealthAddr != "0" {
-		s.healthAddr, err = s.serve(o.opts.HealthAddr, health, "Options.HealthAddr (--health-probe-bind-address)")
-	}
-	return s, err
+// AddReadyCheck adds a check to /readyz: when it fails, /readyz answers
+// 503 with the check's name and error, and the Pod leaves its Services'
+// endpoints (the operator keeps working; readiness only gates traffic to
+// the Pod, such as webhooks). Names are unique; checks may be added before
+// or while the operator runs.
+func (o *Operator) AddReadyCheck(name string, check Check) error {
+	return o.checks.AddReady("AddReadyCheck", name, check)
 }
 
-func (o *Operator) metricsHandler() http.Handler {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	g := append(prometheus.Gatherers{o.metrics.Registry}, o.gatherers...)
-	return promhttp.HandlerFor(g, promhttp.HandlerOpts{Registry: o.metrics.Registry})
-}
-
-// startMetrics serves /metrics on its own address: over HTTPS to
-// authenticated and authorized requests, or over HTTP to anyone with
-// Options.MetricsInsecure.
-func (o *Operator) startMetrics(s *servers) error {
-	const option = "Options.MetricsAddr (--metrics-bind-address)"
-	if !observe.RESTMetrics() {
-		o.log.Info("client-go's REST metrics were registered by another package: /metrics has no rest_client_* series")
-	}
-	mux := http.NewServeMux()
-	var err error
-	if o.opts.MetricsInsecure {
-		mux.Handle("/metrics", o.metricsHandler())
-		s.metricsAddr, err = s.serve(o.opts.MetricsAddr, mux, option)
-		return err
-	}
-	auth := securemetrics.NewAuth(o.clientset, o.log.WithName("metrics"))
-	cfg, err := securemetrics.TLS(s.ctx, o.opts.MetricsCertDir)
-	if err != nil {
-		return err
-	}
-	mux.Handle("/metrics", auth.Wrap(o.metricsHandler()))
-	s.metricsSecure = true
-	s.metricsAddr, err = s.serveTLS(o.opts.MetricsAddr, mux, cfg, option)
-	return err
-}
-
-// metricsURL spells the metrics address as a URL, or "off".
-func (s *servers) metricsURL() string {
-	u := addrOrOff(s.metricsAddr, "/metrics")
-	if s.metricsSecure {
-		u = strings.Replace(u, "http://", "https://", 1)
-	}
-	return u
-}
-
-// serverErrorLog sends what net/http logs (a failed TLS handshake, a
-// panicking handler) to the operator's logger at V(1), so that JSON logs
-// stay JSON.
-func serverErrorLog(l logr.Logger) *log.Logger {
-	return slog.NewLogLogger(logr.ToSlogHandler(l.WithName("http")), slog.Level(-1))
-}
-
-// apiProbe answers whether the API server is reachable, from a GET of its
-// /readyz made at most once a second (probes of several kubelets and
-// scrapers share one request).
-type apiProbe struct {
-	check func(ctx context.Context) error
-	host  string
-
-	mu   sync.Mutex
-	at   time.Time
-	last error
-}
-
-const probeTTL = time.Second
-
-func (p *apiProbe) get(ctx context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.at.IsZero() && time.Since(p.at) < probeTTL {
-		return p.last
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	p.last = nil
-	if err := p.check(ctx); err != nil {
-		p.last = fmt.Errorf("the API server at %s is not reachable or not ready: %w", p.host, err)
-	}
-	p.at = time.Now()
-	return p.last
-}
+// Degraded wraps the error of a ready check that /readyz shows without
+// failing: the operator works, in part. A fleet reports a cluster it
+// cannot reach so.
+func Degraded(err error) error { return serving.Degraded(err) }
 
 // CheckReady returns what /readyz answers: nil when every cache has
 // synced, none waits for the API server, the API server answers and every
@@ -161,60 +52,77 @@ func (o *Operator) CheckReady(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = o.checkReady(r)
+	_, err = o.readiness(r)
 	return err
 }
 
-// checkReady returns the notes of degraded checks too.
-func (o *Operator) checkReady(r *http.Request) ([]string, error) {
+// readiness is what /readyz answers, with the notes of degraded checks.
+func (o *Operator) readiness(r *http.Request) ([]string, error) {
 	switch {
 	case !o.ready.Load():
 		return nil, errors.New("caches not synced yet")
 	case o.outage.Waiting():
 		return nil, errors.New("caches wait for the API server to watch again")
 	}
-	if err := o.relists.waiting(); err != nil {
+	if err := o.relists.Waiting(); err != nil {
 		return nil, err
 	}
-	if err := o.probe.get(r.Context()); err != nil {
+	if err := o.probe.Get(r.Context()); err != nil {
 		return nil, err
 	}
-	return o.readyChecks(r)
+	return o.checks.Ready(r)
 }
 
-// checkAPIServer asks the API server's /readyz, which every authenticated
-// identity may read (ClusterRole system:public-info-viewer).
-func (o *Operator) checkAPIServer(ctx context.Context) error {
-	return o.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+// CheckHealth returns what /healthz answers: nil unless a health check
+// (AddHealthCheck) fails, naming it. A host of the operator (package
+// ctrlbridge) asks it from its own probes.
+func (o *Operator) CheckHealth(r *http.Request) error {
+	_, err := o.checks.Health(r)
+	return err
 }
 
-func (s *servers) serve(addr string, h http.Handler, option string) (string, error) {
-	return s.serveTLS(addr, h, nil, option)
+// startServers listens on the configured addresses ("0" disables one).
+func (o *Operator) startServers() (*serving.Servers, error) {
+	o.mu.Lock()
+	g := append(prometheus.Gatherers{o.metrics.Registry}, o.gatherers...)
+	o.mu.Unlock()
+	return serving.Start(serving.Config{
+		MetricsAddr:     o.opts.MetricsAddr,
+		HealthAddr:      o.opts.HealthAddr,
+		PprofAddr:       o.opts.PprofAddr,
+		MetricsInsecure: o.opts.MetricsInsecure,
+		MetricsCertDir:  o.opts.MetricsCertDir,
+		Metrics:         promhttp.HandlerFor(g, promhttp.HandlerOpts{Registry: o.metrics.Registry}),
+		Clientset:       o.clientset,
+		Health:          o.checks.Health,
+		Ready:           o.readiness,
+		Log:             o.log,
+	})
 }
 
-// serveTLS serves h on addr, over TLS when cfg is not nil.
-func (s *servers) serveTLS(addr string, h http.Handler, cfg *tls.Config, option string) (string, error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", fmt.Errorf("runtime: listen on %s: %w; choose another %s, or \"0\" to disable it", addr, err, option)
+// MetricsAddr returns the address /metrics is served on once Run listens
+// (useful with ":0"), or "" when disabled or not listening yet.
+func (o *Operator) MetricsAddr() string {
+	if s := o.servers.Load(); s != nil {
+		return s.MetricsAddr()
 	}
-	bound := l.Addr().String()
-	if cfg != nil {
-		l = tls.NewListener(l, cfg)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.errorLog}
-	s.http = append(s.http, srv)
-	go func() { _ = srv.Serve(l) }()
-	return bound, nil
+	return ""
 }
 
-func (s *servers) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, srv := range s.http {
-		if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = srv.Close()
-		}
+// HealthAddr returns the address /healthz and /readyz are served on once
+// Run listens, or "" when disabled or not listening yet.
+func (o *Operator) HealthAddr() string {
+	if s := o.servers.Load(); s != nil {
+		return s.HealthAddr()
 	}
-	s.cancel()
+	return ""
+}
+
+// PprofAddr returns the address net/http/pprof is served on once Run
+// listens, or "" when off (the default) or not listening yet.
+func (o *Operator) PprofAddr() string {
+	if s := o.servers.Load(); s != nil {
+		return s.PprofAddr()
+	}
+	return ""
 }

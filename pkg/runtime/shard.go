@@ -3,11 +3,13 @@ package runtime
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -17,8 +19,13 @@ import (
 // can give its buckets to the others. Exit and let the Pod restart.
 var ErrLostMembership = errors.New("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
 
-// shardEnv is what package shard needs of the operator (Options.Sharding).
-func (o *Operator) shardEnv() shard.Env {
+// sharding is an operator's part in sharding (Options.Sharding): its
+// member Lease and share, and the sharder while it leads.
+type sharding struct{ o *Operator }
+
+// env is what package shard needs of the operator.
+func (s sharding) env() shard.Env {
+	o := s.o
 	le := o.opts.LeaderElection
 	return shard.Env{
 		Keys:          o.shardKeys,
@@ -32,7 +39,7 @@ func (o *Operator) shardEnv() shard.Env {
 		Log:           o.log.WithName("member"),
 		Hooks: shard.Hooks{
 			Moved: func(mv shard.Move, handover time.Duration) {
-				o.emit(telemetry.ShardMoved{Bucket: mv.Bucket, Verb: string(mv.Verb), From: mv.From, To: mv.To, Handover: handover})
+				o.bus.Emit(telemetry.ShardMoved{Bucket: mv.Bucket, Verb: string(mv.Verb), From: mv.From, To: mv.To, Handover: handover})
 			},
 			Members: func(n int) { o.metrics.ShardMembers.Set(float64(n)) },
 			Buckets: func(n int) { o.metrics.ShardBuckets.Set(float64(n)) },
@@ -40,22 +47,13 @@ func (o *Operator) shardEnv() shard.Env {
 	}
 }
 
-// runMember holds this replica's member Lease and calls work with a
-// context that ends when ctx ends or the Lease could not be renewed (then
-// with cause ErrLostMembership). The Lease is released once work returned
-// drained.
-func (o *Operator) runMember(ctx context.Context, work func(ctx context.Context) bool) error {
-	k := o.shardKeys
-	e := o.elector(k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
-	return e.Run(ctx, work)
-}
-
-// newSharder returns the sharder of every controller's kind.
-func (o *Operator) newSharder() (*shard.Sharder, error) {
-	env := o.shardEnv()
+// sharder returns the sharder of every controller's kind.
+func (s sharding) sharder() (*shard.Sharder, error) {
+	o := s.o
+	env := s.env()
 	env.Log = o.log.WithName("sharder")
 	var kinds []shard.Kind
-	for _, c := range o.controllers {
+	for _, c := range o.plan.controllers {
 		sk, ok := c.(shardable)
 		if !ok {
 			continue
@@ -69,6 +67,90 @@ func (o *Operator) newSharder() (*shard.Sharder, error) {
 	return shard.NewSharder(env, kinds), nil
 }
 
+// run runs a sharded replica whose member m joined at start: the
+// controllers' workers on its own share while it holds its member Lease
+// (from now: the caches synced), and the sharder and the Runnables while
+// it leads. Either Lease lost stops both: Run returns ErrLostMembership or
+// ErrLostLeadership.
+func (s sharding) run(ctx context.Context, m *memberRun) error {
+	o := s.o
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	close(m.synced)
+	go func() {
+		<-m.done
+		if m.err != nil {
+			cancel(m.err)
+		}
+	}()
+	// The sharder's caches fill while this replica stands by: a new
+	// leader assigns the buckets of a member that died with the old one
+	// as soon as that member's Lease expired.
+	sh, err := s.sharder()
+	if err == nil {
+		err = sh.Watch(ctx)
+	}
+	if err != nil {
+		m.cancel(err)
+		<-m.done
+		return err
+	}
+	el := o.opts.LeaderElection.elector(o.leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
+	leadErr := el.Run(ctx, func(leadCtx context.Context) bool {
+		return o.workOn(leadCtx, nil, append(o.leaderRunnables(), sh), true)
+	})
+	if leadErr != nil {
+		m.cancel(leadErr)
+	}
+	<-m.done
+	if m.err != nil {
+		return m.err
+	}
+	return leadErr
+}
+
+// memberRun is this replica's membership: it holds the member Lease from
+// Run's start, and its workers start once synced is closed.
+type memberRun struct {
+	cancel context.CancelCauseFunc
+	synced chan struct{}
+	done   chan struct{}
+	err    error
+}
+
+// join starts holding this replica's member Lease until ctx ends or stop:
+// its workers run on its share from when synced is closed, while it holds
+// the Lease. The Lease is released once they drained.
+func (s sharding) join(ctx context.Context) *memberRun {
+	o := s.o
+	ctx, cancel := context.WithCancelCause(ctx)
+	m := &memberRun{cancel: cancel, synced: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		k := o.shardKeys
+		e := o.opts.LeaderElection.elector(o.leases, o.opts.Clock, k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
+		m.err = e.Run(ctx, func(memberCtx context.Context) bool {
+			select {
+			case <-m.synced:
+			case <-memberCtx.Done():
+				return true // never worked: nothing left behind
+			}
+			var follow sync.WaitGroup
+			follow.Go(func() { o.member.Follow(memberCtx) })
+			drained := o.workOn(memberCtx, o.plan.controllers, nil, false)
+			follow.Wait()
+			return drained
+		})
+	}()
+	return m
+}
+
+// stop leaves: the Lease is released once the workers drained.
+func (m *memberRun) stop() {
+	m.cancel(nil)
+	<-m.done
+}
+
 // shardable is a controller the sharder labels the objects of.
 type shardable interface {
 	// shardKind returns the controller's kind as the sharder watches it:
@@ -78,7 +160,7 @@ type shardable interface {
 
 func (c *Controller[T]) shardKind(selector string) (shard.Kind, error) {
 	k := shard.Kind{Controller: c.name, Resource: c.op.metadata.Resource(c.kind.GVR())}
-	for _, ns := range c.op.namespaces(c.kind.Namespaced) {
+	for _, ns := range c.op.opts.namespaces(c.kind.Namespaced) {
 		inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, selector)
 		if err != nil {
 			return k, err
@@ -91,9 +173,13 @@ func (c *Controller[T]) shardKind(selector string) (shard.Kind, error) {
 	return k, nil
 }
 
+// shardSeam is the controller's part in sharding.
+type shardSeam[T apis.Object] struct{ c *Controller[T] }
+
 // bucketLabel is the bucket label of a descendant: its controller
 // owner's, as the cache holds the owner.
-func (c *Controller[T]) bucketLabel(descendant metav1.Object) string {
+func (s shardSeam[T]) bucketLabel(descendant metav1.Object) string {
+	c := s.c
 	ns, name := descendant.GetNamespace(), ""
 	if ref := metav1.GetControllerOfNoCopy(descendant); ref != nil {
 		name = ref.Name
@@ -112,7 +198,8 @@ func (c *Controller[T]) bucketLabel(descendant metav1.Object) string {
 // shardObjects reports the objects of a controller's kind this member
 // caches: its share. The metrics are served before the caches are set up,
 // so it reads the informers watchesStarted published, not c.caches.
-func (c *Controller[T]) shardObjects() float64 {
+func (s shardSeam[T]) shardObjects() float64 {
+	c := s.c
 	infs := c.started.Load()
 	if infs == nil {
 		return 0

@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
 )
 
 // VersionAnnotation names, on one object, the API version whose controller
@@ -127,110 +126,27 @@ func writtenVersion(obj metav1.Object, manager string) string {
 	return version
 }
 
-// dispatchGroups are an operator's dispatch groups, by kind.
-type dispatchGroups map[schema.GroupKind]*dispatchGroup
-
-// dispatchGroup is what the controllers of one kind under one
-// VersionDispatch share: the turns on keys and who handled each key last.
-type dispatchGroup struct {
-	rule VersionDispatch
-
-	mu    sync.Mutex
-	turns map[cache.ObjectName]*turn
-	last  map[cache.ObjectName]handledBy
-	by    map[string]bool // versions registered
-}
-
-type turn struct {
-	sync.Mutex
-	waiting int // holders and waiters, under dispatchGroup.mu
-}
-
-type handledBy struct {
-	uid     types.UID
-	version string
-}
-
-// joinDispatch adds a controller of gvk to the operator's dispatch group of
-// its kind, creating it.
-func (o *Operator) joinDispatch(gvk schema.GroupVersionKind, rule VersionDispatch) (*dispatchGroup, error) {
-	if err := rule.check(gvk.GroupKind(), gvk.Version); err != nil {
-		return nil, err
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.dispatch == nil {
-		o.dispatch = dispatchGroups{}
-	}
-	g := o.dispatch[gvk.GroupKind()]
-	switch {
-	case g == nil:
-		g = &dispatchGroup{rule: rule, turns: map[cache.ObjectName]*turn{}, last: map[cache.ObjectName]handledBy{}, by: map[string]bool{}}
-		o.dispatch[gvk.GroupKind()] = g
-	case !g.rule.equal(rule):
-		return nil, fmt.Errorf("runtime.Register: %s %s: ControllerOptions.VersionDispatch %+v differs from %+v, which another version's controller registered; give every version's controller the same", gvk.GroupKind(), gvk.Version, rule, g.rule)
-	case g.by[gvk.Version]:
-		return nil, fmt.Errorf("runtime.Register: %s %s: a controller of this version already shares the kind (ControllerOptions.VersionDispatch); one controller per version", gvk.GroupKind(), gvk.Version)
-	}
-	g.by[gvk.Version] = true
-	return g, nil
-}
-
-// take waits for key's turn; release gives it back.
-func (g *dispatchGroup) take(key cache.ObjectName) (release func()) {
-	g.mu.Lock()
-	t := g.turns[key]
-	if t == nil {
-		t = &turn{}
-		g.turns[key] = t
-	}
-	t.waiting++
-	g.mu.Unlock()
-	t.Lock()
-	return func() {
-		t.Unlock()
-		g.mu.Lock()
-		if t.waiting--; t.waiting == 0 {
-			delete(g.turns, key)
-		}
-		g.mu.Unlock()
-	}
-}
-
-func (g *dispatchGroup) lastHandler(key cache.ObjectName) handledBy {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.last[key]
-}
-
-func (g *dispatchGroup) handled(key cache.ObjectName, by handledBy) {
-	g.mu.Lock()
-	g.last[key] = by
-	g.mu.Unlock()
-}
-
-func (g *dispatchGroup) forget(key cache.ObjectName) {
-	g.mu.Lock()
-	delete(g.last, key)
-	g.mu.Unlock()
-}
+// versionTurn is the controller's seat in its kind's dispatch group
+// (ControllerOptions.VersionDispatch).
+type versionTurn[T apis.Object] struct{ c *Controller[T] }
 
 // takeTurn decides whether this controller handles key under its
 // VersionDispatch. When it does, it holds key's turn until release is
 // called; when it does not, the controller forgets the object and the
 // queue the key (or, when the live read failed, retries it with backoff).
-func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (release func(), mine bool) {
-	release = c.dispatch.take(key)
+func (s versionTurn[T]) take(ctx context.Context, key cache.ObjectName) (release func(), mine bool) {
+	c := s.c
+	release = c.dispatch.Take(key)
 	obj, ok := c.Get(key)
 	if !ok {
-		c.dispatch.forget(key)
+		c.dispatch.Forget(key)
 		return release, true // gone: handle as without dispatch
 	}
 	version, manager := c.kind.GVK.Version, c.op.opts.Name
 	mine = c.opts.VersionDispatch.Version(obj, manager) == version
-	if last := c.dispatch.lastHandler(key); mine && last.uid == obj.GetUID() && last.version != version {
+	if last := c.dispatch.Last(key); mine && last.UID == obj.GetUID() && last.Version != version {
 		var err error
-		if mine, err = c.confirm(ctx, key, version); err != nil {
+		if mine, err = s.confirm(ctx, key, version); err != nil {
 			release()
 			c.log.Error(err, "cannot read the object to confirm it moved to this version's controller; retrying with backoff", "namespace", key.Namespace, "name", key.Name)
 			c.queue.AddRateLimited(key)
@@ -243,14 +159,15 @@ func (c *Controller[T]) takeTurn(ctx context.Context, key cache.ObjectName) (rel
 		c.queue.Forget(key)
 		return nil, false
 	}
-	c.dispatch.handled(key, handledBy{uid: obj.GetUID(), version: version})
+	c.dispatch.Handled(key, dispatch.HandledBy{UID: obj.GetUID(), Version: version})
 	return release, true
 }
 
 // confirm reads key from the API server, past this controller's cache,
 // which may lag behind the one of the controller that handled it last,
 // and reports whether the rule sends it to version.
-func (c *Controller[T]) confirm(ctx context.Context, key cache.ObjectName, version string) (bool, error) {
+func (s versionTurn[T]) confirm(ctx context.Context, key cache.ObjectName, version string) (bool, error) {
+	c := s.c
 	live, err := c.kind.Client(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -264,9 +181,10 @@ func (c *Controller[T]) confirm(ctx context.Context, key cache.ObjectName, versi
 // dispatchTransform is the transform of the controller's own informers:
 // the operator's, except that with VersionDispatch.Written the
 // managedFields entries stay, without their field sets.
-func (c *Controller[T]) dispatchTransform() cache.TransformFunc {
+func (s versionTurn[T]) transform() cache.TransformFunc {
+	c := s.c
 	if c.opts.VersionDispatch == nil || !c.opts.VersionDispatch.Written || c.op.opts.KeepManagedFields {
-		return c.op.transform()
+		return c.op.opts.transform()
 	}
 	manager := c.op.opts.Name
 	if c.op.fieldsFilter != nil {

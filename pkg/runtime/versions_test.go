@@ -22,11 +22,11 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // versionsGroup serves Gadget in v1 and v2 with the same schema and
@@ -47,7 +47,7 @@ func init() {
 // test Gadget CRD in another group, served in v1 (stored) and v2.
 func installVersionedGadgets(t *testing.T) {
 	t.Helper()
-	crds, err := testenv.ReadCRDs(filepath.Join("..", "..", "internal", "testkit", "testapi", "crd"))
+	crds, err := testenv.ReadCRDs(filepath.Join("..", "..", "test", "testkit", "testapi", "crd"))
 	require.NoError(t, err)
 	require.Len(t, crds, 1)
 	crd := crds[0].DeepCopy()

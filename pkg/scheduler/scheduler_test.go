@@ -14,10 +14,10 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/scheduler"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 // cheapest places pods on nodes labelled cheap=true; nodes of other tests

@@ -15,11 +15,11 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/task"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 var env = testenv.New(testenv.Options{})

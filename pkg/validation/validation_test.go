@@ -13,7 +13,7 @@ import (
 
 	todov1 "github.com/opgen-sdk/opgen/examples/todo-operator/apis/todo/v1"
 	"github.com/opgen-sdk/opgen/pkg/validation"
-	"github.com/opgen-sdk/opgen/pkg/validation/testcases"
+	"github.com/opgen-sdk/opgen/pkg/validation/internal/testcases"
 )
 
 func load(t *testing.T) *validation.Set {

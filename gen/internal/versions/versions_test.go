@@ -16,10 +16,10 @@ import (
 	shapesv2 "github.com/opgen-sdk/opgen/gen/internal/versions/apis/shapes/v2"
 	"github.com/opgen-sdk/opgen/gen/internal/versions/internal/controller"
 	"github.com/opgen-sdk/opgen/gen/internal/versions/pkg/generated/clientset/versioned"
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 var env = testenv.New(testenv.Options{CRDDirs: []string{"config/crd"}})

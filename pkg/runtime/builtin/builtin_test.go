@@ -17,12 +17,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin/internal/kindgen"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 // printer is a pod printer: it records what it saw of each Pod.

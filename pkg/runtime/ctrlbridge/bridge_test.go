@@ -18,12 +18,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../../internal/testkit/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../../test/testkit/testapi/crd"}})
 
 func TestMain(m *testing.M) {
 	if os.Getenv(measureModeEnv) != "" {

@@ -31,11 +31,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	"github.com/opgen-sdk/opgen/pkg/runtime/ctrlbridge"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // The memory of one process that runs both runtimes against the two

@@ -25,10 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	"github.com/opgen-sdk/opgen/pkg/runtime/ctrlbridge"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // The process of these tests: a controller-runtime manager that hosts an

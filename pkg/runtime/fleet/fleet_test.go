@@ -20,11 +20,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/fleet"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // election are short Lease timings, so that a handover takes seconds.

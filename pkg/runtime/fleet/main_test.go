@@ -13,14 +13,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
-const crds = "../../../internal/testkit/testapi/crd"
+const crds = "../../../test/testkit/testapi/crd"
 
 // Three control planes: the home cluster (the shared one) and two member
 // clusters of this package's own, which the tests stop and restart.

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/fleet"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 // engagements records what a provider tells.

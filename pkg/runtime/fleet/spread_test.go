@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/fleet"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 // TestSpreadOverReplicas: with sharding, two replicas share three clusters,

@@ -29,7 +29,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 	"github.com/opgen-sdk/opgen/pkg/validation"
-	"github.com/opgen-sdk/opgen/pkg/validation/testcases"
+	"github.com/opgen-sdk/opgen/pkg/validation/internal/testcases"
 )
 
 // Private: an operator that another package ran on the shared control

@@ -18,7 +18,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
 
-var env = testenv.New(testenv.Options{CRDDirs: []string{"../../../../internal/testkit/testapi/crd"}})
+var env = testenv.New(testenv.Options{CRDDirs: []string{"../../../../test/testkit/testapi/crd"}})
 
 func TestMain(m *testing.M) { env.Main(m) }
 

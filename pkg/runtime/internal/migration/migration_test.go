@@ -18,9 +18,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/opgen-sdk/opgen/internal/testkit"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/migration"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
+	"github.com/opgen-sdk/opgen/test/testkit"
 )
 
 // A private control plane with the controller manager, whose

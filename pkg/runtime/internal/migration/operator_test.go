@@ -21,11 +21,11 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/opgen-sdk/opgen/gen/rbac"
-	"github.com/opgen-sdk/opgen/internal/testkit"
-	"github.com/opgen-sdk/opgen/internal/testkit/testapi"
+	"github.com/opgen-sdk/opgen/internal/migrationrules"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/test/testkit"
+	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
 
 // widgetKind is the runtime.Kind of the Widgets of gr in v1, with the
@@ -61,9 +61,9 @@ func widgetKind(t *testing.T, op *runtime.Operator, gr schema.GroupResource) run
 // TestOperatorMigratesStorage: objects written while v1alpha1 was the
 // storage version, storage moved to v1, the operator (with a controller
 // of v1) started as a ServiceAccount with the controller's rules and the
-// generated migration rules (gen/rbac) only: its leader migrates them,
-// storedVersions becomes [v1], and v1alpha1 can be removed from the CRD;
-// a StorageMigrated Event says so.
+// migration rules gen/rbac writes (internal/migrationrules) only: its
+// leader migrates them, storedVersions becomes [v1], and v1alpha1 can be
+// removed from the CRD; a StorageMigrated Event says so.
 func TestOperatorMigratesStorage(t *testing.T) {
 	ns := env.Namespace(t)
 	gr := widgets(t, "op.migration.test.opgen.dev", ns, 20)
@@ -93,7 +93,7 @@ func runOperator(t *testing.T, ns string, gr schema.GroupResource) {
 		{APIGroups: []string{gr.Group}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch", "patch"}},
 		{APIGroups: []string{gr.Group}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "patch", "update"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-	}, rbac.MigrationRules(gr.Group, gr.Resource, true)...)
+	}, migrationrules.For(gr.Group, gr.Resource, true)...)
 	op, err := runtime.New(testkit.ServiceAccount(t, env, ns, "migrator", rules), runtime.Options{Name: "migration-test", Namespaces: []string{ns},
 		LeaderElection: runtime.LeaderElectionOptions{Disabled: true}, MetricsAddr: "0", HealthAddr: "0", Logger: testr.New(t)})
 	require.NoError(t, err)

@@ -10,9 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	certutil "k8s.io/client-go/util/cert"
-
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // TLS returns the TLS configuration of secure metrics. It serves the

@@ -1,0 +1,126 @@
+// Package lanes is the storage under a controller's work queue: a FIFO
+// per lane, so that a new object's finalizer and a change someone made go
+// ahead of bulk work, and bulk work is never starved.
+package lanes
+
+import (
+	"slices"
+	"sync"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Lanes of a controller's work queue, first served first.
+const (
+	// laneFinalize: the object lacks the finalizer its kind needs, so a
+	// new object is protected before any other queued work runs (see
+	// the runtime's finalizeFirst).
+	laneFinalize = iota
+	// laneUser: a change someone made. An add after the initial list, an
+	// update that passes the filter, a delete, or a change to an owned or
+	// watched object.
+	laneUser
+	// laneBulk: the initial list after a start, periodic reconciles,
+	// requeues and retries.
+	laneBulk
+	lanes
+)
+
+// userBurst is how many keys the user lane may serve in a row while bulk
+// keys wait: one bulk key follows, so that bulk work is never starved.
+const userBurst = 8
+
+// Queue is the storage under a controller's work queue: a FIFO per
+// lane. workqueue.Typed calls its methods under its own lock, from one
+// goroutine at a time.
+type Queue struct {
+	// Urgent reports whether a key belongs in laneFinalize.
+	Urgent func(cache.ObjectName) bool
+	// Marks are the keys that belong in laneUser.
+	Marks *Marks
+	fifo  [lanes][]cache.ObjectName
+	burst int // user keys served in a row while bulk keys waited
+}
+
+var _ workqueue.Queue[cache.ObjectName] = (*Queue)(nil)
+
+func (q *Queue) lane(key cache.ObjectName) int {
+	switch {
+	case q.Urgent(key):
+		return laneFinalize
+	case q.Marks.take(key):
+		return laneUser
+	}
+	return laneBulk
+}
+
+// Push adds a key that is not queued.
+func (q *Queue) Push(key cache.ObjectName) {
+	l := q.lane(key)
+	q.fifo[l] = append(q.fifo[l], key)
+}
+
+// Touch is a queued key added again: it moves to a lane ahead of its own
+// when it became urgent, or someone changed its object.
+func (q *Queue) Touch(key cache.ObjectName) {
+	l := q.lane(key)
+	for from := l + 1; from < lanes; from++ {
+		if i := slices.Index(q.fifo[from], key); i >= 0 {
+			q.fifo[from] = slices.Delete(q.fifo[from], i, i+1)
+			q.fifo[l] = append(q.fifo[l], key)
+			return
+		}
+	}
+}
+
+// Len is the number of queued keys.
+func (q *Queue) Len() int { return len(q.fifo[0]) + len(q.fifo[1]) + len(q.fifo[2]) }
+
+// Pop takes the oldest key of the first lane that has one, but a bulk key
+// after userBurst user keys in a row. The workqueue calls it only when
+// Len > 0.
+func (q *Queue) Pop() cache.ObjectName {
+	l := laneFinalize
+	for len(q.fifo[l]) == 0 {
+		l++
+	}
+	switch {
+	case l == laneUser && len(q.fifo[laneBulk]) > 0 && q.burst >= userBurst:
+		l, q.burst = laneBulk, 0
+	case l == laneUser && len(q.fifo[laneBulk]) > 0:
+		q.burst++
+	case l == laneBulk:
+		q.burst = 0
+	}
+	key := q.fifo[l][0]
+	q.fifo[l][0] = cache.ObjectName{}
+	q.fifo[l] = q.fifo[l][1:]
+	return key
+}
+
+// Marks are the keys someone's change woke, until the queue places
+// them in the user lane.
+type Marks struct {
+	mu   sync.Mutex
+	keys map[cache.ObjectName]struct{}
+}
+
+// Mark marks key: someone changed its object.
+func (m *Marks) Mark(key cache.ObjectName) {
+	m.mu.Lock()
+	if m.keys == nil {
+		m.keys = map[cache.ObjectName]struct{}{}
+	}
+	m.keys[key] = struct{}{}
+	m.mu.Unlock()
+}
+
+// take reports whether key was marked, and unmarks it.
+func (m *Marks) take(key cache.ObjectName) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.keys[key]
+	delete(m.keys, key)
+	return ok
+}

@@ -1,0 +1,45 @@
+package lanes
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/client-go/tools/cache"
+)
+
+func key(i int) cache.ObjectName { return cache.ObjectName{Namespace: "ns", Name: strconv.Itoa(i)} }
+
+// The lanes serve urgent keys first, then keys someone's change woke, then
+// bulk keys; a user key queued as bulk moves up when touched; and bulk
+// keys get a turn after userBurst user keys in a row.
+func TestLaneQueue(t *testing.T) {
+	urgent := map[cache.ObjectName]bool{}
+	q := &Queue{Urgent: func(k cache.ObjectName) bool { return urgent[k] }, Marks: &Marks{}}
+	for i := range 3 {
+		q.Push(key(i)) // bulk: 0 1 2
+	}
+	q.Marks.Mark(key(10))
+	q.Push(key(10)) // user
+	urgent[key(20)] = true
+	q.Push(key(20)) // urgent
+	q.Marks.Mark(key(1))
+	q.Touch(key(1)) // bulk → user
+	assert.Equal(t, 5, q.Len())
+	var got []string
+	for q.Len() > 0 {
+		got = append(got, q.Pop().Name)
+	}
+	assert.Equal(t, []string{"20", "10", "1", "0", "2"}, got)
+
+	for i := range userBurst + 2 {
+		q.Marks.Mark(key(100 + i))
+		q.Push(key(100 + i))
+	}
+	q.Push(key(1))
+	got = got[:0]
+	for q.Len() > 0 {
+		got = append(got, q.Pop().Name)
+	}
+	assert.Equal(t, "1", got[userBurst], "a bulk key after %d user keys", userBurst)
+}
