@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"golang.org/x/sync/errgroup"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,35 +41,57 @@ func (c *checker) checkVersion(ctx context.Context, crd *apiextensionsv1.CustomR
 	if err := s.namespaces(ctx, objects); err != nil {
 		return err
 	}
-	created := map[string]string{}
-	for i := range objects {
-		if err := s.create(ctx, &objects[i], true); err != nil {
-			created[key(&objects[i])] = err.Error()
-		}
-	}
+	created := make([]error, len(objects))
+	_ = forEach(ctx, len(objects), func(i int) error {
+		created[i] = s.create(ctx, &objects[i], true)
+		return nil
+	})
 	if err := s.install(ctx, permissive, false); err != nil {
 		return err
 	}
-	for i := range objects {
+	err = forEach(ctx, len(objects), func(i int) error {
 		if err := s.create(ctx, &objects[i], false); err != nil {
 			return fmt.Errorf("copy %s to the scratch API server: %w", key(&objects[i]), err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := s.install(ctx, strict, true); err != nil {
 		return err
 	}
+	touched := make([]error, len(objects))
+	_ = forEach(ctx, len(objects), func(i int) error {
+		touched[i] = s.touch(ctx, &objects[i])
+		return nil
+	})
 	for i := range objects {
-		o := &objects[i]
-		v := Verdict{Namespace: o.GetNamespace(), Name: o.GetName()}
-		if err := s.touch(ctx, o); err != nil {
-			v.Message = err.Error()
+		v := Verdict{Namespace: objects[i].GetNamespace(), Name: objects[i].GetName()}
+		switch {
+		case touched[i] != nil:
+			v.Message = touched[i].Error()
 			r.Refused = append(r.Refused, v)
-		} else if msg, refused := created[key(o)]; refused {
-			v.Message = msg
+		case created[i] != nil:
+			v.Message = created[i].Error()
 			r.Ratcheted = append(r.Ratcheted, v)
 		}
 	}
 	return nil
+}
+
+// workers is how many requests to the scratch server run at once.
+const workers = 8
+
+// forEach runs do for 0..n-1, workers at a time, and returns the first
+// error.
+func forEach(ctx context.Context, n int, do func(i int) error) error {
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range n {
+		g.Go(func() error { return do(i) })
+	}
+	return g.Wait()
 }
 
 func key(o *unstructured.Unstructured) string { return o.GetNamespace() + "/" + o.GetName() }
