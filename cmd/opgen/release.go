@@ -8,13 +8,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/cli"
 	"github.com/opgen-sdk/opgen/gen/compat"
 )
 
 func newReleaseCommand() *cobra.Command {
 	var (
-		opts gen.Options
-		dir  string
+		opts         gen.Options
+		dir          string
+		live, dryRun bool
+		cluster      cli.LiveOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "release [packages]",
@@ -32,8 +35,16 @@ Run it when you ship, and commit config/released with the release. The
 CRDs pass through the gate against the previous release first: a release
 that breaks it without acknowledgement fails and writes nothing. The
 markers that acknowledged its changes are done afterwards; release lists
-them. See docs/upgrading.md.`,
+them. See docs/upgrading.md.
+
+--live checks the objects of the current cluster (read only) first: it
+reports each object that the new CRDs refuse an update of (a label, a
+finalizer's removal), which the API server's validation ratcheting does
+not keep writable, and fails, writing nothing, when there is one. The
+judge is a scratch API server of opgen's local control plane (built on
+first use). --dry-run writes nothing.`,
 		Example: `  opgen release
+  opgen release --live --context production --dry-run
   git add config/released && git commit -m "release v1.2.0"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -41,14 +52,25 @@ them. See docs/upgrading.md.`,
 				return err
 			}
 			opts.Patterns = args
-			res, err := compat.Release(cmd.Context(), opts)
+			prepared, err := compat.PrepareRelease(cmd.Context(), opts)
 			if runErr := (*gen.RunError)(nil); errors.As(err, &runErr) {
 				return errors.New(runErr.Relative(opts.Root).Error())
 			}
 			if err != nil {
 				return err
 			}
-			reportRelease(cmd, opts, res)
+			if live {
+				if err := preflight(cmd, prepared, cluster); err != nil {
+					return err
+				}
+			}
+			res := prepared.Result()
+			if !dryRun {
+				if res, err = prepared.Write(); err != nil {
+					return err
+				}
+			}
+			reportRelease(cmd, opts, res, dryRun)
 			return nil
 		},
 	}
@@ -58,10 +80,26 @@ them. See docs/upgrading.md.`,
 	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests, as for opgen generate")
 	f.StringVar(&opts.ReleasedDir, "released-dir", gen.DefaultReleasedDir, "directory to record the released CRDs in")
 	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields, as for opgen generate")
+	f.BoolVar(&live, "live", false, "check the objects of the current cluster against the new CRDs first, and fail when it holds objects they refuse")
+	f.StringVar(&cluster.Kubeconfig, "kubeconfig", "", "with --live: the kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config)")
+	f.StringVar(&cluster.Context, "context", "", "with --live: the kubeconfig's context (default: its current context)")
+	f.BoolVar(&dryRun, "dry-run", false, "check, and write nothing")
 	return cmd
 }
 
-func reportRelease(cmd *cobra.Command, opts gen.Options, res *compat.ReleaseResult) {
+// preflight runs the live check of the release's CRDs.
+func preflight(cmd *cobra.Command, prepared *compat.PreparedRelease, cluster cli.LiveOptions) error {
+	refused, err := cli.Preflight(cmd.Context(), prepared.Files, cluster, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	if err != nil {
+		return fmt.Errorf("--live: %w", err)
+	}
+	if refused {
+		return errors.New("--live: the cluster holds objects that the new CRDs refuse, listed above: change them (or the types) first; nothing was written")
+	}
+	return nil
+}
+
+func reportRelease(cmd *cobra.Command, opts gen.Options, res *compat.ReleaseResult, dryRun bool) {
 	w := cmd.ErrOrStderr()
 	for _, warn := range (&gen.RunError{Errors: res.Warnings}).Relative(opts.Root).Errors {
 		fmt.Fprintf(w, "opgen: warning: %s\n", warn)
@@ -70,10 +108,16 @@ func reportRelease(cmd *cobra.Command, opts gen.Options, res *compat.ReleaseResu
 		rel, _ := filepath.Rel(opts.Root, c.Path)
 		fmt.Fprintf(w, "opgen: %s %s\n", c.Op, rel)
 	}
-	if len(res.Changes) == 0 {
+	switch {
+	case dryRun:
+		fmt.Fprintf(w, "opgen: --dry-run: %s left as it is\n", opts.ReleasedDir)
+	case len(res.Changes) == 0:
 		fmt.Fprintf(w, "opgen: %s already holds these CRDs\n", opts.ReleasedDir)
 	}
 	for _, pos := range res.Done {
+		if dryRun {
+			break
+		}
 		if rel, err := filepath.Rel(opts.Root, pos.Filename); err == nil {
 			pos.Filename = rel
 		}

@@ -8,34 +8,46 @@ import (
 
 func newUpgradeCommand() *cobra.Command {
 	var (
-		dir   string
-		write bool
+		dir, base string
+		write     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "upgrade [FILE...]",
-		Short: "Re-render the scaffold files opgen owns (Makefile, Dockerfile, generate.go) for this opgen; show the diff, write with --write",
+		Short: "Merge this opgen's templates into the scaffold files opgen owns (Makefile, Dockerfile, generate.go, .gitignore), keeping your edits; show the diff, write with --write",
 		Long: `opgen init writes some files that stay opgen's build plumbing: the Makefile,
-the Dockerfile and generate.go. When opgen's templates change (new make
-targets, a new go:generate line), opgen upgrade renders them again for this
-project with the opgen that runs it, and prints a unified diff of each file
-that would change. Nothing is written without --write. FILE arguments
-limit it to some of those files.
+the Dockerfile, generate.go and .gitignore. When opgen's templates change
+(new make targets, a new go:generate line), opgen upgrade merges the new
+templates into them, three ways, as git merges branches: the base is the
+same file as the opgen that scaffolded the project wrote it (its files
+say which: "Scaffolded by opgen v0.1.0"; this opgen keeps the templates
+of every release). A line you changed and the template did not keeps your
+change; a line the template changed and you did not takes the new one; a
+line both changed is a conflict, marked in the file as git marks them
+(<<<<<<< yours, ||||||| the old template, =======, >>>>>>> the new
+template), and listed. .gitignore merges as a set of lines: never a
+conflict. It prints a unified diff of each file that would change;
+nothing is written without --write, and a write with conflicts exits 1.
 
-Your code is never touched: go.mod, main.go, README.md, .gitignore,
-internal/ and apis/ are yours from the start. Edits you made to an owned
-file show in the diff as lines it would remove: keep them by not writing
-that file, or write and add them back.
+FILE arguments limit it to some files, or name main.go or README.md,
+which are yours from the start and merged only when named. go.mod,
+internal/ and apis/ are never touched.
+
+A project scaffolded by a development build, or by an opgen from before
+v0.1.0, has no base: the new templates replace its files, and your edits
+show in the diff as lines removed; --base names the release to merge
+against instead.
 
 To move a project to a newer opgen:
   go get github.com/opgen-sdk/opgen@latest
   go tool opgen upgrade           # read the diff
-  go tool opgen upgrade --write
+  go tool opgen upgrade --write   # resolve conflicts, if any
   go generate ./...`,
 		RunE: func(cmd *cobra.Command, files []string) error {
-			return cli.Upgrade(dir, files, write, cmd.OutOrStdout())
+			return cli.Upgrade(dir, files, write, base, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "dir", "C", ".", "the project's root, where go.mod is")
 	cmd.Flags().BoolVar(&write, "write", false, "write the files that differ")
+	cmd.Flags().StringVar(&base, "base", "", "the opgen release that scaffolded the project (v0.1.0), when its files do not say")
 	return cmd
 }

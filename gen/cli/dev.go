@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -36,15 +37,23 @@ func Dev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // buildDev builds DevPackage into the user cache directory and returns
 // the binary.
 func buildDev(ctx context.Context, progress io.Writer) (string, error) {
+	return buildHelper(ctx, DevPackage, progress)
+}
+
+// buildHelper builds a command of opgen's module that the opgen command
+// runs but does not link (opgen dev, the preflight of opgen release
+// --live) into the user cache directory, and returns the binary.
+func buildHelper(ctx context.Context, pkg string, progress io.Writer) (string, error) {
 	dir, err := osenv.CacheDir("bin")
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "opgen-dev")
+	name := path.Base(pkg)
+	bin := filepath.Join(dir, "opgen-"+name)
 	if _, err := os.Stat(bin); err != nil {
-		fmt.Fprintln(progress, "opgen: building opgen dev, once (go build "+DevPackage+")")
+		fmt.Fprintln(progress, "opgen: building opgen "+name+", once (go build "+pkg+")")
 	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, DevPackage)
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	var out bytes.Buffer
 	build.Stdout, build.Stderr = &out, &out
 	if build.Run() == nil {
@@ -52,14 +61,14 @@ func buildDev(ctx context.Context, progress io.Writer) (string, error) {
 	}
 	version := BuildVersion()
 	if version == "" || version == "(devel)" {
-		return "", fmt.Errorf("build %s: %s: run opgen dev from the directory of a module that requires github.com/opgen-sdk/opgen (go get -tool github.com/opgen-sdk/opgen/cmd/opgen)", DevPackage, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("build %s: %s: run opgen from the directory of a module that requires github.com/opgen-sdk/opgen (go get -tool github.com/opgen-sdk/opgen/cmd/opgen)", pkg, strings.TrimSpace(out.String()))
 	}
 	// Outside a module that requires opgen: the running opgen's version.
 	gobin := filepath.Join(dir, version)
-	install := exec.CommandContext(ctx, "go", "install", DevPackage+"@"+version)
+	install := exec.CommandContext(ctx, "go", "install", pkg+"@"+version)
 	install.Env = append(os.Environ(), "GOBIN="+gobin)
 	if msg, err := install.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go install %s@%s: %w: %s", DevPackage, version, err, strings.TrimSpace(string(msg)))
+		return "", fmt.Errorf("go install %s@%s: %w: %s", pkg, version, err, strings.TrimSpace(string(msg)))
 	}
-	return filepath.Join(gobin, "dev"), nil
+	return filepath.Join(gobin, name), nil
 }

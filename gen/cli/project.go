@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -100,78 +97,93 @@ func requireImports(ctx context.Context, moduleDir string) error {
 	return nil
 }
 
-// Upgrade renders again the scaffold files opgen owns (scaffold.OwnedFiles,
-// or those of files) for the project in dir, prints the diff of each that
-// would change on out, and writes them with write.
-func Upgrade(dir string, files []string, write bool, out io.Writer) error {
+// Upgrade merges the scaffold files opgen owns (scaffold.UpgradeFiles,
+// or those of files) of the project in dir with this opgen's templates,
+// three ways, against the templates of the release that scaffolded it
+// (or of base), prints the diff of each file that would change on out,
+// and writes them with write. Conflicts are marked in the files, as git
+// marks them, and make it fail once written.
+func Upgrade(dir string, files []string, write bool, base string, out io.Writer) error {
 	opts, err := scaffold.ReadProject(dir)
 	if err != nil {
 		return err
 	}
-	before := scaffold.ScaffoldedBy(dir)
-	if before == "" {
-		before = "an opgen from before the scaffold recorded its version"
-	}
-	with := "this opgen's templates (a development build), recording the opgen go.mod requires"
 	if v := BuildVersion(); v != "" && v != "(devel)" {
 		opts.OpgenVersion = v
-		with = "the templates of opgen " + v
 	}
-	rendered, err := scaffold.RenderOwned(opts)
+	plan, err := scaffold.PlanUpgrade(dir, opts, files, base)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		files = scaffold.OwnedFiles
-	}
-	fmt.Fprintf(out, "project %s (%s), scaffolded by %s; rendering with %s\n", opts.Name, opts.Module, before, with)
+	describePlan(out, opts, plan)
 	var changed []string
-	for _, f := range files {
-		differs, err := upgradeFile(dir, f, rendered[f], write, out)
-		if err != nil {
+	var conflicts []string
+	for _, f := range plan.Files {
+		if f.Note != "" {
+			fmt.Fprintf(out, "%s: %s\n", f.Path, f.Note)
+		}
+		if !f.Changed() {
+			continue
+		}
+		changed = append(changed, f.Path)
+		for _, c := range f.Conflicts {
+			conflicts = append(conflicts, fmt.Sprintf("%s:%d", f.Path, c.Line))
+		}
+		if err := upgradeFile(dir, f, write, out); err != nil {
 			return err
 		}
-		if differs {
-			changed = append(changed, f)
-		}
 	}
+	return summarize(out, changed, conflicts, write)
+}
+
+// describePlan says where the project comes from and what the merge's
+// base is.
+func describePlan(out io.Writer, opts scaffold.ProjectOptions, plan *scaffold.UpgradePlan) {
+	from := plan.From
+	if from == "" {
+		from = "an opgen from before the scaffold recorded its version"
+	}
+	fmt.Fprintf(out, "project %s (%s), scaffolded by %s; merging with the templates of %s\n", opts.Name, opts.Module, from, plan.To)
+	if plan.Base != "" {
+		fmt.Fprintf(out, "base: the templates of opgen %s; your edits stay, conflicts are marked\n", plan.Base)
+		return
+	}
+	fmt.Fprintf(out, "no base: this opgen keeps the templates of %s only, so the new templates replace the files and your edits show as lines removed; name the release that scaffolded the project with --base\n", strings.Join(scaffold.ReleasedVersions(), ", "))
+}
+
+func summarize(out io.Writer, changed, conflicts []string, write bool) error {
 	switch {
 	case len(changed) == 0:
 		fmt.Fprintln(out, "up to date: nothing to change")
+	case write && len(conflicts) > 0:
+		return fmt.Errorf("wrote %v with %d conflict(s), marked as git marks them (<<<<<<<, |||||||, =======, >>>>>>>) at %s: keep your lines, the template's or both, remove the markers, then run go generate ./...", changed, len(conflicts), strings.Join(conflicts, ", "))
 	case write:
 		fmt.Fprintf(out, "wrote %v; run go generate ./... next\n", changed)
+	case len(conflicts) > 0:
+		fmt.Fprintf(out, "%v would change, with %d conflict(s) at %s (marked in the diff above): run opgen upgrade --write, then resolve them\n", changed, len(conflicts), strings.Join(conflicts, ", "))
 	default:
 		fmt.Fprintf(out, "%v would change: run opgen upgrade --write to write them\n", changed)
 	}
 	return nil
 }
 
-// upgradeFile prints the diff from the project's file f to rendered, and
-// writes it with write; it reports whether they differ.
-func upgradeFile(dir, f string, rendered []byte, write bool, out io.Writer) (bool, error) {
-	if !slices.Contains(scaffold.OwnedFiles, f) {
-		return false, fmt.Errorf("%s is not a file opgen upgrade renders: name one of %v", f, scaffold.OwnedFiles)
-	}
-	path := filepath.Join(dir, f)
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, err
-	}
-	if bytes.Equal(old, rendered) {
-		return false, nil
-	}
+// upgradeFile prints the diff from the project's file to the merged one,
+// and writes it with write.
+func upgradeFile(dir string, f scaffold.FileUpgrade, write bool, out io.Writer) error {
 	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(old)), B: difflib.SplitLines(string(rendered)),
-		FromFile: "a/" + f, ToFile: "b/" + f, Context: 3,
+		A: difflib.SplitLines(string(f.Current)), B: difflib.SplitLines(string(f.Merged)),
+		FromFile: "a/" + f.Path, ToFile: "b/" + f.Path, Context: 3,
 	})
 	if err != nil {
-		return false, err
+		return err
 	}
 	fmt.Fprint(out, diff)
-	if write {
-		if err := osenv.WriteFileAtomic(path, rendered, 0o644); err != nil {
-			return false, fmt.Errorf("write %s: %w", path, err)
-		}
+	if !write {
+		return nil
 	}
-	return true, nil
+	path := filepath.Join(dir, f.Path)
+	if err := osenv.WriteFileAtomic(path, f.Merged, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

@@ -27,6 +27,7 @@ func Compare(released, crd *apiextensionsv1.CustomResourceDefinition) []Finding 
 			Fix:    fmt.Sprintf("keep the scope %s, or give the new scope to a new kind or group", released.Spec.Scope),
 		})
 	}
+	c.unknownNames(&released.Spec.Names, &crd.Spec.Names)
 	for i := range released.Spec.Versions {
 		old := &released.Spec.Versions[i]
 		cur := version(crd, old.Name)
@@ -34,8 +35,9 @@ func Compare(released, crd *apiextensionsv1.CustomResourceDefinition) []Finding 
 			c.versionRemoved(old)
 			continue
 		}
+		c.version = old.Name
+		c.unknownVersion(old, cur)
 		if old.Schema != nil && cur.Schema != nil && old.Schema.OpenAPIV3Schema != nil && cur.Schema.OpenAPIV3Schema != nil {
-			c.version = old.Name
 			c.node(nil, old.Schema.OpenAPIV3Schema, cur.Schema.OpenAPIV3Schema)
 		}
 	}
@@ -60,7 +62,10 @@ func version(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiext
 
 type comparison struct {
 	kind, version string
-	findings      []Finding
+	// served says that the versions compared are two versions served
+	// together, not a version and its last release.
+	served   bool
+	findings []Finding
 }
 
 func (c *comparison) add(f Finding) {
@@ -94,17 +99,27 @@ func (c *comparison) versionRemoved(old *apiextensionsv1.CustomResourceDefinitio
 	c.add(f)
 }
 
-// node compares the schema of one node that both versions have.
+// node compares the schema of one node that both versions have. Between
+// served versions (c.served) only the checks of values are compared: a
+// type, a field or a default may differ between versions, since their
+// conversion maps one to the other.
 func (c *comparison) node(p Path, old, cur *apiextensionsv1.JSONSchemaProps) {
 	if changed := typeChange(old, cur); changed != "" {
-		c.add(Finding{
-			Rule: TypeChanged, Path: p, Change: changed,
-			Effect: fmt.Sprintf("clients of %s that decode objects stored with the old type fail, and ratcheting does not help: it only lets an unchanged old value through the API server's validation", c.version),
-			Fix:    "keep the type and add a field of the new type beside it, " + newVersionFix,
-		})
+		if !c.served {
+			c.add(Finding{
+				Rule: TypeChanged, Path: p, Change: changed,
+				Effect: fmt.Sprintf("clients of %s that decode objects stored with the old type fail, and ratcheting does not help: it only lets an unchanged old value through the API server's validation", c.version),
+				Fix:    "keep the type and add a field of the new type beside it, " + newVersionFix,
+			})
+		}
 		return
 	}
-	c.defaults(p, old, cur)
+	if !c.served {
+		c.defaults(p, old, cur)
+		c.structure(p, old, cur)
+		c.unknown(p, old, cur)
+	}
+	c.nullable(p, old, cur)
 	c.enum(p, old, cur)
 	c.bounds(p, old, cur)
 	c.pattern(p, old, cur)
@@ -274,19 +289,37 @@ func (c *comparison) pattern(p Path, old, cur *apiextensionsv1.JSONSchemaProps) 
 
 // rules reports every CEL rule whose expression the last release did not
 // have: a new rule, or a changed one. A new message or reason changes
-// nothing stored.
+// nothing stored. A rule on the root that reads metadata.name is a name
+// rule. Between served versions, transition rules are left out: they
+// judge a change within one version.
 func (c *comparison) rules(p Path, old, cur *apiextensionsv1.JSONSchemaProps) {
 	for _, r := range cur.XValidations {
-		if slices.ContainsFunc(old.XValidations, func(o apiextensionsv1.ValidationRule) bool { return o.Rule == r.Rule }) {
+		if slices.ContainsFunc(old.XValidations, func(o apiextensionsv1.ValidationRule) bool { return sameRule(o, r) }) {
 			continue
 		}
-		c.add(Finding{
+		if c.served && usesOldSelf(r.Rule) {
+			continue
+		}
+		f := Finding{
 			Rule: CELRuleAdded, Path: p,
 			Change: fmt.Sprintf("new CEL rule %q", r.Rule),
 			Effect: celEffect(p, r),
 			Fix:    "write the rule so that every value stored objects may hold passes it, " + newVersionFix,
-		})
+		}
+		if len(p) == 0 && strings.Contains(r.Rule, "metadata.name") {
+			f.Rule = NameRuleAdded
+			f.Change = fmt.Sprintf("new rule on the object's name %q", r.Rule)
+			f.Fix = "rename the objects that break it before the release, or keep the owned kinds (+opgen:controller:owns) that asked for a looser name"
+		}
+		c.add(f)
 	}
+}
+
+// sameRule reports whether two rules judge the same: the same expression,
+// run on creates alike.
+func sameRule(a, b apiextensionsv1.ValidationRule) bool {
+	optional := func(r apiextensionsv1.ValidationRule) bool { return r.OptionalOldSelf != nil && *r.OptionalOldSelf }
+	return a.Rule == b.Rule && optional(a) == optional(b)
 }
 
 // celEffect says whether the API server ratchets rule: it ratchets a rule
@@ -294,6 +327,9 @@ func (c *comparison) rules(p Path, old, cur *apiextensionsv1.JSONSchemaProps) {
 // ratcheting in 1.33), and never a transition rule, which uses oldSelf
 // (apiextensions-apiserver, pkg/apiserver/schema/cel/validation.go).
 func celEffect(p Path, r apiextensionsv1.ValidationRule) string {
+	if len(p) == 0 {
+		return "existing objects that break it can no longer be updated at all, not even to remove a finalizer, so their deletion hangs: the API server ratchets a rule only while the node it is on is left as it was, and every update (a label, a finalizer) changes the object's root, where this rule is; opgen release --live lists such objects"
+	}
 	if !usesOldSelf(r.Rule) {
 		return ratcheted(p)
 	}
@@ -341,6 +377,9 @@ func (c *comparison) required(p Path, old, cur *apiextensionsv1.JSONSchemaProps)
 		if prop, ok := cur.Properties[name]; ok && prop.Default != nil {
 			continue
 		}
+		if _, existed := old.Properties[name]; c.served && !existed {
+			continue // the conversion from the other version fills it in
+		}
 		change := "a new required field"
 		if _, existed := old.Properties[name]; existed {
 			change = "an optional field became required"
@@ -366,7 +405,9 @@ func (c *comparison) properties(p Path, old, cur *apiextensionsv1.JSONSchemaProp
 		o := old.Properties[name]
 		n, ok := cur.Properties[name]
 		if !ok {
-			c.fieldRemoved(p, name)
+			if !c.served {
+				c.fieldRemoved(p, name)
+			}
 			continue
 		}
 		c.node(p.Child(name), &o, &n)

@@ -68,6 +68,16 @@ func TestCompareKeywords(t *testing.T) {
 		{"required", "{type: object, properties: {a: {type: string}}}", "{type: object, properties: {a: {type: string}}, required: [a]}", RequiredAdded, "spec.a", "an optional field became required", false, false},
 		{"new required", "type: object", "{type: object, properties: {a: {type: string}}, required: [a]}", RequiredAdded, "spec.a", "a new required field", false, true},
 		{"field removed", "{type: object, properties: {a: {type: string}}}", "type: object", FieldRemoved, "spec.a", "the field is gone", false, false},
+		{"list type", "{type: array, items: {type: string}}", "{type: array, items: {type: string}, x-kubernetes-list-type: set}", ListTypeChanged, "spec", "x-kubernetes-list-type changed from atomic to set", false, true},
+		{"list map keys", "{type: array, items: {type: object, properties: {a: {type: string}, b: {type: string}}, required: [a, b]}, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [a]}", "{type: array, items: {type: object, properties: {a: {type: string}, b: {type: string}}, required: [a, b]}, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [a, b]}", ListMapKeysChanged, "spec", "x-kubernetes-list-map-keys changed from [a] to [a, b]", false, true},
+		{"nullable", "{type: string, nullable: true}", "type: string", NullableRemoved, "spec", "nullable removed", false, false},
+		{"preserve unknown fields", "{type: object, x-kubernetes-preserve-unknown-fields: true}", "type: object", PreserveUnknownFieldsRemoved, "spec", "x-kubernetes-preserve-unknown-fields removed", false, false},
+		{"additionalProperties", "{type: object, additionalProperties: {type: string}}", "{type: object, properties: {a: {type: string}}}", AdditionalPropertiesRemoved, "spec", "additionalProperties removed: the map takes only the keys its properties name", false, true},
+		{"anyOf", "{type: object, properties: {a: {type: string}, b: {type: string}}}", "{type: object, properties: {a: {type: string}, b: {type: string}}, anyOf: [{required: [a]}, {required: [b]}]}", CompositionChanged, "spec", "anyOf added (opgen cannot tell whether the new checks are looser)", true, false},
+		{"oneOf changed", "{type: object, oneOf: [{required: [a]}, {required: [b]}]}", "{type: object, oneOf: [{required: [a]}]}", CompositionChanged, "spec", "oneOf changed (opgen cannot tell whether the new checks are looser)", true, true},
+		{"multipleOf", "type: integer", "{type: integer, multipleOf: 2}", UnknownChange, "spec", "multipleOf 2 added, a change the gate has no rule for", false, true},
+		{"map type", "{type: object, additionalProperties: {type: string}}", "{type: object, additionalProperties: {type: string}, x-kubernetes-map-type: atomic}", UnknownChange, "spec", `x-kubernetes-map-type "atomic" added, a change the gate has no rule for`, false, true},
+		{"description", "{type: string, description: a}", "{type: string, description: b}", DescriptionChanged, "spec", "description changed", false, true},
 		{"in items", "{type: array, items: {type: integer}}", "{type: array, items: {type: integer, minimum: 1}}", MinimumRaised, "spec[*]", "minimum 1 added", true, false},
 		{"in map values", "{type: object, additionalProperties: {type: string}}", "{type: object, additionalProperties: {type: string, maxLength: 3}}", MaximumLowered, "spec[*]", "maxLength 3 added", true, false},
 	}
@@ -104,11 +114,20 @@ func TestCompareSafe(t *testing.T) {
 		{"a rule's message", "{type: object, x-kubernetes-validations: [{rule: 'self.a > 0', message: m}]}", "{type: object, x-kubernetes-validations: [{rule: 'self.a > 0', message: n}]}"},
 		{"a rule removed", "{type: object, x-kubernetes-validations: [{rule: 'self.a > 0'}]}", "type: object"},
 		{"the same default, spelt another way", "{type: object, default: {a: 1, b: 2}}", `{type: object, default: {"b": 2, "a": 1}}`},
-		{"descriptions", "{type: string, description: a}", "{type: string, description: b}"},
+		{"descriptions (a rule that is off by default)", "{type: string, description: a}", "{type: string, description: b}"},
+		{"a new short name", "type: object", "type: object"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Empty(t, Compare(crdOf(t, c.old), crdOf(t, c.cur)))
+			old, cur := crdOf(t, c.old), crdOf(t, c.cur)
+			cur.Spec.Names.ShortNames = []string{"wd"}
+			var failing []Finding
+			for _, f := range Compare(old, cur) {
+				if DefaultSeverity(f.Rule) != Off {
+					failing = append(failing, f)
+				}
+			}
+			assert.Empty(t, failing)
 		})
 	}
 }
@@ -142,6 +161,45 @@ func TestCompareVersions(t *testing.T) {
 	assert.Contains(t, got[0].Effect, "status.storedVersions")
 	assert.Empty(t, Compare(withAlpha(false, false), crdOf(t, "type: object")), "an unserved version that stores nothing goes")
 	assert.Empty(t, Compare(crdOf(t, "type: object"), withAlpha(true, false)), "a new version")
+}
+
+// TestCompareUnknownVersionFields: a version's subresources and the CRD's
+// names are compared too; a new short name is not a change.
+func TestCompareUnknownVersionFields(t *testing.T) {
+	old, cur := crdOf(t, "type: object"), crdOf(t, "type: object")
+	old.Spec.Names.ShortNames = []string{"wd", "wdg"}
+	cur.Spec.Names.ShortNames = []string{"wdg", "w"}
+	cur.Spec.Versions[0].Subresources = &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
+	got := Compare(old, cur)
+	require.Len(t, got, 2, "%+v", got)
+	assert.Equal(t, `names.shortNames changed from ["wd","wdg"] to ["wdg"], a change the gate has no rule for`, got[0].Change)
+	assert.Equal(t, `subresources {"status":{}} added, a change the gate has no rule for`, got[1].Change)
+	assert.Equal(t, "Widget v1", got[1].Subject())
+}
+
+// TestCompareServed: a version stricter than another served beside it is
+// a finding unless the last release's versions differed the same way; a
+// type or field that differs between versions is their conversion's.
+func TestCompareServed(t *testing.T) {
+	twoVersions := func(v1, v2 string) *apiextensionsv1.CustomResourceDefinition {
+		c := crdOf(t, v1)
+		second := *crdOf(t, v2).Spec.Versions[0].DeepCopy()
+		second.Name, second.Storage = "v2", false
+		c.Spec.Versions = append(c.Spec.Versions, second)
+		return c
+	}
+	loose, strict := "{type: string, maxLength: 10}", "{type: string, maxLength: 5}"
+	got := CompareServed(crdOf(t, loose), twoVersions(loose, strict))
+	require.Len(t, got, 1)
+	assert.Equal(t, ServedVersionStricter, got[0].Rule)
+	assert.Equal(t, "v2", got[0].Version)
+	assert.Equal(t, "stricter than v1, served beside it: maxLength lowered from 10 to 5", got[0].Change)
+	assert.Empty(t, CompareServed(twoVersions(loose, strict), twoVersions(loose, strict)), "the last release differed the same way")
+	assert.Empty(t, CompareServed(crdOf(t, loose), twoVersions(loose, "type: integer")), "a type is the conversion's")
+	unserved := twoVersions(loose, strict)
+	unserved.Spec.Versions[1].Served = false
+	assert.Empty(t, CompareServed(crdOf(t, loose), unserved), "v2 is not served")
+	assert.Empty(t, CompareServed(crdOf(t, "type: object"), twoVersions("type: object", "{type: object, properties: {a: {type: string}}, required: [a]}")), "a field v1 does not have is filled in by the conversion")
 }
 
 func TestUsesOldSelf(t *testing.T) {

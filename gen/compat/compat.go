@@ -25,6 +25,7 @@ type Generator struct {
 	// Acknowledged are the positions of the markers that acknowledged a
 	// finding of the last run.
 	Acknowledged []token.Position
+	policy       *Policy
 }
 
 var _ gen.Generator = &Generator{}
@@ -45,6 +46,11 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 	if base == nil {
 		return nil
 	}
+	policy, errs := LoadPolicy(ctx.Project)
+	for _, e := range errs {
+		ctx.Errors.Add(e.Pos, "%s", e.Msg)
+	}
+	g.policy = policy
 	crds := ctx.CRDs()
 	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for _, crd := range crds {
@@ -57,7 +63,7 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 			ctx.Warnings.Add(token.Position{}, "%s: the project no longer has the kind %s (%s) of the last release: deleting its CRD from a cluster deletes every object of the kind; if that is the plan, run opgen release to record it", r.File, r.CRD.Spec.Names.Kind, r.CRD.Name)
 			continue
 		}
-		for _, f := range Compare(r.CRD, crd) {
+		for _, f := range append(Compare(r.CRD, crd), CompareServed(r.CRD, crd)...) {
 			g.check(ctx, loc, allows, r, crd, f)
 		}
 	}
@@ -69,7 +75,8 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 	return nil
 }
 
-// check reports f unless a marker acknowledges it.
+// check reports f, as its rule's severity says, unless a marker
+// acknowledges it.
 func (g *Generator) check(ctx *gen.Context, loc *locator, allows *allows, r Released, crd *apiextensionsv1.CustomResourceDefinition, f Finding) {
 	k := loc.kind(crd.Spec.Group, crd.Spec.Names.Kind, f.Version, storageVersion(crd))
 	if k == nil {
@@ -77,7 +84,7 @@ func (g *Generator) check(ctx *gen.Context, loc *locator, allows *allows, r Rele
 	}
 	var s site
 	switch {
-	case f.Rule == ScopeChanged || f.Rule == VersionRemoved:
+	case f.Rule == ScopeChanged || f.Rule == VersionRemoved || f.Rule == NameRuleAdded:
 		s = loc.kindSite(k)
 	case f.Rule == FieldRemoved:
 		s = loc.removedSite(k, f.Path)
@@ -90,7 +97,22 @@ func (g *Generator) check(ctx *gen.Context, loc *locator, allows *allows, r Rele
 		}
 		return
 	}
-	ctx.Errors.Add(s.pos, "%s: %s, which breaks objects of the last release (%s) [compat rule %s]: %s; %s; to break them on purpose, add // %s %s", f.Subject(), f.Change, r.File, f.Rule, f.Effect, f.Fix, example(f), s.where)
+	against := "which breaks objects of the last release"
+	if f.Rule == DescriptionChanged || f.Rule == ServedVersionStricter {
+		against = "against the last release"
+	}
+	tag := "compat rule " + string(f.Rule)
+	severity := g.policy.Severity(f.Rule)
+	if severity != DefaultSeverity(f.Rule) {
+		tag += fmt.Sprintf(", %s as %s says", severity, g.policy.File)
+	}
+	msg := fmt.Sprintf("%s: %s, %s (%s) [%s]: %s; %s; to break them on purpose, add // %s %s", f.Subject(), f.Change, against, r.File, tag, f.Effect, f.Fix, example(f), s.where)
+	switch severity {
+	case Error:
+		ctx.Errors.Add(s.pos, "%s", msg)
+	case Warn:
+		ctx.Warnings.Add(s.pos, "%s", msg)
+	}
 }
 
 // example is the marker that acknowledges f.

@@ -47,11 +47,17 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-// release records the CRDs of dir/before in dir/config/released.
+// release records the CRDs of dir/before in dir/config/released, where
+// the fixture's policy file stays.
 func release(t *testing.T, dir string) {
 	t.Helper()
 	released := filepath.Join(dir, "config", "released")
+	policy, policyErr := os.ReadFile(filepath.Join(released, compat.PolicyFile))
 	require.NoError(t, os.RemoveAll(released))
+	if policyErr == nil {
+		require.NoError(t, os.MkdirAll(released, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(released, compat.PolicyFile), policy, 0o644))
+	}
 	_, err := compat.Release(context.Background(), gen.Options{
 		Root: filepath.Join(dir, "before"), Patterns: []string{"./apis/..."}, Name: "fixture",
 		ReleasedDir: filepath.Join("..", "config", "released"), StampDir: "-",

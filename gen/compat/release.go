@@ -40,6 +40,24 @@ type ReleaseResult struct {
 // release: a release that breaks it without acknowledgement fails, with
 // the errors of opgen generate, and writes nothing.
 func Release(ctx context.Context, opts gen.Options) (*ReleaseResult, error) {
+	p, err := PrepareRelease(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Write()
+}
+
+// PreparedRelease is a release generated and gated, not yet written.
+type PreparedRelease struct {
+	// Files are the released manifests, by base name.
+	Files map[string][]byte
+	dir   string
+	res   *ReleaseResult
+}
+
+// PrepareRelease does what Release does but write: so that a caller can
+// check the CRDs (opgen release --live) before they are recorded.
+func PrepareRelease(ctx context.Context, opts gen.Options) (*PreparedRelease, error) {
 	opts.DryRun = true
 	gate := &Generator{}
 	res, err := gen.Run(ctx, opts, map[string]gen.Generator{"crd": crd.Generator{}, "compat": gate})
@@ -60,11 +78,23 @@ func Release(ctx context.Context, opts gen.Options) (*ReleaseResult, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no CRD to release: the packages %s declare no kind", strings.Join(p.Patterns, " "))
 	}
-	out := &ReleaseResult{Done: gate.Acknowledged, Warnings: res.Warnings}
-	if out.Changes, err = writeReleased(p.Abs(p.ReleasedDir), files); err != nil {
+	return &PreparedRelease{
+		Files: files, dir: p.Abs(p.ReleasedDir),
+		res: &ReleaseResult{Done: gate.Acknowledged, Warnings: res.Warnings},
+	}, nil
+}
+
+// Result is what the release did, or would do: its Changes are empty
+// until Write.
+func (p *PreparedRelease) Result() *ReleaseResult { return p.res }
+
+// Write records the release in ReleasedDir.
+func (p *PreparedRelease) Write() (*ReleaseResult, error) {
+	var err error
+	if p.res.Changes, err = writeReleased(p.dir, p.Files); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return p.res, nil
 }
 
 // released turns a generated CRD manifest into a released one: its

@@ -42,12 +42,44 @@ const (
 	// CELRuleAdded: a CEL rule (x-kubernetes-validations) was added or
 	// its expression changed.
 	CELRuleAdded Rule = "cel-rule-added"
+	// NameRuleAdded: a CEL rule on the object's root that reads
+	// metadata.name (the rule of +opgen:controller:namesChildren) was
+	// added or changed.
+	NameRuleAdded Rule = "name-rule-added"
+	// ListTypeChanged: x-kubernetes-list-type changed (unset and atomic
+	// are the same).
+	ListTypeChanged Rule = "list-type-changed"
+	// ListMapKeysChanged: the x-kubernetes-list-map-keys of a map list
+	// changed.
+	ListMapKeysChanged Rule = "list-map-keys-changed"
+	// NullableRemoved: a field that took null no longer does.
+	NullableRemoved Rule = "nullable-removed"
+	// PreserveUnknownFieldsRemoved: x-kubernetes-preserve-unknown-fields
+	// is no longer set on a node that had it.
+	PreserveUnknownFieldsRemoved Rule = "preserve-unknown-fields-removed"
+	// AdditionalPropertiesRemoved: a map (additionalProperties) no longer
+	// takes any key.
+	AdditionalPropertiesRemoved Rule = "additional-properties-removed"
+	// CompositionChanged: anyOf, oneOf, allOf or not was added or
+	// changed.
+	CompositionChanged Rule = "composition-changed"
+	// DescriptionChanged: a description changed. Off by default: it
+	// breaks nothing stored or served.
+	DescriptionChanged Rule = "description-changed"
+	// ServedVersionStricter: of two versions served together, one
+	// refuses a value the other takes, and the last release did not.
+	ServedVersionStricter Rule = "served-version-stricter"
+	// UnknownChange: a change of a schema keyword, or of a version,
+	// that no other rule knows. The gate fails closed on it.
+	UnknownChange Rule = "unknown-change"
 )
 
 // Rules are every rule, in the order docs/upgrading.md lists them.
 var Rules = []Rule{
 	ScopeChanged, VersionRemoved, FieldRemoved, TypeChanged, RequiredAdded, DefaultChanged,
 	EnumAdded, EnumValueRemoved, MinimumRaised, MaximumLowered, PatternChanged, CELRuleAdded,
+	NameRuleAdded, ListTypeChanged, ListMapKeysChanged, NullableRemoved, PreserveUnknownFieldsRemoved,
+	AdditionalPropertiesRemoved, CompositionChanged, DescriptionChanged, ServedVersionStricter, UnknownChange,
 }
 
 func knownRule(name string) bool {

@@ -88,7 +88,7 @@ func InitProject(dir string, opts ProjectOptions) (*Created, error) {
 		"internal/controller/doc.go": render(controllerDocTemplate, opts),
 		"Makefile":                   renderText(makefileTemplate, opts),
 		"README.md":                  renderText(readmeTemplate, opts),
-		".gitignore":                 []byte("/bin/\n/.kube/\n"),
+		".gitignore":                 []byte(gitignore),
 		"Dockerfile":                 docker,
 	}
 	paths := make([]string, 0, len(files))

@@ -13,17 +13,62 @@ import (
 	"github.com/opgen-sdk/opgen/gen/dockerfile"
 )
 
-// OwnedFiles are the files of a project that opgen init writes and opgen
-// upgrade may rewrite: opgen's build plumbing. The rest of what init
-// writes (go.mod, main.go, README.md, .gitignore, internal/controller) is
-// the user's from the start and never rewritten.
-var OwnedFiles = []string{"Dockerfile", "Makefile", "generate.go"}
+// UpgradeFile is a file of the scaffold of opgen init that opgen upgrade
+// merges with the templates of a newer opgen.
+type UpgradeFile struct {
+	// Path is relative to the project root.
+	Path string
+	// Owned files are opgen's build plumbing (the Makefile, the
+	// Dockerfile, generate.go, .gitignore): opgen upgrade merges them
+	// unless it is given other files. The others (main.go, README.md) are
+	// the user's from the start: merged only when named.
+	Owned bool
+	// Set files are sets of lines (.gitignore): the new template's lines
+	// are added and those it dropped removed, in place; never a conflict.
+	// The others merge three ways, line by line (Merge3).
+	Set bool
+}
+
+// UpgradeFiles are the files opgen upgrade merges. go.mod is go get's,
+// internal/ and apis/ are the user's, and never merged.
+var UpgradeFiles = []UpgradeFile{
+	{Path: "Makefile", Owned: true},
+	{Path: "Dockerfile", Owned: true},
+	{Path: "generate.go", Owned: true},
+	{Path: ".gitignore", Owned: true, Set: true},
+	{Path: "main.go"},
+	{Path: "README.md"},
+}
+
+// OwnedFiles are the paths of the owned UpgradeFiles.
+func OwnedFiles() []string {
+	var out []string
+	for _, f := range UpgradeFiles {
+		if f.Owned {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// UpgradeFileOf returns the UpgradeFile of path.
+func UpgradeFileOf(path string) (UpgradeFile, bool) {
+	for _, f := range UpgradeFiles {
+		if f.Path == path {
+			return f, true
+		}
+	}
+	return UpgradeFile{}, false
+}
 
 const opgenModule = "github.com/opgen-sdk/opgen"
 
-// RenderOwned returns the owned files as the current templates write them
-// for the project opts describes.
-func RenderOwned(opts ProjectOptions) (map[string][]byte, error) {
+// gitignore is the .gitignore opgen init writes.
+const gitignore = "/bin/\n/.kube/\n"
+
+// RenderFiles returns the UpgradeFiles as the current templates write
+// them for the project opts describes.
+func RenderFiles(opts ProjectOptions) (map[string][]byte, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
@@ -35,6 +80,9 @@ func RenderOwned(opts ProjectOptions) (map[string][]byte, error) {
 		"Dockerfile":  docker,
 		"Makefile":    renderText(makefileTemplate, opts),
 		"generate.go": render(generateTemplate, opts),
+		"main.go":     render(mainTemplate, opts),
+		"README.md":   renderText(readmeTemplate, opts),
+		".gitignore":  []byte(gitignore),
 	}, nil
 }
 
@@ -86,8 +134,10 @@ func ReadProject(dir string) (ProjectOptions, error) {
 }
 
 // ScaffoldedBy returns the opgen that the project's Makefile or
-// generate.go says scaffolded it ("opgen v0.3.0"), or "" when neither says:
-// a project from before opgen recorded it.
+// generate.go says scaffolded it ("opgen v0.3.0", "a development build
+// of opgen"), or "" when neither says: a project from before opgen
+// recorded it. opgen upgrade writes the line again with the opgen that
+// upgraded: the base of the next upgrade.
 func ScaffoldedBy(dir string) string {
 	if s := firstMatch(dir, "Makefile", scaffolded); s != "" {
 		return s

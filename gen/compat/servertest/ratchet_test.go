@@ -25,12 +25,19 @@ import (
 // such objects, checked.
 type upgrade struct {
 	fixture string
+	// as names the case when another case replays the same fixture.
+	as string
+	// name is the object's name; "existing" when empty.
+	name string
 	// spec is the spec of the object written under the released CRD, in
 	// version v1 (in version, when set).
 	spec    map[string]any
 	version string
 	// change edits the fixture's new CRD before it is applied.
 	change func(*apiextensionsv1.CustomResourceDefinition)
+	// before runs once the object is written, before the new CRD is
+	// applied.
+	before func(t *testing.T, r *run)
 	// check runs once the new CRD is applied (refused is its error then).
 	check func(t *testing.T, r *run, refused error)
 }
@@ -43,14 +50,6 @@ type upgrade struct {
 // refuse the CRD as said.
 func TestGateMessagesHold(t *testing.T) {
 	long := strings.Repeat("a", 80)
-	ratcheted := func(field string, invalid, otherInvalid any) func(*testing.T, *run, error) {
-		return func(t *testing.T, r *run, refused error) {
-			require.NoError(t, refused)
-			r.serves(t, func() bool { return r.dryRunCreate(map[string]any{"size": int64(1), field: invalid}) != nil })
-			assert.NoError(t, r.label(), "an update that leaves spec.%s as it was passes", field)
-			assert.Error(t, r.set(field, otherInvalid), "an update that changes spec.%s must pass the new check", field)
-		}
-	}
 	cases := []upgrade{
 		{fixture: "enum-added", spec: map[string]any{"size": int64(1), "color": "blue"}, check: ratcheted("color", "blue", "yellow")},
 		{fixture: "enum-value-removed", spec: map[string]any{"size": int64(1), "color": "blue"}, check: ratcheted("color", "blue", "yellow")},
@@ -129,8 +128,27 @@ func TestGateMessagesHold(t *testing.T) {
 			},
 		},
 	}
+	replayAll(t, cases)
+}
+
+// ratcheted checks what the messages of ratcheted rules say: new objects
+// with the invalid value are refused, an update that leaves it as it was
+// passes, and one that changes it to another invalid value is refused.
+func ratcheted(field string, invalid, otherInvalid any) func(*testing.T, *run, error) {
+	return func(t *testing.T, r *run, refused error) {
+		require.NoError(t, refused)
+		r.serves(t, func() bool { return r.dryRunCreate(map[string]any{"size": int64(1), field: invalid}) != nil })
+		assert.NoError(t, r.label(), "an update that leaves spec.%s as it was passes", field)
+		assert.Error(t, r.set(field, otherInvalid), "an update that changes spec.%s must pass the new check", field)
+	}
+}
+
+func replayAll(t *testing.T, cases []upgrade) {
 	for _, c := range cases {
-		t.Run(c.fixture, func(t *testing.T) {
+		if c.as == "" {
+			c.as = c.fixture
+		}
+		t.Run(c.as, func(t *testing.T) {
 			t.Parallel()
 			c.replay(t)
 		})
@@ -140,7 +158,7 @@ func TestGateMessagesHold(t *testing.T) {
 func (c upgrade) replay(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join("..", "testdata", c.fixture)
-	group := c.fixture + ".ratchet.opgen.dev"
+	group := c.as + ".ratchet.opgen.dev"
 	old := regroup(released(t, dir), group)
 	cur := regroup(generated(t, dir), group)
 	if c.change != nil {
@@ -155,11 +173,17 @@ func (c upgrade) replay(t *testing.T) {
 	dyn, err := dynamic.NewForConfig(env.Config)
 	require.NoError(t, err)
 	r := &run{
-		res:     dyn.Resource(schema.GroupVersionResource{Group: group, Version: version, Resource: "widgets"}).Namespace(env.Namespace(t)),
-		version: group + "/" + version,
+		dyn: dyn, group: group, ns: env.Namespace(t), name: c.name,
 	}
-	_, err = r.res.Create(ctx, r.object("existing", c.spec), metav1.CreateOptions{})
+	if r.name == "" {
+		r.name = "existing"
+	}
+	r = r.in(version)
+	_, err = r.res.Create(ctx, r.object(r.name, c.spec), metav1.CreateOptions{})
 	require.NoError(t, err, "the object is valid under the released CRD")
+	if c.before != nil {
+		c.before(t, r)
+	}
 	c.check(t, r, env.ApplyCRDs(ctx, cur))
 }
 
@@ -184,8 +208,19 @@ func regroup(crd *apiextensionsv1.CustomResourceDefinition, group string) *apiex
 // run is one replayed upgrade: the object written under the released CRD
 // and the resource of its version.
 type run struct {
-	res     dynamic.ResourceInterface
-	version string
+	dyn       *dynamic.DynamicClient
+	group, ns string
+	name      string
+	res       dynamic.ResourceInterface
+	version   string
+}
+
+// in returns the run for a client of another version of the kind.
+func (r *run) in(version string) *run {
+	out := *r
+	out.res = r.dyn.Resource(schema.GroupVersionResource{Group: r.group, Version: version, Resource: "widgets"}).Namespace(r.ns)
+	out.version = r.group + "/" + version
+	return &out
 }
 
 func (r *run) object(name string, spec map[string]any) *unstructured.Unstructured {
@@ -197,7 +232,7 @@ func (r *run) object(name string, spec map[string]any) *unstructured.Unstructure
 
 func (r *run) get(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
-	obj, err := r.res.Get(context.Background(), "existing", metav1.GetOptions{})
+	obj, err := r.res.Get(context.Background(), r.name, metav1.GetOptions{})
 	require.NoError(t, err)
 	return obj
 }
@@ -240,7 +275,7 @@ func (r *run) set(field string, value any) error {
 }
 
 func (r *run) update(change func(*unstructured.Unstructured)) error {
-	obj, err := r.res.Get(context.Background(), "existing", metav1.GetOptions{})
+	obj, err := r.res.Get(context.Background(), r.name, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,31 @@
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Widget is a kind of the fixture.
+//
+// +kubebuilder:object:root=true
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              WidgetSpec `json:"spec"`
+}
+
+// WidgetSpec is the desired state.
+type WidgetSpec struct {
+	// Size is the size.
+	// +optional
+	Size int32 `json:"size,omitempty"`
+	// Note is a note; null clears it.
+	// +optional
+	Note *string `json:"note,omitempty"`
+}
+
+// WidgetList is a list of Widget.
+//
+// +kubebuilder:object:root=true
+type WidgetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Widget `json:"items"`
+}
