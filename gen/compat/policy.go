@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/opgen-sdk/opgen/gen"
+	"github.com/opgen-sdk/opgen/gen/diag"
 )
 
 // Severity is what the gate does with the findings of a rule.
@@ -68,7 +69,7 @@ func (p *Policy) Severity(r Rule) Severity {
 // LoadPolicy reads the policy file of the project's released directory.
 // A project without one gets the defaults. Errors are positioned at the
 // file's line.
-func LoadPolicy(p *gen.Project) (*Policy, []*gen.Error) {
+func LoadPolicy(p *gen.Project) (*Policy, []*diag.Error) {
 	path := filepath.Join(p.Abs(p.ReleasedDir), PolicyFile)
 	out := &Policy{severity: map[Rule]Severity{}}
 	data, err := os.ReadFile(path)
@@ -80,11 +81,11 @@ func LoadPolicy(p *gen.Project) (*Policy, []*gen.Error) {
 		return token.Position{Filename: path, Line: n.Line, Column: n.Column}
 	}
 	if err != nil {
-		return out, []*gen.Error{{Pos: token.Position{Filename: path}, Msg: err.Error()}}
+		return out, []*diag.Error{{Pos: token.Position{Filename: path}, Msg: err.Error()}}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return out, []*gen.Error{{Pos: token.Position{Filename: path}, Msg: fmt.Sprintf("%v: write it as rules: {<rule>: error|warn|off}", err)}}
+		return out, []*diag.Error{{Pos: token.Position{Filename: path}, Msg: fmt.Sprintf("%v: write it as rules: {<rule>: error|warn|off}", err)}}
 	}
 	if len(doc.Content) == 0 {
 		return out, nil
@@ -93,16 +94,16 @@ func LoadPolicy(p *gen.Project) (*Policy, []*gen.Error) {
 }
 
 // read reads the document's mapping: rules, and nothing else.
-func (p *Policy) read(root *yaml.Node, pos func(*yaml.Node) token.Position) []*gen.Error {
+func (p *Policy) read(root *yaml.Node, pos func(*yaml.Node) token.Position) []*diag.Error {
 	usage := "write it as rules: {<rule>: error|warn|off} (docs/upgrading.md)"
 	if root.Kind != yaml.MappingNode {
-		return []*gen.Error{{Pos: pos(root), Msg: "not a mapping: " + usage}}
+		return []*diag.Error{{Pos: pos(root), Msg: "not a mapping: " + usage}}
 	}
-	var errs []*gen.Error
+	var errs []*diag.Error
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
 		if key.Value != "rules" || value.Kind != yaml.MappingNode {
-			errs = append(errs, &gen.Error{Pos: pos(key), Msg: fmt.Sprintf("%q: %s", key.Value, usage)})
+			errs = append(errs, &diag.Error{Pos: pos(key), Msg: fmt.Sprintf("%q: %s", key.Value, usage)})
 			continue
 		}
 		errs = append(errs, p.readRules(value, pos)...)
@@ -110,19 +111,19 @@ func (p *Policy) read(root *yaml.Node, pos func(*yaml.Node) token.Position) []*g
 	return errs
 }
 
-func (p *Policy) readRules(rules *yaml.Node, pos func(*yaml.Node) token.Position) []*gen.Error {
-	var errs []*gen.Error
+func (p *Policy) readRules(rules *yaml.Node, pos func(*yaml.Node) token.Position) []*diag.Error {
+	var errs []*diag.Error
 	for i := 0; i+1 < len(rules.Content); i += 2 {
 		key, value := rules.Content[i], rules.Content[i+1]
 		if !knownRule(key.Value) {
-			errs = append(errs, &gen.Error{Pos: pos(key), Msg: fmt.Sprintf("unknown rule %q%s (rules: %s)", key.Value, suggest(key.Value), ruleNames())})
+			errs = append(errs, &diag.Error{Pos: pos(key), Msg: fmt.Sprintf("unknown rule %q%s (rules: %s)", key.Value, suggest(key.Value), ruleNames())})
 			continue
 		}
 		switch s := Severity(value.Value); s {
 		case Error, Warn, Off:
 			p.severity[Rule(key.Value)] = s
 		default:
-			errs = append(errs, &gen.Error{Pos: pos(value), Msg: fmt.Sprintf("%s: severity %q: write error, warn or off", key.Value, value.Value)})
+			errs = append(errs, &diag.Error{Pos: pos(value), Msg: fmt.Sprintf("%s: severity %q: write error, warn or off", key.Value, value.Value)})
 		}
 	}
 	return errs
