@@ -36,6 +36,11 @@ type history struct {
 }
 
 func (h *history) Reconcile(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+	if a.Object.Spec.Message == "prune" {
+		// The history is cleared: undeclared ConfigMaps go, this once.
+		a.SetPrunePolicy(configMapGVK, plug.PruneUndeclared)
+		return nil
+	}
 	name := fmt.Sprintf("%s-%d", a.Object.Name, a.Object.Generation)
 	run := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: a.Object.Namespace},
@@ -116,6 +121,9 @@ func TestChildrenAccumulate(t *testing.T) {
 	cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(context.Background(), "g-5", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.True(t, *metav1.GetControllerOf(cm).Controller, "owned by the Gadget")
+
+	patchGadget(t, ns, "g", `{"spec":{"message":"prune"}}`)
+	eventually(t, "every ConfigMap of g pruned by the action that said so", func() bool { return len(cms()) == 0 })
 }
 
 // TestTypedDeclaration: a typed object declared with plug.Object is
@@ -160,4 +168,46 @@ func TestTypedDeclaration(t *testing.T) {
 	eventually(t, "an action after the restart", func() bool { return len(c.of("g")) > n })
 	settle(t, c, "g")
 	assert.Empty(t, h.writes.all(), "a restart over a converged typed declaration writes nothing")
+}
+
+// TestDeleteNowKeepsANewObjectOfTheSameName: DeleteNow deletes only the
+// object it was given, by UID, on the real API server: a ConfigMap deleted
+// and created again under the same name since the handler read it stays,
+// and the stale delete is no error (what it named is gone).
+func TestDeleteNowKeepsANewObjectOfTheSameName(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	cms := env.Clientset().CoreV1().ConfigMaps(ns)
+	ctx := context.Background()
+	stale, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, cms.Delete(ctx, "child", metav1.DeleteOptions{}))
+	fresh, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NotEqual(t, stale.UID, fresh.UID)
+
+	var mu sync.Mutex
+	var deleteErr error
+	deleted := false
+	c := &calls{}
+	del := func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
+		err := plug.DeleteNow(ctx, a, stale, "")
+		mu.Lock()
+		deleteErr, deleted = err, true
+		mu.Unlock()
+		return nil
+	}
+	h := newOperator(t, ns, nil, runtime.Options{})
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: del}),
+		runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}, Retain: []schema.GroupVersionKind{configMapGVK}}))
+	h.start()
+	createGadget(t, ns, "g", testapi.GadgetSpec{})
+	eventually(t, "the handler's DeleteNow of the stale ConfigMap", func() bool { mu.Lock(); defer mu.Unlock(); return deleted })
+	mu.Lock()
+	assert.NoError(t, deleteErr, "what DeleteNow named is gone: no error")
+	mu.Unlock()
+	got, err := cms.Get(ctx, "child", metav1.GetOptions{})
+	require.NoError(t, err, "the ConfigMap created since the handler read it stays")
+	assert.Equal(t, fresh.UID, got.UID)
+	assert.Nil(t, got.DeletionTimestamp)
 }

@@ -170,6 +170,17 @@ func (e *Environment) StartAPIServer(ctx context.Context) error {
 		func() (*process, error) { return e.startAPIServer(e.apiPort, etcdURL) }, e.apiserverReady)
 }
 
+// EtcdURL is the client URL of the control plane's etcd, for tests that
+// read what the API server stored (etcd's JSON gateway, /v3/kv/range):
+// the bytes of each object, in the version it is stored in. It is "" on
+// the shared control plane, whose etcd is not e's: set Options.Private.
+func (e *Environment) EtcdURL() string {
+	if e.shared != nil || e.etcdPort == 0 {
+		return ""
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(e.etcdPort)
+}
+
 // StopEtcd stops etcd (SIGTERM, SIGKILL after two seconds), leaving the
 // apiserver running: it answers with errors until StartEtcd. For
 // fault-injection tests.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"regexp"
 	"testing"
 	"time"
 
@@ -65,10 +65,30 @@ func TestOutageRecovery(t *testing.T) {
 			assert.Less(t, took, 5*time.Second, "handled within 5s of the API server's return")
 			log, err := os.ReadFile(logPath)
 			require.NoError(t, err)
-			assert.True(t, strings.Contains(string(log), "the API server is unreachable"), "the outage is logged while it lasts")
+			byPath := outageLines(string(log))
+			t.Logf("\"the API server is unreachable\" lines by watch: %v", byPath)
+			assert.NotEmpty(t, byPath, "the outage is logged while it lasts")
+			for path, n := range byPath {
+				// One line when the wait starts, then one every 30 s.
+				assert.LessOrEqual(t, n, int(outage/(30*time.Second))+1, "%s: logged once per watch every 30 s", path)
+			}
 			if t.Failed() {
 				t.Logf("operator log:\n%s", log)
 			}
 		})
 	}
+}
+
+// unreachableLine is an operator's log line of a cache that waits for the
+// API server, with the path of its list or watch.
+var unreachableLine = regexp.MustCompile(`the API server is unreachable.*?path=(\S+)`)
+
+// outageLines counts the "the API server is unreachable" lines of log by
+// the path they name.
+func outageLines(log string) map[string]int {
+	out := map[string]int{}
+	for _, m := range unreachableLine.FindAllStringSubmatch(log, -1) {
+		out[m[1]]++
+	}
+	return out
 }

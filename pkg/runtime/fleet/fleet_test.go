@@ -188,13 +188,18 @@ func TestFleet(t *testing.T) {
 	})
 	took := handledIn(t, east, ns, "g-east-2", "east", createGadget(t, east, ns, "g-east-2"))
 	t.Logf("with west down, a Gadget in east handled %v after its create", took.Round(time.Millisecond))
-	assert.Less(t, took, 5*time.Second, "a cluster that is down does not slow the others")
+	// Measured 4–25 ms, whether or not west is down; a stall of the
+	// fleet behind a down cluster (a shared worker on its timeouts, a
+	// relist backoff) is a second or more.
+	assert.Less(t, took, 500*time.Millisecond, "a cluster that is down does not slow the others")
 
 	require.NoError(t, west.StartAPIServer(context.Background()))
 	back := createGadget(t, west, ns, "g-west-2")
 	took = handledIn(t, west, ns, "g-west-2", "west", back)
 	t.Logf("west back: a Gadget created there handled %v later", took.Round(time.Millisecond))
-	assert.Less(t, took, 5*time.Second, "a cluster that comes back is caught up at once")
+	// Measured 1.2–1.7 s: the outage's check sees the server within a
+	// second (outage.Check), then the relist and the action.
+	assert.Less(t, took, 3*time.Second, "a cluster that comes back is caught up at once")
 }
 
 // lines keeps log lines for a test to read.

@@ -1,8 +1,12 @@
 package migration_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -71,7 +75,35 @@ func storedIn(t *testing.T, group, ns string, n int) schema.GroupResource {
 		_, err := res.Create(ctx, u, metav1.CreateOptions{})
 		require.NoError(t, err)
 	}
-	return schema.GroupResource{Group: group, Resource: "widgets"}
+	gr := schema.GroupResource{Group: group, Resource: "widgets"}
+	require.Equal(t, map[string]int{group + "/v1alpha1": n}, storedAs(t, gr), "etcd holds them in v1alpha1")
+	return gr
+}
+
+// storedAs counts gr's objects in etcd by the apiVersion they are stored
+// in: what the API server wrote, not what it serves.
+func storedAs(t *testing.T, gr schema.GroupResource) map[string]int {
+	t.Helper()
+	require.NotEmpty(t, env.EtcdURL(), "the test reads etcd: its control plane must be private")
+	prefix := "/registry/" + gr.Group + "/" + gr.Resource + "/"
+	end := prefix[:len(prefix)-1] + string(prefix[len(prefix)-1]+1) // every key under prefix
+	body, err := json.Marshal(map[string]string{
+		"key": base64.StdEncoding.EncodeToString([]byte(prefix)), "range_end": base64.StdEncoding.EncodeToString([]byte(end)),
+	})
+	require.NoError(t, err)
+	resp, err := http.Post(env.EtcdURL()+"/v3/kv/range", "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "etcd's range of %s", prefix)
+	var got struct{ Kvs []struct{ Value []byte } } // the gateway's base64 values, decoded
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+	out := map[string]int{}
+	for _, kv := range got.Kvs {
+		var obj struct{ APIVersion string }
+		require.NoError(t, json.Unmarshal(kv.Value, &obj), "a custom resource is stored as JSON")
+		out[obj.APIVersion]++
+	}
+	return out
 }
 
 // moveStorage makes v1 the storage version of gr's CRD: the objects stay
@@ -100,6 +132,7 @@ func removable(t *testing.T, gr schema.GroupResource, n int) {
 	crd, err := crds.Get(ctx, gr.String(), metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"v1"}, crd.Status.StoredVersions)
+	assert.Equal(t, map[string]int{gr.Group + "/v1": n}, storedAs(t, gr), "etcd holds every object in v1")
 	crd.Spec.Versions = crd.Spec.Versions[1:]
 	_, err = crds.Update(ctx, crd, metav1.UpdateOptions{})
 	require.NoError(t, err, "the API server refuses to drop a version still stored")
