@@ -102,8 +102,29 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 			out.Files = append(out.Files, path)
 		}
 	}
-	out.Notes = append(out.Notes, "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one); the generated Setup, which main.go runs, then registers the new controller")
+	out.Notes = append(out.Notes, nextNote(stubWritten(p, files)))
 	return out, nil
+}
+
+// nextNote is the last note of CreateAPI: what go generate does next. It
+// speaks of registering a controller only when this call wrote a stub.
+func nextNote(stub bool) string {
+	note := "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one)"
+	if stub {
+		note += "; the generated Setup, which main.go runs, then registers the new controller"
+	}
+	return note
+}
+
+// stubWritten reports whether files holds a controller stub: a file of
+// the controller package that is not a test.
+func stubWritten(p *gen.Project, files map[string][]byte) bool {
+	for path := range files {
+		if filepath.Dir(path) == p.Abs(p.ControllerDir) && !strings.HasSuffix(path, "_test.go") {
+			return true
+		}
+	}
+	return false
 }
 
 // addStub adds the controller stub of a new kind to files, unless its
