@@ -38,6 +38,6 @@ kubebuilder".`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Dir, "dir", "C", ".", "the kubebuilder project's root, where PROJECT is")
 	f.StringVar(&opts.Replace, "replace", os.Getenv(osenv.Replace),
-		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+")")
+		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+", else the checkout this opgen was built from, if any)")
 	return cmd
 }
