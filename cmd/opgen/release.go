@@ -32,7 +32,7 @@ Run it when you ship, and commit config/released with the release. The
 CRDs pass through the gate against the previous release first: a release
 that breaks it without acknowledgement fails and writes nothing. The
 markers that acknowledged its changes are done afterwards; release lists
-them. See docs/upgrading.md.`,
+them. See opgen help upgrading.`,
 		Example: `  opgen release
   git add config/released && git commit -m "release v1.2.0"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
