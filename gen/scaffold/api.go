@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -89,7 +91,8 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 		}
 	}
 	files[typesFile] = render(typesTemplate, types)
-	for path, src := range files {
+	for _, path := range slices.Sorted(maps.Keys(files)) { // the same list every time
+		src := files[path]
 		_, err := os.Stat(path)
 		existed := err == nil // another version's types, given a dispatch marker (the notes say so)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

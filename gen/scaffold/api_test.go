@@ -38,8 +38,8 @@ func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
 	p := newProject(t)
 	created, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go",
-		"internal/controller/main_test.go", "internal/controller/greeting_test.go"}, rel(t, p, created.Files))
+	assert.Equal(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go",
+		"internal/controller/greeting_test.go", "internal/controller/main_test.go"}, rel(t, p, created.Files), "in the same order every time")
 
 	types, err := os.ReadFile(filepath.Join(p.Root, "apis/hello/v1/greeting_types.go"))
 	require.NoError(t, err)
