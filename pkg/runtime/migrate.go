@@ -62,8 +62,8 @@ func (o *Operator) storageMigration(gr schema.GroupResource) Runnable {
 		Dynamic: o.dynamic, Discovery: o.clientset.Discovery(), Resource: gr,
 		Log:      o.log.WithName("storage-migration"),
 		Migrated: func(n int) { written.Add(float64(n)) },
-		Event: func(crd *unstructured.Unstructured, eventtype, reason, note string) {
-			o.recorder.Eventf(crd, nil, eventtype, reason, "Migrate", "%s", note)
+		Event: func(crd *unstructured.Unstructured, eventtype, reason, action, note string) {
+			o.recorder.Eventf(crd, nil, eventtype, reason, action, "%s", note)
 		},
 	}
 	return RunnableFunc(func(ctx context.Context) error {

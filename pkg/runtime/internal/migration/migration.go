@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -48,8 +49,11 @@ type Migrator struct {
 	Rate float64
 	// Log receives progress and failures.
 	Log logr.Logger
-	// Event records an Event about the CRD; nil for none.
-	Event func(crd *unstructured.Unstructured, eventtype, reason, note string)
+	// Event records an Event about the CRD; nil for none. Its action
+	// names the storage version, such as MigrateToV1: the Events of
+	// migrations to two versions are not one series, whose note would
+	// stay the first one's.
+	Event func(crd *unstructured.Unstructured, eventtype, reason, action, note string)
 	// Migrated counts the objects written again; nil for none.
 	Migrated func(n int)
 	// SVMStart bounds the wait for a StorageVersionMigration to start
@@ -88,7 +92,7 @@ func (m *Migrator) Run(ctx context.Context) (migrated int, err error) {
 	}
 	log := m.Log.WithValues("resource", m.Resource.String(), "storedVersions", stored, "storage", storage)
 	log.Info("migrating the stored objects to the storage version")
-	m.event(crd, "Normal", "StorageMigrationStarted", fmt.Sprintf("objects stored as %v are written again as %s", stored, storage))
+	m.event(crd, storage, "StorageMigrationStarted", fmt.Sprintf("objects stored as %v are written again as %s", stored, storage))
 	start := time.Now()
 	moved := m.movedCheck(storage)
 	via, done := "StorageVersionMigration", false
@@ -110,13 +114,14 @@ func (m *Migrator) Run(ctx context.Context) (migrated int, err error) {
 	}
 	note := fmt.Sprintf("every object is stored as %s (%s, %s written, %v); status.storedVersions is [%s]", storage, via, objects(migrated), time.Since(start).Round(time.Millisecond), storage)
 	log.Info("migrated the stored objects", "via", via, "written", migrated, "took", time.Since(start).Round(time.Millisecond))
-	m.event(crd, "Normal", "StorageMigrated", note)
+	m.event(crd, storage, "StorageMigrated", note)
 	return migrated, nil
 }
 
-func (m *Migrator) event(crd *unstructured.Unstructured, eventtype, reason, note string) {
+// event records a Normal Event about a migration to storage.
+func (m *Migrator) event(crd *unstructured.Unstructured, storage, reason, note string) {
 	if m.Event != nil {
-		m.Event(crd, eventtype, reason, note)
+		m.Event(crd, "Normal", reason, "MigrateTo"+strings.ToUpper(storage[:1])+storage[1:], note)
 	}
 }
 
