@@ -26,9 +26,9 @@ version annotation: the CRDs in config/crd/bases, the ClusterRole
 manager-role in config/rbac/role.yaml, the webhook configurations in
 config/webhook/manifests.yaml. The deep copies get opgen's header.
 
-Then move controllers over one at a time: docs/migrating.md, "From
+Then move controllers over one at a time: opgen help migrating, "From
 kubebuilder".`,
-		Example: `  go install github.com/opgen-sdk/opgen/cmd/opgen@latest
+		Example: `  (cd opgen && go install ./cmd/opgen)   # in the parent of a clone of opgen
   cd my-operator && opgen adopt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -38,6 +38,6 @@ kubebuilder".`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Dir, "dir", "C", ".", "the kubebuilder project's root, where PROJECT is")
 	f.StringVar(&opts.Replace, "replace", os.Getenv(osenv.Replace),
-		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+")")
+		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+", else the checkout this opgen was built from, if any)")
 	return cmd
 }

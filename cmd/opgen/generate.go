@@ -84,7 +84,7 @@ Compatibility gate: when config/released holds the CRDs of the last release
 instead), a change that breaks their objects fails the run at the Go field:
 a removed field or version, a changed type, scope or default, a new required
 field, enum, CEL rule or pattern, a tighter bound. A marker above the field
-acknowledges one on purpose (docs/upgrading.md):
+acknowledges one on purpose (opgen help upgrading):
 
   // +opgen:compat:allow=<rule> reason="<why>"
 

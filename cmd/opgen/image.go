@@ -29,7 +29,7 @@ of it when the name ends in .tar. --push pushes the index to a registry
 with the credentials docker login and credential helpers keep
 (~/.docker/config.json). The image's reference by digest goes to standard
 output: pass it to opgen manifests --image, so that what was built is what
-is deployed. See docs/deploying.md.`,
+is deployed. See opgen help deploying.`,
 		Example: `  opgen image
   IMG=$(opgen image --push registry.example.com/widget-operator:v0.1.0)
   opgen manifests --image "$IMG" --out deploy/widget-operator.yaml

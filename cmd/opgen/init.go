@@ -20,7 +20,11 @@ generate.go with the go:generate line, an empty internal/controller package,
 a Makefile (generate, manifests, install, uninstall, deploy, undeploy, run, dev,
 test, build), a Dockerfile,
 a README and a .gitignore; then runs go mod tidy and opgen generate. It never
-overwrites a file. Next: opgen create api.`,
+overwrites a file. Next: opgen create api.
+
+go.mod requires the opgen version of this binary. An opgen built from a
+clone (go install ./cmd/opgen there) has no version the module proxy
+serves: go.mod then replaces opgen with that clone, or with --replace.`,
 		Example: `  mkdir hello-operator && cd hello-operator
   opgen init --module example.com/hello-operator`,
 		Args: cobra.NoArgs,
@@ -36,7 +40,7 @@ overwrites a file. Next: opgen create api.`,
 	f.StringVar(&opts.Module, "module", "", "Go module path of the new project, such as example.com/hello-operator")
 	f.StringVar(&opts.Name, "name", "", "operator name (default: the module path's last element)")
 	f.StringVar(&opts.Replace, "replace", os.Getenv(osenv.Replace),
-		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+")")
+		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+", else the checkout this opgen was built from, if any)")
 	_ = cmd.MarkFlagRequired("module")
 	return cmd
 }

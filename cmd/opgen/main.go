@@ -39,6 +39,7 @@ func main() {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	addTopics(root)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := root.ExecuteContext(ctx)
 	stop()

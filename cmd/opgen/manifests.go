@@ -19,7 +19,7 @@ leader-election Role and binding, the <name>-metrics-reader ClusterRole
 (https, port 8443; with --service-monitor a Prometheus Operator
 ServiceMonitor of it) and a hardened Deployment of the operator. Without
 --image those are left out, for running the operator outside the cluster.
-See docs/metrics.md.
+See opgen help metrics.
 
 When the operator serves webhooks (a kind marked +opgen:webhook, whose
 configurations opgen generate wrote to config/webhook/manifests.yaml, or a
@@ -28,10 +28,10 @@ CRD converted by the conversion webhook), --image adds the webhook Service
 MutatingWebhookConfigurations for --namespace, and the RBAC with which the
 operator keeps its certificate in a Secret and the caBundle current; with
 --cert-manager, a cert-manager Issuer and Certificate instead. See
-docs/webhooks.md.
+opgen help webhooks.
 
 --member writes instead what each member cluster of a fleet needs
-(pkg/runtime/fleet, docs/multicluster.md): the Namespace, the CRDs, the
+(pkg/runtime/fleet, opgen help multicluster): the Namespace, the CRDs, the
 ServiceAccount with the controllers' ClusterRole and binding, and the
 token Secret <name>-member-token of the ServiceAccount, whose token the
 fleet's kubeconfig of that cluster uses. No Deployment, leader-election

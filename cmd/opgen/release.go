@@ -35,7 +35,7 @@ Run it when you ship, and commit config/released with the release. The
 CRDs pass through the gate against the previous release first: a release
 that breaks it without acknowledgement fails and writes nothing. The
 markers that acknowledged its changes are done afterwards; release lists
-them. See docs/upgrading.md.
+them. See opgen help upgrading.
 
 --live checks the objects of the current cluster (read only) first: it
 reports each object that the new CRDs refuse an update of (a label, a

@@ -29,8 +29,6 @@ func TestFromKubebuilder(t *testing.T) {
 		t.Skip("builds kubebuilder, controller-gen and a kubebuilder project (minutes): run without -short")
 	}
 	s := newSession(t)
-	// go install puts kubebuilder with the test's opgen, not in ~/go/bin.
-	s.env["GOBIN"] = s.env["OPGEN_TEST_BIN"]
 	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
 		s.env[k] = "tutorial"
 	}
@@ -41,9 +39,7 @@ func TestFromKubebuilder(t *testing.T) {
 		"controller-gen": sameAsControllerGen(s),
 		"rbac":           movedControllerRBAC,
 	}
-	for _, b := range parse(t, "../migrating.md") {
-		s.run(b)
-	}
+	s.runDoc("../migrating.md")
 }
 
 // sameAsControllerGen runs controller-gen, as the Makefile of a kubebuilder

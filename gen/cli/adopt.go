@@ -21,7 +21,8 @@ type AdoptOptions struct {
 	// Dir is the root of the kubebuilder project.
 	Dir string
 	// Replace, when set, replaces the opgen module with this checkout in
-	// the project's go.mod (development builds of opgen).
+	// the project's go.mod (development builds of opgen). Default: the
+	// checkout the running opgen was built from, if any.
 	Replace string
 }
 
@@ -109,6 +110,7 @@ func adoptGoMod(ctx context.Context, dir, replace string, out, errOut io.Writer)
 	if version == "(devel)" {
 		version = ""
 	}
+	replace, _ = replaceOrCheckout(replace)
 	if replace != "" {
 		var err error
 		if replace, err = filepath.Abs(replace); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/compat"
 	"github.com/opgen-sdk/opgen/gen/generators"
+	"github.com/opgen-sdk/opgen/gen/scaffold"
 	"github.com/opgen-sdk/opgen/internal/memlimit"
 )
 
@@ -83,6 +84,11 @@ func Generate(ctx context.Context, opts GenerateOptions, patterns []string, w io
 		return err
 	}
 	res.Report(w, opts.Root, opts.Verbose, time.Since(start))
+	if !res.UpToDate {
+		if err := refreshTests(opts.Options, w); err != nil {
+			return err
+		}
+	}
 	if gate, ok := selected["compat"].(*compat.Generator); ok && !res.UpToDate {
 		if note := gate.Note(opts.ReleasedDir); note != "" {
 			fmt.Fprintf(w, "opgen: %s\n", note)
@@ -92,4 +98,23 @@ func Generate(ctx context.Context, opts GenerateOptions, patterns []string, w io
 		res.PrintTimings(w, time.Since(start))
 	}
 	return nil
+}
+
+// refreshTests keeps the kind tests create api wrote in step with the CRDs
+// the run wrote (scaffold.RefreshTests), and says what it did on w.
+func refreshTests(opts gen.Options, w io.Writer) error {
+	orDefault := func(dir, def string) string {
+		if dir == "" {
+			return def
+		}
+		return dir
+	}
+	rewritten, warnings, err := scaffold.RefreshTests(opts.Root, orDefault(opts.ControllerDir, gen.DefaultControllerDir), orDefault(opts.CRDDir, gen.DefaultCRDDir))
+	for _, f := range rewritten {
+		fmt.Fprintf(w, "opgen: update %s (its client call follows the CRD's names)\n", f)
+	}
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "opgen: warning: %s\n", warning)
+	}
+	return err
 }

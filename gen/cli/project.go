@@ -19,13 +19,18 @@ import (
 // Init scaffolds a new operator project in dir (scaffold.InitProject),
 // then runs go mod tidy and the generators. It lists the files it created
 // on out, and the go command's output on errOut.
+//
+// An opgen built from a checkout has no version the module proxy serves:
+// the project's go.mod replaces opgen with that checkout, unless
+// opts.Replace names another.
 func Init(ctx context.Context, dir string, opts scaffold.ProjectOptions, out, errOut io.Writer) error {
 	if v := BuildVersion(); v != "(devel)" {
 		opts.OpgenVersion = v
 	}
-	if opts.Replace != "" {
+	replace, fromCheckout := replaceOrCheckout(opts.Replace)
+	if replace != "" {
 		var err error
-		if opts.Replace, err = filepath.Abs(opts.Replace); err != nil {
+		if opts.Replace, err = filepath.Abs(replace); err != nil {
 			return err
 		}
 	}
@@ -34,6 +39,9 @@ func Init(ctx context.Context, dir string, opts scaffold.ProjectOptions, out, er
 		return err
 	}
 	listCreated(out, dir, created.Files)
+	if fromCheckout {
+		fmt.Fprintf(out, "go.mod: replace %s => %s, the checkout this opgen was built from (--replace names another)\n", opgenModule, opts.Replace)
+	}
 	if err := goModTidy(ctx, dir, errOut); err != nil {
 		return err
 	}

@@ -89,12 +89,12 @@ func (c *comparison) versionRemoved(old *apiextensionsv1.CustomResourceDefinitio
 		Name:    old.Name,
 		Change:  fmt.Sprintf("version %s, served by the last release, is gone", old.Name),
 		Effect:  fmt.Sprintf("clients still using %s get 404 Not Found, and if an earlier release stored objects in %s that were never migrated, the API server refuses the CRD", old.Name, old.Name),
-		Fix:     fmt.Sprintf("keep %s for a release with +kubebuilder:unservedversion (and +kubebuilder:deprecatedversion before that), then remove it (docs/upgrading.md)", old.Name),
+		Fix:     fmt.Sprintf("keep %s for a release with +kubebuilder:unservedversion (and +kubebuilder:deprecatedversion before that), then remove it (go tool opgen help upgrading)", old.Name),
 	}
 	if old.Storage {
 		f.Change = fmt.Sprintf("version %s, the storage version of the last release, is gone", old.Name)
 		f.Effect = fmt.Sprintf("the API server refuses a CRD without a version that status.storedVersions still names, so the upgrade fails until the objects stored in %s are migrated (the operator's storage migration does it once another version is the storage version), and clients of %s get 404 Not Found", old.Name, old.Name)
-		f.Fix = fmt.Sprintf("keep %s, move the storage version to another one (+kubebuilder:storageversion) and release that first; then stop serving %s (+kubebuilder:unservedversion) for a release before removing it (docs/upgrading.md)", old.Name, old.Name)
+		f.Fix = fmt.Sprintf("keep %s, move the storage version to another one (+kubebuilder:storageversion) and release that first; then stop serving %s (+kubebuilder:unservedversion) for a release before removing it (go tool opgen help upgrading)", old.Name, old.Name)
 	}
 	c.add(f)
 }

@@ -142,5 +142,5 @@ func (g *Generator) Note(releasedDir string) string {
 	if !g.Off {
 		return ""
 	}
-	return fmt.Sprintf("no released CRDs in %s, so the API compatibility gate is off; run opgen release when you ship, and later changes that break the objects of that release fail generation (docs/upgrading.md)", releasedDir)
+	return fmt.Sprintf("no released CRDs in %s, so the API compatibility gate is off; run opgen release when you ship, and later changes that break the objects of that release fail generation (go tool opgen help upgrading)", releasedDir)
 }

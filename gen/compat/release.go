@@ -20,7 +20,7 @@ import (
 // ReleaseHeader is the first line of every file opgen release writes. It
 // is not opgen's generated-code line: no generator owns or removes these
 // files.
-const ReleaseHeader = "# The CRD of the last release, written by opgen release: opgen generate fails on changes that break its objects (docs/upgrading.md). Do not edit; run opgen release at the next release."
+const ReleaseHeader = "# The CRD of the last release, written by opgen release: opgen generate fails on changes that break its objects (go tool opgen help upgrading). Do not edit; run opgen release at the next release."
 
 // ReleaseResult is what Release did.
 type ReleaseResult struct {

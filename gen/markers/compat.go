@@ -6,7 +6,7 @@ package markers
 //
 // which acknowledges, on purpose, one finding of opgen generate's
 // compatibility gate: a change to the API that breaks objects of the last
-// release (gen/compat, docs/upgrading.md). It goes on the Go field the
+// release (gen/compat; opgen help upgrading). It goes on the Go field the
 // finding names; for a field that no longer exists, on the type that held
 // it, with field=<json name>; for a version that no longer exists or a
 // changed scope, on the kind's type, with version=<name> for a version.

@@ -17,7 +17,7 @@ package markers
 //
 // opgen manifests then writes the ValidatingWebhookConfiguration, the
 // webhook Service and the RBAC of the runtime's certificates (see
-// docs/webhooks.md).
+// opgen help webhooks).
 type WebhookValidate struct{}
 
 // WebhookDefault gives a kind a defaulting (mutating) admission webhook:

@@ -9,7 +9,7 @@ import (
 
 // RulesHeader opens the PrometheusRule file.
 const RulesHeader = "# Written by opgen manifests --monitoring: rerun it to refresh, edits here are lost.\n" +
-	"# Needs the Prometheus Operator (monitoring.coreos.com/v1); see docs/deploying.md.\n"
+	"# Needs the Prometheus Operator (monitoring.coreos.com/v1); see go tool opgen help deploying.\n"
 
 // alert is one alerting rule.
 type alert struct {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -91,7 +93,8 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 		}
 	}
 	files[typesFile] = render(typesTemplate, types)
-	for path, src := range files {
+	for _, path := range slices.Sorted(maps.Keys(files)) { // the same list every time
+		src := files[path]
 		_, err := os.Stat(path)
 		existed := err == nil // another version's types, given a dispatch marker (the notes say so)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -104,8 +107,29 @@ func CreateAPI(p *gen.Project, opts APIOptions) (*Created, error) {
 			out.Files = append(out.Files, path)
 		}
 	}
-	out.Notes = append(out.Notes, "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one); the generated Setup, which main.go runs, then registers the new controller")
+	out.Notes = append(out.Notes, nextNote(stubWritten(p, files)))
 	return out, nil
+}
+
+// nextNote is the last note of CreateAPI: what go generate does next. It
+// speaks of registering a controller only when this call wrote a stub.
+func nextNote(stub bool) string {
+	note := "run `go generate ./...` to generate the rest (the project needs a //go:generate line running opgen generate; opgen init writes one)"
+	if stub {
+		note += "; the generated Setup, which main.go runs, then registers the new controller"
+	}
+	return note
+}
+
+// stubWritten reports whether files holds a controller stub: a file of
+// the controller package that is not a test.
+func stubWritten(p *gen.Project, files map[string][]byte) bool {
+	for path := range files {
+		if filepath.Dir(path) == p.Abs(p.ControllerDir) && !strings.HasSuffix(path, "_test.go") {
+			return true
+		}
+	}
+	return false
 }
 
 // addStub adds the controller stub of a new kind to files, unless its

@@ -38,8 +38,8 @@ func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
 	p := newProject(t)
 	created, err := scaffold.CreateAPI(p, scaffold.APIOptions{Group: "hello.example.com", Version: "v1", Kind: "Greeting"})
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go",
-		"internal/controller/main_test.go", "internal/controller/greeting_test.go"}, rel(t, p, created.Files))
+	assert.Equal(t, []string{"apis/hello/v1/doc.go", "apis/hello/v1/greeting_types.go", "internal/controller/greeting.go",
+		"internal/controller/greeting_test.go", "internal/controller/main_test.go"}, rel(t, p, created.Files), "in the same order every time")
 
 	types, err := os.ReadFile(filepath.Join(p.Root, "apis/hello/v1/greeting_types.go"))
 	require.NoError(t, err)
@@ -55,6 +55,7 @@ func TestCreateAPIScaffoldsTypesAndStub(t *testing.T) {
 	for _, m := range []string{") Add(", ") Modify(", ") Delete("} {
 		assert.NotContains(t, string(stub), m, "a stub has only the methods asked for: Delete alone turns on a finalizer")
 	}
+	assert.Contains(t, created.Notes[len(created.Notes)-1], "registers the new controller")
 	kindTest, err := os.ReadFile(filepath.Join(p.Root, "internal/controller/greeting_test.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(kindTest), ".HelloV1().Greetings(kit.Namespace(t))")
@@ -91,6 +92,9 @@ func TestCreateAPINewVersionKeepsTheController(t *testing.T) {
 	assert.NotContains(t, string(types), "+opgen:controller")
 	assert.Contains(t, created.Notes[0], "Greeting exists in v1")
 	assert.Contains(t, created.Notes[1], "+kubebuilder:storageversion")
+	last := created.Notes[len(created.Notes)-1]
+	assert.Contains(t, last, "run `go generate ./...`")
+	assert.NotContains(t, last, "controller", "types alone: there is no new controller to register")
 }
 
 func TestCreateAPIRejectsBadNames(t *testing.T) {

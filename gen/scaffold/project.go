@@ -227,9 +227,12 @@ chart: generate ## Write the Helm chart deploy/chart, its values defaulting to $
 # plane (opgen controlplane builds it when missing).
 KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(shell $(OPGEN) controlplane --print-dir)/kubectl)
 
+# install and deploy apply what the project declares, taking over the
+# fields another manager changed since (kubectl edit, kubectl patch), as a
+# client-side apply would.
 .PHONY: install
 install: generate ## Apply the Namespace, the CRDs, the ServiceAccount and the RBAC to the current cluster
-	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --out - | $(KUBECTL) apply --server-side -f -
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --out - | $(KUBECTL) apply --server-side --force-conflicts -f -
 
 .PHONY: uninstall
 uninstall: ## Delete what install applied: with the CRDs, every object of their kinds goes
@@ -237,7 +240,7 @@ uninstall: ## Delete what install applied: with the CRDs, every object of their 
 
 .PHONY: deploy
 deploy: generate ## Apply the whole manifest, with a Deployment of $(IMG), to the current cluster
-	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out - | $(KUBECTL) apply --server-side -f -
+	$(OPGEN) manifests --name $(NAME) --namespace $(NAMESPACE) --image $(IMG) --out - | $(KUBECTL) apply --server-side --force-conflicts -f -
 
 .PHONY: undeploy
 undeploy: ## Delete what deploy applied, the Namespace and the CRDs included

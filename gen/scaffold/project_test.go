@@ -175,8 +175,8 @@ func TestMakefileClusterTargets(t *testing.T) {
 	kubectl := filepath.Join(bin, "kubectl")
 	require.NoError(t, os.WriteFile(kubectl, []byte("#!/bin/sh\n"), 0o755))
 	out = makeN(bin+":"+noKubectl, "install", "deploy")
-	assert.Contains(t, out, manifests+" --out - | "+kubectl+" apply --server-side -f -\n")
-	assert.Contains(t, out, manifests+" --image registry.example.com/hello:v1 --out - | "+kubectl+" apply --server-side -f -\n")
+	assert.Contains(t, out, manifests+" --out - | "+kubectl+" apply --server-side --force-conflicts -f -\n")
+	assert.Contains(t, out, manifests+" --image registry.example.com/hello:v1 --out - | "+kubectl+" apply --server-side --force-conflicts -f -\n")
 
 	cmd := exec.Command(makePath, "help")
 	cmd.Dir = dir

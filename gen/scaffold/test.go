@@ -109,7 +109,9 @@ import (
 // for what it owns with optest.WaitForOwned, for a condition with
 // optest.WaitForCondition.
 //
-// opgen create api wrote this file once; it is yours.
+// opgen create api wrote this file. Until you edit it, go generate
+// writes it again when a marker renames the resource, so that the
+// client call below stays right; then it is yours.
 func Test{{.Kind}}IsHandled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -275,11 +275,14 @@ func (o Options) crdPatch(crd map[string]any) map[string]any {
 		return nil
 	}
 	if o.Image == "" {
-		// No Service to reach: the operator, run locally, applies the
+		// No Service to reach: the operator, run locally, writes the
 		// stanza with its own URL when it starts (a URL beside a Service
-		// would be refused).
+		// would be refused). The manifest leaves it out rather than set
+		// it to None: applied again while the operator runs (make
+		// install after a change of the types), it would conflict with
+		// the operator's stanza, or, forced, cut the conversions.
 		return map[string]any{"apiVersion": crd["apiVersion"], "kind": crd["kind"], "metadata": map[string]any{"name": name},
-			"spec": map[string]any{"conversion": map[string]any{"strategy": "None", "webhook": nil}}}
+			"spec": map[string]any{"conversion": nil}}
 	}
 	meta := map[string]any{"name": name}
 	if o.CertManager {

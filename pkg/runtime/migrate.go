@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,7 +51,8 @@ func (c *Controller[T]) groupResource() schema.GroupResource { return c.kind.GVR
 // to its CRD's storage version (package migration): at once, then on
 // every change of the CRD (an upgrade that moves the storage version
 // while the operator runs) and every storageCheckEvery, retrying a
-// failure with a backoff of up to a minute.
+// failure with a backoff of up to a minute. A migration that the storage
+// version moved away from stops, and the next starts at once.
 func (ms migrations) of(gr schema.GroupResource) Runnable {
 	o := ms.o
 	written := SharedCollector(o, prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -61,8 +63,8 @@ func (ms migrations) of(gr schema.GroupResource) Runnable {
 		Dynamic: o.dynamic, Discovery: o.clientset.Discovery(), Resource: gr,
 		Log:      o.log.WithName("storage-migration"),
 		Migrated: func(n int) { written.Add(float64(n)) },
-		Event: func(crd *unstructured.Unstructured, eventtype, reason, note string) {
-			o.recorder.Eventf(crd, nil, eventtype, reason, "Migrate", "%s", note)
+		Event: func(crd *unstructured.Unstructured, eventtype, reason, action, note string) {
+			o.recorder.Eventf(crd, nil, eventtype, reason, action, "%s", note)
 		},
 	}
 	return RunnableFunc(func(ctx context.Context) error {
@@ -73,6 +75,10 @@ func (ms migrations) of(gr schema.GroupResource) Runnable {
 			_, err := m.Run(ctx)
 			switch {
 			case err == nil || ctx.Err() != nil:
+			case errors.Is(err, migration.ErrStorageMoved):
+				// An upgrade moved it on: migrate to the new one now.
+				m.Log.Info("the storage version moved during the migration; migrating to the new one", "resource", gr.String(), "reason", err.Error())
+				next = 0
 			case apierrors.IsForbidden(err):
 				m.Log.Info("storage migration is off: the operator may not read or write its CRD; grant get, list, watch and patch on its customresourcedefinition, update on its status, list and update on the kind (the generated ClusterRole does), or pass --migrate-storage=false",
 					"resource", gr.String(), "error", err.Error(), "nextTry", next)

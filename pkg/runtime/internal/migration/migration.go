@@ -13,8 +13,10 @@ package migration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -47,14 +49,30 @@ type Migrator struct {
 	Rate float64
 	// Log receives progress and failures.
 	Log logr.Logger
-	// Event records an Event about the CRD; nil for none.
-	Event func(crd *unstructured.Unstructured, eventtype, reason, note string)
+	// Event records an Event about the CRD; nil for none. Its action
+	// names the storage version, such as MigrateToV1: the Events of
+	// migrations to two versions are not one series, whose note would
+	// stay the first one's.
+	Event func(crd *unstructured.Unstructured, eventtype, reason, action, note string)
 	// Migrated counts the objects written again; nil for none.
 	Migrated func(n int)
 	// SVMStart bounds the wait for a StorageVersionMigration to start
 	// running before the rewrite takes over. Default 30s.
 	SVMStart time.Duration
+	// RewriteUpTo is the most objects the Migrator writes again itself
+	// without trying a StorageVersionMigration first. Default 500, one
+	// page of the list; -1 tries the StorageVersionMigration always.
+	// The controller manager runs one only once its garbage collector's
+	// watch of the resource has passed the migration's start, which on a
+	// quiet resource waits for the next watch bookmark, up to a minute:
+	// longer than 500 rewrites at the default rate take.
+	RewriteUpTo int
 }
+
+// ErrStorageMoved says that the CRD's storage version changed during a
+// migration, which stopped there: the next one starts at the new
+// storage version instead of finishing the old one first.
+var ErrStorageMoved = errors.New("the storage version changed during the migration")
 
 // Run migrates when the CRD stores objects in versions other than its
 // storage version, and reports what it did. A resource without a CRD
@@ -74,31 +92,36 @@ func (m *Migrator) Run(ctx context.Context) (migrated int, err error) {
 	}
 	log := m.Log.WithValues("resource", m.Resource.String(), "storedVersions", stored, "storage", storage)
 	log.Info("migrating the stored objects to the storage version")
-	m.event(crd, "Normal", "StorageMigrationStarted", fmt.Sprintf("objects stored as %v are written again as %s", stored, storage))
+	m.event(crd, storage, "StorageMigrationStarted", fmt.Sprintf("objects stored as %v are written again as %s", stored, storage))
 	start := time.Now()
-	via := "StorageVersionMigration"
-	done, err := m.viaSVM(ctx, crd, storage)
+	moved := m.movedCheck(storage)
+	via, done := "StorageVersionMigration", false
+	small, err := m.small(ctx, storage)
+	if err == nil && !small {
+		done, err = m.viaSVM(ctx, crd, storage, moved)
+	}
 	if err != nil {
 		return 0, err
 	}
 	if !done {
 		via = "rewrite"
-		if migrated, err = m.rewrite(ctx, crd, storage); err != nil {
+		if migrated, err = m.rewrite(ctx, crd, storage, moved); err != nil {
 			return migrated, err
 		}
 	}
 	if err := m.trim(ctx, storage); err != nil {
 		return migrated, err
 	}
-	note := fmt.Sprintf("every object is stored as %s (%s, %d objects written, %v); status.storedVersions is [%s]", storage, via, migrated, time.Since(start).Round(time.Millisecond), storage)
+	note := fmt.Sprintf("every object is stored as %s (%s, %s written, %v); status.storedVersions is [%s]", storage, via, objects(migrated), time.Since(start).Round(time.Millisecond), storage)
 	log.Info("migrated the stored objects", "via", via, "written", migrated, "took", time.Since(start).Round(time.Millisecond))
-	m.event(crd, "Normal", "StorageMigrated", note)
+	m.event(crd, storage, "StorageMigrated", note)
 	return migrated, nil
 }
 
-func (m *Migrator) event(crd *unstructured.Unstructured, eventtype, reason, note string) {
+// event records a Normal Event about a migration to storage.
+func (m *Migrator) event(crd *unstructured.Unstructured, storage, reason, note string) {
 	if m.Event != nil {
-		m.Event(crd, eventtype, reason, note)
+		m.Event(crd, "Normal", reason, "MigrateTo"+strings.ToUpper(storage[:1])+storage[1:], note)
 	}
 }
 
@@ -124,7 +147,7 @@ func (m *Migrator) trim(ctx context.Context, storage string) error {
 			return err
 		}
 		if now, _ := versions(crd); now != storage {
-			return fmt.Errorf("the storage version of %s changed from %s to %s during the migration; migrating again", m.Resource, storage, now)
+			return fmt.Errorf("%w: %s from %s to %s; migrating again", ErrStorageMoved, m.Resource, storage, now)
 		}
 		if err := unstructured.SetNestedStringSlice(crd.Object, []string{storage}, "status", "storedVersions"); err != nil {
 			return err
@@ -144,7 +167,7 @@ type progress struct {
 
 // rewrite writes every object again as it was read, in the storage
 // version, after the last one ProgressAnnotation records.
-func (m *Migrator) rewrite(ctx context.Context, crd *unstructured.Unstructured, storage string) (int, error) {
+func (m *Migrator) rewrite(ctx context.Context, crd *unstructured.Unstructured, storage string, moved func(context.Context) error) (int, error) {
 	var p progress
 	if raw, ok := crd.GetAnnotations()[ProgressAnnotation]; ok && json.Unmarshal([]byte(raw), &p) == nil && p.Version != storage {
 		p = progress{}
@@ -164,6 +187,9 @@ func (m *Migrator) rewrite(ctx context.Context, crd *unstructured.Unstructured, 
 				continue // written before a restart
 			}
 			if err := limiter.Wait(ctx); err != nil {
+				return written, err
+			}
+			if err := moved(ctx); err != nil {
 				return written, err
 			}
 			_, err := res.Namespace(obj.GetNamespace()).Update(ctx, obj, metav1.UpdateOptions{FieldManager: "opgen-storage-migration"})

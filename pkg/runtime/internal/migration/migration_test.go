@@ -150,16 +150,72 @@ func (noSVM) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList,
 
 // TestMigrateWithStorageVersionMigration: where the API server serves
 // StorageVersionMigrations and the controller manager runs them, one
-// migrates the objects; then storedVersions is [v1], and v1alpha1 can go.
+// migrates the objects (RewriteUpTo -1: however few they are); then
+// storedVersions is [v1], and v1alpha1 can go.
 func TestMigrateWithStorageVersionMigration(t *testing.T) {
 	ns := env.Namespace(t)
 	gr := widgets(t, "svm.migration.test.opgen.dev", ns, 30)
 	m := &migration.Migrator{Dynamic: dynamic.NewForConfigOrDie(env.Config), Discovery: discovery.NewDiscoveryClientForConfigOrDie(env.Config),
-		Resource: gr, Log: testr.New(t), SVMStart: time.Minute}
+		Resource: gr, Log: testr.New(t), SVMStart: time.Minute, RewriteUpTo: -1}
 	written, err := m.Run(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, written, "the migration wrote them, not the operator")
 	removable(t, gr, 30)
+}
+
+// TestMigrateFewByRewrite: a resource with fewer objects than a page
+// is written again at once, without the StorageVersionMigration that
+// would wait for the controller manager's next watch bookmark.
+func TestMigrateFewByRewrite(t *testing.T) {
+	ns := env.Namespace(t)
+	gr := widgets(t, "few.migration.test.opgen.dev", ns, 20)
+	m := &migration.Migrator{Dynamic: dynamic.NewForConfigOrDie(env.Config), Discovery: discovery.NewDiscoveryClientForConfigOrDie(env.Config),
+		Resource: gr, Log: testr.New(t)}
+	written, err := m.Run(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 20, written, "the migrator wrote them itself")
+	removable(t, gr, 20)
+}
+
+// TestMigrationStopsWhenStorageMoves: a migration whose storage version
+// the CRD leaves (an upgrade right after a downgrade) stops within a
+// second or so with ErrStorageMoved, not after writing every object in
+// the old one; the next run migrates to the new storage version. At two
+// writes a second, the 20 objects would take 10 s.
+func TestMigrationStopsWhenStorageMoves(t *testing.T) {
+	ns := env.Namespace(t)
+	gr := widgets(t, "moved.migration.test.opgen.dev", ns, 20)
+	writes := 0
+	m := &migration.Migrator{Dynamic: dynamic.NewForConfigOrDie(env.Config), Discovery: noSVM{discovery.NewDiscoveryClientForConfigOrDie(env.Config)},
+		Resource: gr, Log: testr.New(t), Rate: 2,
+		Migrated: func(n int) {
+			if writes += n; writes == 2 {
+				storeIn(t, gr, "v1alpha1")
+			}
+		}}
+	written, err := m.Run(context.Background())
+	require.ErrorIs(t, err, migration.ErrStorageMoved)
+	assert.Less(t, written, 10, "it went on writing in v1 for seconds after the move")
+	m.Migrated, m.Rate = nil, 1000
+	_, err = m.Run(context.Background())
+	require.NoError(t, err)
+	crd, err := apiextensionsclient.NewForConfigOrDie(env.Config).ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), gr.String(), metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v1alpha1"}, crd.Status.StoredVersions)
+}
+
+// storeIn makes version the storage version of gr's CRD.
+func storeIn(t *testing.T, gr schema.GroupResource, version string) {
+	t.Helper()
+	ctx := context.Background()
+	crds := apiextensionsclient.NewForConfigOrDie(env.Config).ApiextensionsV1().CustomResourceDefinitions()
+	got, err := crds.Get(ctx, gr.String(), metav1.GetOptions{})
+	require.NoError(t, err)
+	for i := range got.Spec.Versions {
+		got.Spec.Versions[i].Storage = got.Spec.Versions[i].Name == version
+	}
+	_, err = crds.Update(ctx, got, metav1.UpdateOptions{})
+	require.NoError(t, err)
 }
 
 // TestMigrateByRewrite: without StorageVersionMigrations, every object is

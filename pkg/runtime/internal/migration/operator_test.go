@@ -3,10 +3,12 @@ package migration_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,6 +84,39 @@ func TestOperatorMigratesWhenStorageMoves(t *testing.T) {
 	moveStorage(t, gr)
 	migrated(t, gr)
 	removable(t, gr, 20)
+}
+
+// TestOperatorRecordsEachMigration: a migration to v1, then one back to
+// v1alpha1 (a downgrade), each get a StorageMigrated Event that says
+// which version: client-go merges Events of the same object, reason and
+// action into one series, which keeps the first one's note.
+func TestOperatorRecordsEachMigration(t *testing.T) {
+	ns := env.Namespace(t)
+	gr := storedIn(t, "twice.migration.test.opgen.dev", ns, 3)
+	runOperator(t, ns, gr)
+	moveStorage(t, gr)
+	migrated(t, gr)
+	storeIn(t, gr, "v1alpha1")
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return noted(gr, "every object is stored as v1alpha1 "), nil
+	})
+	require.NoError(t, err, "waited 30 s in vain for the StorageMigrated Event of the migration to v1alpha1")
+	assert.True(t, noted(gr, "every object is stored as v1 "), "the Event of the migration to v1 is gone")
+}
+
+// noted reports whether a StorageMigrated Event about gr's CRD has a note
+// that contains text.
+func noted(gr schema.GroupResource, text string) bool {
+	events, err := kubernetes.NewForConfigOrDie(env.Config).EventsV1().Events("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return false
+	}
+	for _, e := range events.Items {
+		if e.Reason == "StorageMigrated" && e.Regarding.Name == gr.String() && strings.Contains(e.Note, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // runOperator runs an operator with a controller of gr's v1 in ns, as a

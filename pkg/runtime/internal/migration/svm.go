@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,8 +14,9 @@ import (
 
 // viaSVM migrates with a StorageVersionMigration when the API server
 // serves them. done is false when it does not, or when no migrator starts
-// the migration within SVMStart: the rewrite takes over.
-func (m *Migrator) viaSVM(ctx context.Context, crd *unstructured.Unstructured, storage string) (done bool, err error) {
+// the migration within SVMStart: the rewrite takes over. It stops with
+// ErrStorageMoved when moved says so.
+func (m *Migrator) viaSVM(ctx context.Context, crd *unstructured.Unstructured, storage string, moved func(context.Context) error) (done bool, err error) {
 	if _, err := m.Discovery.ServerResourcesForGroupVersion(svmResource.GroupVersion().String()); err != nil {
 		return false, nil
 	}
@@ -36,6 +38,9 @@ func (m *Migrator) viaSVM(ctx context.Context, crd *unstructured.Unstructured, s
 	startLimit := orDefault(m.SVMStart, 30*time.Second)
 	var result string
 	err = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		if err := moved(ctx); err != nil {
+			return false, err
+		}
 		got, err := svms.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -60,6 +65,9 @@ func (m *Migrator) viaSVM(ctx context.Context, crd *unstructured.Unstructured, s
 		}
 		return false, nil
 	})
+	if errors.Is(err, ErrStorageMoved) {
+		_ = svms.Delete(ctx, name, metav1.DeleteOptions{}) // a migration to the old storage version
+	}
 	if err != nil {
 		return false, err
 	}
