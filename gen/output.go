@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"maps"
 	"os"
@@ -292,7 +294,15 @@ func (o *Output) Commit() ([]Change, error) {
 	if err != nil {
 		return changes, err
 	}
+	listed := os.Getenv("GOFILE") != "" // under go generate
 	for _, p := range stale {
+		if listed && strings.HasSuffix(p, ".go") {
+			if err := leaveOut(p); err != nil {
+				return changes, err
+			}
+			changes = append(changes, Change{Path: p, Op: "remove"})
+			continue
+		}
 		if err := os.Remove(p); err != nil {
 			return changes, fmt.Errorf("remove stale generated file: %w", err)
 		}
@@ -300,6 +310,24 @@ func (o *Output) Commit() ([]Change, error) {
 		removeEmptyParents(filepath.Dir(p), o.ownedDirs())
 	}
 	return changes, nil
+}
+
+// leaveOut empties the stale Go file p instead of removing it: go
+// generate listed the files of every package before it ran opgen, and
+// stops when one of them is gone by the time it reaches that package. The
+// file keeps only its package clause, behind the ignore constraint, so no
+// build sees it; the next run, which go generate does not list it for,
+// removes it.
+func leaveOut(p string) error {
+	f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.PackageClauseOnly)
+	if err != nil {
+		return fmt.Errorf("remove stale generated file: %w", err)
+	}
+	src := fmt.Sprintf("// %s\n\n//go:build ignore\n\n// Stale: the next opgen run removes this file.\npackage %s\n", Header, f.Name.Name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		return fmt.Errorf("remove stale generated file: %w", err)
+	}
+	return nil
 }
 
 // Differing returns the staged files that Commit would write: the

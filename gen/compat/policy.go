@@ -95,7 +95,7 @@ func LoadPolicy(p *gen.Project) (*Policy, []*diag.Error) {
 
 // read reads the document's mapping: rules, and nothing else.
 func (p *Policy) read(root *yaml.Node, pos func(*yaml.Node) token.Position) []*diag.Error {
-	usage := "write it as rules: {<rule>: error|warn|off} (docs/upgrading.md)"
+	usage := "write it as rules: {<rule>: error|warn|off} (go tool opgen help upgrading)"
 	if root.Kind != yaml.MappingNode {
 		return []*diag.Error{{Pos: pos(root), Msg: "not a mapping: " + usage}}
 	}

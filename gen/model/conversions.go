@@ -368,7 +368,7 @@ func (b *apiBuilder) warnNoConversion(c *Conversion, schemas map[string]*apiexte
 			lost = append(lost, v+" and "+h+" validate "+strings.Join(rules, ", ")+" differently (nothing is lost, but an object of one may fail the other's validation)")
 		}
 	}
-	b.in.Warnings.Add(c.Hub.Pos, "%s is served in %s with different schemas, and the project converts nothing between them (no Hub, ConvertTo and ConvertFrom methods, no Convert_ functions, no %s): as controller-gen does, opgen writes its CRD without a conversion, so the API server only rewrites apiVersion: %s. Write the conversion (docs/migrating.md, \"Hand-written conversions\"), or run opgen generate with --strict to have opgen generate it and stub what it cannot", c.Hub.Name, versionNames(append([]*Kind{c.Hub}, c.Spokes...)), ConversionStubFile, strings.Join(lost, "; "))
+	b.in.Warnings.Add(c.Hub.Pos, "%s is served in %s with different schemas, and the project converts nothing between them (no Hub, ConvertTo and ConvertFrom methods, no Convert_ functions, no %s): as controller-gen does, opgen writes its CRD without a conversion, so the API server only rewrites apiVersion: %s. Write the conversion (go tool opgen help migrating, \"Hand-written conversions\"), or run opgen generate with --strict to have opgen generate it and stub what it cannot", c.Hub.Name, versionNames(append([]*Kind{c.Hub}, c.Spokes...)), ConversionStubFile, strings.Join(lost, "; "))
 }
 
 // schemaDiff compares two schemas: the property paths only a has, only b
