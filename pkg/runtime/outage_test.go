@@ -143,8 +143,8 @@ func (l *lines) count(part string) int {
 // TestRecoversAtOnceAfterAnOutage: while the API server refuses
 // connections the outage is logged and /readyz says 503; a change made the
 // moment it is back is handled within a few seconds, and /readyz turns
-// 200. Under make chaos it runs three times, with leader election off and
-// on (a lease longer than the outage), and a longer outage. (Through this proxy client-go happened to
+// 200. Under make chaos it runs four times with a longer outage: leader
+// election off once, and on (a lease longer than the outage) three times. (Through this proxy client-go happened to
 // recover fast without the outage transport too; TestOutageRecovery in
 // test/chaos, which stops kube-apiserver itself, shows the 20 s it
 // took.)
@@ -153,7 +153,7 @@ func TestRecoversAtOnceAfterAnOutage(t *testing.T) {
 	outage := 16 * time.Second
 	runs := []bool{false}
 	if chaosFull() {
-		outage, runs = 30*time.Second, []bool{false, true, false}
+		outage, runs = 30*time.Second, []bool{false, true, true, true}
 	}
 	for i, election := range runs {
 		t.Run(fmt.Sprintf("run%d-election=%v", i, election), func(t *testing.T) {

@@ -108,6 +108,13 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 		settled(fmt.Sprintf("round %d: the objects of killed %s handled by the others", round+1, victim.id), victim.killed)
 		t.Logf("round %d: every object handled again %v after the kill of %s (lease %v)", round+1,
 			lastFirstHandling(s.handlings(), victim.killed).Sub(victim.killed).Round(time.Millisecond), victim.id, shardElection.LeaseDuration)
+		if round == 0 {
+			leader := leaderOf(t, live, ns)
+			eventually(t, "the shards Lease held by the new leader "+leader.id, func() bool {
+				l, err := env.Clientset().CoordinationV1().Leases(ns).Get(ctx, "shard-test-shards", metav1.GetOptions{})
+				return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == leader.id
+			})
+		}
 		live[s.start()] = true
 		settled(fmt.Sprintf("round %d: the objects moved to the added replica handled", round+1), time.Now())
 	}

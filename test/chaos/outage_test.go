@@ -23,12 +23,12 @@ import (
 // and a Todo created the moment the server is back is handled within 5
 // seconds. client-go's reflectors alone backed off for up to 30 seconds
 // and retried refused connections without a word: changes waited 32-49 s
-// after a 60 s outage. The full form runs three outages of 60 s, leader
-// election off, on and off.
+// after a 60 s outage. The full form runs four outages of 60 s, leader
+// election off once and on three times.
 func TestOutageRecovery(t *testing.T) {
 	outage, runs := 20*time.Second, []bool{false}
 	if full() {
-		outage, runs = 60*time.Second, []bool{false, true, false}
+		outage, runs = 60*time.Second, []bool{false, true, true, true}
 	}
 	bin := buildTodoOperator(t)
 	for i, election := range runs {

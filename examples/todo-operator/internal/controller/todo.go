@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +43,11 @@ type TodoController struct {
 	ConfigMaps corev1client.ConfigMapsGetter
 	// Clock tells the time; tests pass a fake one.
 	Clock clock.PassiveClock
+
+	// archiving holds a lock per namespace (*sync.Mutex): this process's
+	// workers write each archive one at a time, rather than read the same
+	// ConfigMap and lose the write to each other.
+	archiving sync.Map
 }
 
 // NewTodoController returns a controller that writes through the operator's
@@ -117,12 +123,16 @@ func (c *TodoController) Delete(ctx context.Context, a *plug.Action[*todov1.Todo
 
 // archive adds e under key to the archive ConfigMap, creating it when
 // missing, and returns the keys of the oldest entries it removed to stay
-// under ArchiveBudget. A conflict (another writer was first) reads again.
+// under ArchiveBudget. A conflict (another writer was first: another
+// replica, or a person) reads again.
 func (c *TodoController) archive(ctx context.Context, namespace, key string, e Entry) (evicted []string, err error) {
 	value, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
+	mu, _ := c.archiving.LoadOrStore(namespace, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	api := c.ConfigMaps.ConfigMaps(namespace)
 	again := func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }
 	err = retry.OnError(retry.DefaultRetry, again, func() error {

@@ -193,7 +193,8 @@ func (s *Sharder) assignUntil(ctx context.Context) {
 	}
 }
 
-// load reads the assignment a former leader left, or creates its Lease.
+// load reads the assignment a former leader left, or creates its Lease,
+// and becomes the Lease's holder.
 func (s *Sharder) load(ctx context.Context) error {
 	k := s.env.Keys
 	leases := s.env.Leases.Leases(k.Namespace)
@@ -213,6 +214,18 @@ func (s *Sharder) load(ctx context.Context) error {
 		a, err := ReadAssignment(l)
 		if err != nil {
 			return false, err
+		}
+		if h := l.Spec.HolderIdentity; h == nil || *h != s.env.Identity {
+			// A new leader: the assignment is its to write from now on,
+			// and its Lease says so.
+			took := l.DeepCopy()
+			took.Spec.HolderIdentity = &s.env.Identity
+			now := metav1.NewMicroTime(s.env.Clock.Now())
+			took.Spec.RenewTime = &now
+			if l, err = leases.Update(ctx, took, metav1.UpdateOptions{}); err != nil {
+				s.env.Log.Error(err, "could not take over the assignment of buckets; retrying", "lease", k.Namespace+"/"+k.ShardsLease)
+				return false, nil
+			}
 		}
 		s.record, s.assign = l, a
 		s.env.Log.Info("sharding", "controllers", len(s.kinds), "generation", a.Generation)
