@@ -34,12 +34,16 @@ CHAOS_TESTS = TestNoResurrection|TestDescendantsConverge|TestRecoversAtOnceAfter
 # The webhooks' and the examples' fault tests: a deletion with the
 # operator down, stale webhook configurations (local and cluster mode),
 # the undeletable Todo and the Greeting name no Service can take refused.
-WEBHOOK_CHAOS_TESTS = TestDeleteNeedsNoOperatorWithoutADeleteCheck|TestStaleRegistrations
+WEBHOOK_CHAOS_TESTS = TestDeleteNeedsNoOperatorWithoutADeleteCheck|TestStaleRegistrations|TestLocalRunsKeepEachOthersWebhooks|TestReadyAtOnceAfterAnOutage
 EXAMPLE_CHAOS_TESTS = TestDeleteWhileOperatorIsDown|TestStartedWithoutWebhooks|TestHugeDescriptionIsRefused|TestArchiveStaysUnderBudget|TestRefusedArchiveIsACondition|TestNamespaceBeingDeleted|TestNameThatCannotNameAServiceIsRefused
 
 .PHONY: chaos
 chaos: controlplane ## Run the fault-injection tests in full, in three parallel lanes, logged with their figures (docs/reliability.md)
 	CHAOS_TESTS='$(CHAOS_TESTS)' WEBHOOK_CHAOS_TESTS='$(WEBHOOK_CHAOS_TESTS)' EXAMPLE_CHAOS_TESTS='$(EXAMPLE_CHAOS_TESTS)' GO='$(GO)' hack/chaos.sh $(CHAOS_LOG)
+
+.PHONY: mutants
+mutants: controlplane ## Break what each fault test protects, one mutant at a time, and check that the test fails (docs/reliability.md)
+	$(GO) run ./hack/mutants
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl when missing

@@ -1,0 +1,163 @@
+// Command mutants checks that the fault tests can fail for the reason
+// their names give. Each mutant undoes one fix or breaks one promise (a
+// replacement in one file), runs the test that protects it, and expects the
+// test to fail; the file is restored whatever happens, an interrupt
+// included. A mutant that the test survives, or that does not compile, is
+// an error. docs/reliability.md lists them with how each test fails.
+//
+//	make mutants                      # all of them, about 10 minutes
+//	go run ./hack/mutants -run status # those whose name matches
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// mutant is one way to break what a test protects.
+type mutant struct {
+	name string // what it breaks
+	pkg  string // the package of the test
+	test string // the -run regexp of the test
+	file string // the file it changes
+	old  string // text of file, replaced wherever it stands
+	new  string
+	env  []string // for the test
+}
+
+var mutants = []mutant{
+	{
+		name: "status-memo-ignores-version", pkg: "./pkg/runtime/", test: "^TestForeignStatusEditIsReverted$",
+		file: "pkg/plug/status.go", old: "if ok && seen == m.seen && bytes.Equal(desired, m.written) {", new: "if ok && bytes.Equal(desired, m.written) {",
+	},
+	{
+		name: "local-run-removes-live-webhooks", pkg: "./pkg/webhook/", test: "^TestLocalRunsKeepEachOthersWebhooks$",
+		file: "pkg/webhook/stale.go", old: "if cc.URL != nil && answers(*cc.URL) {", new: "if false && cc.URL != nil && answers(*cc.URL) {",
+	},
+	{
+		name: "webhooks-not-registered-again", pkg: "./pkg/webhook/", test: "^TestLocalRunsKeepEachOthersWebhooks$",
+		file: "pkg/webhook/local.go", old: "|| s.drifted(ctx, base, applied):", new: ":",
+	},
+	{
+		name: "readiness-check-backs-off", pkg: "./pkg/webhook/", test: "^TestReadyAtOnceAfterAnOutage$",
+		file: "pkg/webhook/stale.go", old: "if !s.checks.done() {", new: "if false && !s.checks.done() {",
+	},
+	{
+		name: "ready-before-relist", pkg: "./test/chaos/compaction/", test: "^TestCompactionUnderPartition$",
+		file: "pkg/runtime/server.go", old: "if err := o.relists.Waiting(); err != nil {", new: "if err := o.relists.Waiting(); false && err != nil {",
+	},
+	{
+		name: "outage-logged-per-operator", pkg: "./pkg/runtime/internal/outage/", test: "^TestOutageIsLoggedOncePerWatch$",
+		file: "pkg/runtime/internal/outage/outage.go", old: "t.logged[path]", new: `t.logged[""]`,
+	},
+	{
+		name: "migration-skips-an-object", pkg: "./pkg/runtime/internal/migration/", test: "^TestMigrateByRewrite$",
+		file: "pkg/runtime/internal/migration/migration.go", old: "\t\t\t_, err := res.Namespace(obj.GetNamespace()).Update(",
+		new: "\t\t\tif i == 0 {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\t_, err := res.Namespace(obj.GetNamespace()).Update(",
+	},
+	{
+		name: "action-prune-policy-ignored", pkg: "./pkg/runtime/", test: "^TestChildrenAccumulate$",
+		file: "pkg/plug/children.go", old: "if p, ok := a.prune[gvk]; ok {", new: "if p, ok := a.prune[gvk]; ok && false {",
+	},
+	{
+		name: "delete-without-uid-precondition", pkg: "./pkg/runtime/", test: "^TestDeleteNowKeepsANewObjectOfTheSameName$",
+		file: "pkg/runtime/descendants.go", old: "\t\tPreconditions:     &metav1.Preconditions{UID: &uid},\n", new: "",
+	},
+	{
+		name: "crd-max-desc-len-not-wired", pkg: "./cmd/opgen/", test: "^TestCRDMaxDescLen$",
+		file: "cmd/opgen/generate.go", old: "opts.CRDMaxDescLen = &descLen", new: "_ = descLen",
+	},
+	{
+		name: "new-leader-leaves-shards-lease", pkg: "./pkg/runtime/", test: "^TestShardingHandsOverWithoutOverlap$",
+		file: "pkg/runtime/internal/shard/sharder.go", old: "if h := l.Spec.HolderIdentity; h == nil || *h != s.env.Identity {",
+		new: "if h := l.Spec.HolderIdentity; false && (h == nil || *h != s.env.Identity) {",
+	},
+	{
+		name: "archive-writes-race", pkg: "./test/chaos/", test: "^TestChurnArchivesEveryDelete$",
+		file: "examples/todo-operator/internal/controller/todo.go", old: "\tmu.(*sync.Mutex).Lock()\n\tdefer mu.(*sync.Mutex).Unlock()\n", new: "\t_ = mu\n",
+	},
+	{
+		name: "finalizer-not-first", pkg: "./pkg/runtime/", test: "^TestFinalizerFirst$",
+		file: "pkg/runtime/internal/lanes/lanes.go", old: "case q.Urgent(key):", new: "case false && q.Urgent(key):",
+	},
+}
+
+func main() {
+	run := flag.String("run", "", "run only the mutants whose name matches this regexp")
+	flag.Parse()
+	re, err := regexp.Compile(*run)
+	if err != nil {
+		fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bad := 0
+	for _, m := range mutants {
+		if !re.MatchString(m.name) {
+			continue
+		}
+		verdict, detail, took := m.try(ctx)
+		fmt.Printf("%-34s %-44s %-9s %5.1fs  %s\n", m.name, m.test, verdict, took.Seconds(), detail)
+		if verdict != "killed" {
+			bad++
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if bad > 0 {
+		fail(fmt.Errorf("%d mutant(s) not killed: a test that cannot fail for its reason, or a mutant to mend", bad))
+	}
+}
+
+// try applies m, runs its test and restores the file: "killed" when the
+// test failed, "SURVIVED" when it passed, "INVALID" when the mutant does
+// not apply or does not build.
+func (m mutant) try(ctx context.Context) (verdict, detail string, took time.Duration) {
+	orig, err := os.ReadFile(m.file)
+	if err != nil {
+		return "INVALID", err.Error(), 0
+	}
+	if !bytes.Contains(orig, []byte(m.old)) {
+		return "INVALID", fmt.Sprintf("%s no longer holds %q: mend the mutant", m.file, m.old), 0
+	}
+	if err := os.WriteFile(m.file, bytes.ReplaceAll(orig, []byte(m.old), []byte(m.new)), 0o644); err != nil {
+		return "INVALID", err.Error(), 0
+	}
+	defer func() {
+		if err := os.WriteFile(m.file, orig, 0o644); err != nil {
+			fail(fmt.Errorf("restore %s: %w (restore it with git checkout)", m.file, err))
+		}
+	}()
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-timeout", "10m", "-run", m.test, m.pkg)
+	cmd.Env = append(os.Environ(), m.env...)
+	out, err := cmd.CombinedOutput()
+	took = time.Since(start)
+	switch {
+	case err == nil:
+		return "SURVIVED", "the test passed with the code broken", took
+	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
+		return "INVALID", "does not build: " + firstLine(out, regexp.MustCompile(`\.go:\d+:\d+: .*`)), took
+	}
+	return "killed", firstLine(out, regexp.MustCompile(`(?m)^\s+(Messages|Error):\s+(.*)$`)), took
+}
+
+// firstLine is the first match of re in out, trimmed, or "".
+func firstLine(out []byte, re *regexp.Regexp) string {
+	m := re.Find(out)
+	return strings.Join(strings.Fields(string(m)), " ")
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "mutants:", err)
+	os.Exit(1)
+}
