@@ -91,6 +91,8 @@ func TestWriteNow(t *testing.T) {
 	assert.True(t, s.pruned[0][plug.ObjectKey{GVK: cmGVK, Namespace: "ns", Name: "now"}], "a child created now is kept")
 	assert.Contains(t, a.Events(), plug.Event{Type: corev1.EventTypeNormal, Reason: "DeletedChild", Action: "Delete", Note: "deleted ConfigMap old"})
 
+	assert.Equal(t, []string{"apply uid-1", "delete uid-1"}, s.now, "the store is told which calls the handler made now, and for whom")
+
 	_, err := plug.ApplyNow(context.Background(), plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), cm)
 	assert.ErrorContains(t, err, "no ApplyDescendants step")
 }

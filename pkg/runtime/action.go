@@ -128,6 +128,7 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 	err := c.runTimed(spanCtx, a, r)
 	observe.EndSpan(span, err)
 	var next time.Duration
+	changed := c.store.changes.Take(a.Object.GetUID())
 	switch {
 	case err == nil:
 		if a.Verb != plug.Delete {
@@ -135,6 +136,9 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 			next = c.next(a)
 		}
 		c.queue.Forget(key)
+		if changed {
+			c.wake(key, true) // its own children changed: once more, after this action
+		}
 		if next > 0 {
 			// The delay counts from when the action began, the time the
 			// handler saw when it chose it, not from when the pipeline's

@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,9 +47,8 @@ type kindCache struct {
 	// kind: a sharded member's dropped bucket leaves their memory.
 	stores []*descendantStore
 	// writes holds what the operator's applies of the kind returned, and
-	// pruned the UIDs it deleted, until the cache shows them (internal/ownwrites).
+	// the UIDs it deleted, until the cache shows them (internal/ownwrites).
 	writes *ownwrites.Writes[*unstructured.Unstructured]
-	pruned sync.Map // types.UID → struct{}
 	// owners indexes the metadata-only informers' objects by controller
 	// owner (internal/owned); lean marks those informers. Full informers use
 	// client-go's index instead.

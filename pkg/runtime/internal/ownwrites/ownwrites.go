@@ -26,6 +26,9 @@ import (
 // may come before the write's answer: events of a key with a write in
 // flight wait for the answer (begin, end).
 type Writes[T metav1.Object] struct {
+	// Deleted are the objects of the key space the operator deleted.
+	Deleted Deletes
+
 	n  atomic.Int64 // entries of the maps: reads skip the lock at 0
 	mu sync.Mutex
 	// objs are the objects written, until a read finds the cache as new.

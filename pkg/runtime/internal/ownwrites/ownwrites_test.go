@@ -85,3 +85,22 @@ func TestLateEventOfAnEarlierWrite(t *testing.T) {
 	w.Read(key(0), written("13"), true)
 	assert.True(t, empty(w))
 }
+
+// Reads hide what the operator deleted until the cache shows it; the
+// deletion's event is its own.
+func TestDeletesAreHiddenUntilGone(t *testing.T) {
+	var d Deletes
+	d.Begin("a")
+	d.Begin("b")
+	d.Failed("b")
+	assert.True(t, d.Hidden("a"))
+	assert.False(t, d.Hidden("b"), "a failed delete hides nothing")
+	assert.True(t, d.Gone("a"), "the deletion's event is the operator's own")
+	assert.False(t, d.Hidden("a"))
+	assert.False(t, d.Gone("c"))
+
+	var c Changes
+	c.Mark("o")
+	assert.True(t, c.Take("o"))
+	assert.False(t, c.Take("o"), "taken once")
+}
