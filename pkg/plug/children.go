@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -163,7 +164,10 @@ func ApplyNow[T apis.Object, C runtime.Object](ctx context.Context, a *Action[T]
 // CreateNow creates child now, owned by a.Object, and returns what the
 // API server answered; apierrors.IsAlreadyExists tells that it exists.
 // For children created once and never changed (a Job of a scheduled run).
-// The child counts as declared, as with ApplyNow.
+// The child counts as declared, as with ApplyNow. AlreadyExists is an
+// answer the handler branches on, not a failure: it records no Event (the
+// handler records one with a.Warning when it is one); other failures
+// record a Warning.
 func CreateNow[T apis.Object, C runtime.Object](ctx context.Context, a *Action[T], child C) (C, error) {
 	return writeNow(ctx, a, child, children.create)
 }
@@ -252,7 +256,9 @@ func (c childOps[T]) write(ctx context.Context, d Descendant, verb string,
 	got, err := write(withNow(ctx, c.a.Object.GetUID()), u)
 	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
 	if err != nil {
-		c.a.Warning(verb+"ChildFailed", "%s %s %s: %v", verb, k.GVK.Kind, k.Name, err)
+		if verb != "Create" || !apierrors.IsAlreadyExists(err) {
+			c.a.Warning(verb+"ChildFailed", "%s %s %s: %v", verb, k.GVK.Kind, k.Name, err)
+		}
 		return nil, err
 	}
 	c.a.declareNow(k)
