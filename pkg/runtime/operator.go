@@ -34,6 +34,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/outage"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/seen"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -95,6 +96,8 @@ type Operator struct {
 	// owned holds, by resource, what the operator's applies of owned
 	// objects returned, for the readers (internal/ownwrites).
 	owned ownwrites.ByResource
+	// seen are the caches by resource, for Seen.
+	seen seen.Caches
 }
 
 // repeatedLogEvery bounds how often one error line is written for one

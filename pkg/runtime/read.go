@@ -60,6 +60,7 @@ func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resour
 		// was requested before Run, and reports its failures already.
 		_ = observeWatch(inf, op, telemetry.Watch{Controller: "reader", GVK: gvk, Namespace: ns})
 		r.informers[ns] = inf
+		op.seen.Add(gr, ns, inf)
 	}
 	return r
 }

@@ -169,6 +169,9 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 			return fmt.Errorf("runtime: controller %s: %w", c.name, err)
 		}
 		c.caches[ns] = inf
+		if c.op.member == nil {
+			c.op.seen.Add(schema.GroupResource{Group: c.kind.GVK.Group, Resource: c.kind.Resource}, ns, inf)
+		}
 	}
 	for _, gvk := range c.opts.Owns {
 		if err := c.own(gvk); err != nil {
