@@ -60,12 +60,12 @@
 // The queue serves what someone changed ahead of bulk work. Objects that
 // need their finalizer go first. Then keys woken by an add after the
 // initial list, an update, a delete or a change to an owned or watched
-// object. Then the initial list after a start, periodic reconciles and
-// retries; one of those gets a turn after 8 of the others in a row.
+// object, and their retries. Then the initial list, periodic reconciles
+// and other retries; one of those gets a turn after 8 of the others.
 //
 // An action runs within ControllerOptions.ActionTimeout, 10 minutes by
-// default. At the deadline its context is cancelled and it is retried. A
-// handler that ignores its context is reported once.
+// default. At the deadline its context is cancelled (context.Cause names
+// it) and it is retried. A handler that ignores it shows in /readyz.
 //
 // # Verbs
 //

@@ -86,7 +86,8 @@ type Operator struct {
 	gatherers []prometheus.Gatherer // served on /metrics beside the registry
 	ready     atomic.Bool
 	leading   atomic.Bool
-	inflight  inflight.Set // keys handlers work on, for a stuck shutdown
+	inflight  inflight.Set   // keys handlers work on, for a stuck shutdown
+	stuck     inflight.Stuck // actions stuck past their timeout, for /readyz
 	serving   chan struct{}
 
 	// dispatch holds the kinds with controllers in several versions
@@ -137,6 +138,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	}
 	log := opts.Logger.WithSink(observe.LimitRepeats(opts.Logger.GetSink(), repeatedLogEvery)).WithName(opts.Name)
 	o := &Operator{config: cfg, opts: opts, log: log, metrics: observe.NewMetrics(), serving: make(chan struct{})}
+	o.stuck.Gauge = o.metrics.Stuck
 	o.bus = observe.NewBus(o.metrics, o.log)
 	o.tracer = observe.NewTracer(opts.TracerProvider)
 	if err := o.buildClients(); err != nil {

@@ -109,7 +109,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		Name:            opts.Name,
 		MetricsProvider: op.metrics.Queue,
 		Clock:           op.opts.Clock,
-		Queue:           &lanes.Queue{Urgent: (finalizing[T]{c}).urgent, Marks: &c.marks},
+		Queue:           &lanes.Queue{Urgent: (finalizing[T]{c}).urgent, Marks: &c.marks, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:])},
 	})
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
@@ -122,6 +122,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 			Queue:           queue,
 		}),
 	})
+	op.metrics.Stuck.WithLabelValues(opts.Name) // 0 until one is
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: (shardSeam[T]{c}).bucketLabel,
 		wakeOwner: func(m metav1.Object) {
