@@ -37,13 +37,15 @@ type Owns []string
 // of such a kind that the handler does not declare in an action are kept,
 // not pruned (runtime.ControllerOptions.Retain); the garbage collector
 // removes them with their owner. Each must be in owns. Since nothing
-// prunes them, the ClusterRole gets no delete on a retained kind: a
-// handler that deletes old children itself (plug.DeleteNow) grants it
-// with +kubebuilder:rbac.
+// prunes them, the ClusterRole gets no delete on a retained kind, unless
+// the handler deletes old children itself: opgen finds the calls of
+// plug.DeleteNow in the controller package, and a call with an action of
+// the kind (a parameter declared *plug.Action[*v1.Schedule]) keeps delete
+// on the controller's retained kinds. A call whose action opgen cannot
+// tell so keeps it for every controller.
 //
 //	// +opgen:controller:owns=batch/v1.Job
 //	// +opgen:controller:retain=batch/v1.Job
-//	// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=delete
 type Retain []string
 
 // Reads lists the kinds whose full objects the handler reads from the

@@ -130,6 +130,10 @@ type Kind struct {
 	clientVerbs clientTags
 	// Controller is what the +opgen:controller markers say, or nil.
 	Controller *markers.ControllerSpec
+	// DeletesNow says the controller package calls plug.DeleteNow with an
+	// action of the kind (see settleDeletesNow): RBAC keeps delete on its
+	// retained kinds.
+	DeletesNow bool
 	// Webhook is what the +opgen:webhook markers say, or nil.
 	Webhook *Webhooks
 	// ConversionWebhook says that the API server converts the kind's

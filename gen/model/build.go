@@ -84,6 +84,7 @@ func Build(in Input) *API {
 		assignAliases(api)
 		b.checkKinds(api)
 		b.settleWebhooks(api)
+		b.settleDeletesNow(api)
 		b.planConversions(api)
 		api.markConversionWebhooks()
 		b.reportSkipped(api)

@@ -40,6 +40,9 @@ type BuiltinController struct {
 	// methods opgen does not load: its method set may hold more than
 	// opgen sees, Delete included.
 	Opaque bool
+	// DeletesNow says the controller package calls plug.DeleteNow with an
+	// action of the kind: RBAC keeps delete on its retained kinds.
+	DeletesNow bool
 }
 
 // Deletes reports whether the runtime may keep a finalizer on the kind's

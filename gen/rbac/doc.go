@@ -14,7 +14,12 @@
 //     blockOwnerDeletion on owner references of owned objects).
 //   - each owned kind (+opgen:controller:owns): get, list, watch, create,
 //     patch and delete (server-side apply creates through patch, which
-//     needs create; pruning deletes).
+//     needs create; pruning deletes). A retained kind
+//     (+opgen:controller:retain) is not pruned: no delete, unless the
+//     controller package calls plug.DeleteNow with an action of the
+//     controller's kind (read from the code, as the method sets of
+//     handlers are), or with one opgen cannot tell (then every
+//     controller's retained kinds keep delete).
 //   - each kind a controller reads from its caches
 //     (+opgen:controller:reads): get, list and watch, for its informers and
 //     the Reader's Get. An owned kind needs no reads marker: owns grants

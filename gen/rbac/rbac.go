@@ -107,7 +107,7 @@ func Derived(api *model.API) []rbacv1.PolicyRule {
 			rule(g, k.Plural+"/status", "get", "patch", "update"),
 			rule(g, k.Plural+"/finalizers", "update"),
 		)
-		rules = append(rules, owned(api, k.Controller)...)
+		rules = append(rules, owned(api, k.Controller, k.DeletesNow)...)
 		rules = append(rules, related(api, k.Controller)...)
 		rules = append(rules, migration(k)...)
 	}
@@ -159,7 +159,7 @@ func handlerRules(api *model.API, h *model.BuiltinController) []rbacv1.PolicyRul
 	if len(h.Controller.Owns) > 0 {
 		rules = append(rules, rule(g, res+"/finalizers", "update"))
 	}
-	rules = append(rules, owned(api, h.Controller)...)
+	rules = append(rules, owned(api, h.Controller, h.DeletesNow)...)
 	return append(rules, related(api, h.Controller)...)
 }
 
@@ -179,12 +179,13 @@ func related(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyR
 }
 
 // owned are the rules for descendants of the owned kinds: applied and
-// pruned, or of a retained kind applied only (no delete).
-func owned(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
+// pruned, or of a retained kind applied only, with delete only when the
+// handler deletes children itself (deletesNow: it calls plug.DeleteNow).
+func owned(api *model.API, spec *opgenmarkers.ControllerSpec, deletesNow bool) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	for _, o := range spec.Owns {
 		verbs := []string{"get", "list", "watch", "create", "patch", "delete"}
-		if slices.Contains(spec.Retain, o) {
+		if slices.Contains(spec.Retain, o) && !deletesNow {
 			verbs = verbs[:5]
 		}
 		rules = append(rules, rule(o.Group, api.Resource(o), verbs...))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -55,6 +56,9 @@ type Operator struct {
 	Config *rest.Config
 	// Manifest is the applied manifest (without a Deployment).
 	Manifest []byte
+
+	// running is the operator Start runs, until stop.
+	running atomic.Pointer[runtime.Operator]
 }
 
 // Install builds the manifest `opgen manifests` builds from the config
@@ -281,7 +285,8 @@ func (o *Operator) Start(ctx context.Context, opts runtime.Options, setup func(*
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- op.Run(runCtx) }()
-	stop = func() error { cancel(); return <-done }
+	o.running.Store(op)
+	stop = func() error { o.running.Store(nil); cancel(); return <-done }
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, WaitTimeout, true, func(context.Context) (bool, error) {
 		select {
 		case err := <-done:

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
@@ -72,6 +74,14 @@ type Options struct {
 	// FakeKubelet marks the Pods of the local control plane running and
 	// ready, so workloads become available (implies ProfileControllers).
 	FakeKubelet bool
+	// FakeClock runs the operator on a fake clock
+	// (runtime.Options.Clock), which a test takes with Kit.Clock and
+	// steps instead of waiting: a handler's RequeueAfter(time.Hour) comes
+	// due at once. Handlers read it from op.Options().Clock. Leader
+	// election is off then: it would run on that clock too, and a Lease
+	// renewed an hour ahead would hold off the operator of the next test,
+	// whose clock starts from now again.
+	FakeClock bool
 	// Env configures the local control plane; ignored on an existing cluster.
 	Env testenv.Options
 }
@@ -82,7 +92,9 @@ type Profile string
 const (
 	// ProfileAPIServer is etcd and kube-apiserver: what runs objects'
 	// API. No garbage collector (owned objects stay after their owner is
-	// deleted), no Job, Deployment or namespace controller.
+	// deleted), no Job or Deployment controller. The shared control plane
+	// runs the namespace controller beside them, so the namespaces tests
+	// delete go away; a private one (Env.Private) runs none.
 	ProfileAPIServer Profile = ""
 	// ProfileControllers adds kube-controller-manager with
 	// testenv.DefaultControllers: the garbage collector, the namespace,
@@ -110,6 +122,14 @@ type Kit struct {
 	stopOp      func() error
 	stopKubelet func()
 	onStart     []func()
+	// writes are the writes made through Config, until WaitSeen.
+	writes writeLog
+	// clock is the operator's fake clock (Options.FakeClock), held by one
+	// test at a time (Clock).
+	clock       *clocktesting.FakeClock
+	clockTurn   chan struct{}
+	clockMu     sync.Mutex
+	clockHolder testing.TB
 }
 
 // OnStart registers fn to run once Start has succeeded, before the tests:
@@ -127,7 +147,11 @@ func New(opts Options) *Kit {
 	if opts.FakeKubelet || opts.Profile == ProfileControllers {
 		opts.Env.ControllerManager = true
 	}
-	return &Kit{opts: opts}
+	k := &Kit{opts: opts, clockTurn: make(chan struct{}, 1)}
+	if opts.FakeClock {
+		k.clock = clocktesting.NewFakeClock(time.Now())
+	}
+	return k
 }
 
 // UseExistingCluster reports whether ExistingClusterEnv asks for the
@@ -182,7 +206,7 @@ func (k *Kit) Start(ctx context.Context) error {
 		if err := k.Env.StartShared(ctx); err != nil {
 			return err
 		}
-		k.Config = k.Env.Config
+		k.Config = rest.CopyConfig(k.Env.Config)
 		if k.opts.FakeKubelet {
 			kctx, cancel := context.WithCancel(context.Background())
 			k.stopKubelet = cancel
@@ -191,6 +215,7 @@ func (k *Kit) Start(ctx context.Context) error {
 			}
 		}
 	}
+	k.Config.Wrap(k.writes.wrap) // for WaitSeen
 	cs, err := kubernetes.NewForConfig(k.Config)
 	if err != nil {
 		return err
@@ -237,6 +262,9 @@ func (k *Kit) StartOperator(ctx context.Context) error {
 		return fmt.Errorf("optest: the %s operator is running already", k.Operator.Name)
 	}
 	opts := k.Operator.Options(k.opts.Logger)
+	if k.clock != nil {
+		opts.Clock, opts.LeaderElection.Disabled = k.clock, true
+	}
 	if k.opts.Runtime != nil {
 		k.opts.Runtime(&opts)
 	}
@@ -307,3 +335,11 @@ func Namespace(t testing.TB, cs kubernetes.Interface) string {
 // WaitTimeout bounds every wait of the package unless a wait says
 // otherwise (Within).
 var WaitTimeout = time.Minute
+
+// running is the operator the kit runs now, or nil.
+func (k *Kit) running() *runtime.Operator {
+	if k.Operator == nil {
+		return nil
+	}
+	return k.Operator.running.Load()
+}

@@ -2,13 +2,16 @@ package optest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
 
 	"github.com/opgen-sdk/opgen/apis"
 )
@@ -20,70 +23,138 @@ import (
 //	}
 type Getter[T any] func(context.Context) (T, error)
 
-// WaitOption changes one wait: Within.
+// WaitOption changes one wait: Within, Every.
 type WaitOption func(*waitOptions)
 
-type waitOptions struct{ timeout time.Duration }
+type waitOptions struct{ timeout, interval time.Duration }
 
 // Within bounds one wait by d instead of WaitTimeout.
 func Within(d time.Duration) WaitOption { return func(o *waitOptions) { o.timeout = d } }
 
-func timeoutOf(opts []WaitOption) time.Duration {
-	o := waitOptions{timeout: WaitTimeout}
+// Every tries the condition every d instead of the wait's default: 20 ms
+// for the waits that wait until something holds, 100 ms for Consistently.
+// A Consistently over 10 s that reads from the API server every 500 ms
+// makes 20 requests instead of 100.
+func Every(d time.Duration) WaitOption { return func(o *waitOptions) { o.interval = d } }
+
+func optionsOf(interval time.Duration, opts []WaitOption) waitOptions {
+	o := waitOptions{timeout: WaitTimeout, interval: interval}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return o.timeout
+	return o
+}
+
+// Saw records state as what the condition of a wait looked at, such as
+// the object or the list it read; ctx is the context the wait gave the
+// condition. When the wait fails, its message shows the last state
+// recorded, as YAML without managedFields. WaitFor and the waits built on
+// it record the object they read themselves.
+func Saw(ctx context.Context, state any) {
+	if l, ok := ctx.Value(lastKey{}).(*last); ok {
+		l.state, l.at, l.set = state, time.Now(), true
+	}
+}
+
+type lastKey struct{}
+
+// last is what a wait's condition saw last.
+type last struct {
+	state any
+	at    time.Time
+	set   bool
+	err   error
+}
+
+// describe says what the wait saw last, for its failure message.
+func (l *last) describe(start time.Time) string {
+	var b strings.Builder
+	if l.err != nil {
+		fmt.Fprintf(&b, "; last error: %v", l.err)
+	}
+	if l.set {
+		fmt.Fprintf(&b, "; last state seen, %s after the start:\n%s", l.at.Sub(start).Round(time.Millisecond), stateYAML(l.state))
+	}
+	return b.String()
+}
+
+// maxState bounds the state a failure message shows.
+const maxState = 4000
+
+// stateYAML is state as YAML, without managedFields, cut at maxState.
+func stateYAML(state any) string {
+	data, err := json.Marshal(state)
+	if err != nil {
+		return fmt.Sprintf("%+v", state)
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) == nil {
+		if md, ok := m["metadata"].(map[string]any); ok {
+			delete(md, "managedFields")
+			data, _ = json.Marshal(m)
+		}
+	}
+	y, err := yaml.JSONToYAML(data)
+	if err != nil {
+		y = data
+	}
+	if len(y) > maxState {
+		return fmt.Sprintf("%s... (%d bytes more)", y[:maxState], len(y)-maxState)
+	}
+	return string(y)
 }
 
 // Eventually polls cond until it holds, failing t after WaitTimeout (or
-// Within's time) with what it waited for and cond's last error.
+// Within's time) with what it waited for, how long, cond's last error and
+// the last state cond recorded with Saw.
 func Eventually(t testing.TB, what string, cond func(context.Context) (bool, error), opts ...WaitOption) {
 	t.Helper()
-	if err := poll(what, timeoutOf(opts), cond); err != nil {
+	if err := poll(what, optionsOf(20*time.Millisecond, opts), cond); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// Consistently checks that cond holds, every 20ms for d, and fails t the
-// first time it does not, with what should have held and cond's error.
-// It is how a test says that something does not happen: no second Job, no
-// write, no condition turning False.
-func Consistently(t testing.TB, what string, d time.Duration, cond func(context.Context) (bool, error)) {
+// Consistently checks that cond holds for d, every 100 ms (Every changes
+// it), and fails t the first time it does not, with what should have
+// held, after how long, cond's error and the last state cond recorded
+// with Saw. It is how a test says that something does not happen: no
+// second Job, no write, no condition turning False.
+func Consistently(t testing.TB, what string, d time.Duration, cond func(context.Context) (bool, error), opts ...WaitOption) {
 	t.Helper()
+	o := optionsOf(100*time.Millisecond, opts)
 	start := time.Now()
+	l := &last{}
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), attemptTimeout)
+		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), lastKey{}, l), attemptTimeout)
 		ok, err := cond(ctx)
 		cancel()
+		l.err = err
 		switch {
-		case err != nil:
-			t.Fatalf("%s did not hold after %s: %v", what, time.Since(start).Round(time.Millisecond), err)
-		case !ok:
-			t.Fatalf("%s did not hold after %s", what, time.Since(start).Round(time.Millisecond))
+		case err != nil || !ok:
+			t.Fatalf("%s did not hold after %s (checked every %s)%s", what, time.Since(start).Round(time.Millisecond), o.interval, l.describe(start))
 		case time.Since(start) >= d:
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(o.interval)
 	}
 }
 
 // attemptTimeout bounds one try of a wait.
 const attemptTimeout = 10 * time.Second
 
-func poll(what string, timeout time.Duration, cond func(context.Context) (bool, error)) error {
-	var last error
+func poll(what string, o waitOptions, cond func(context.Context) (bool, error)) error {
+	l := &last{}
 	start := time.Now()
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true,
+	err := wait.PollUntilContextTimeout(context.Background(), o.interval, o.timeout, true,
 		func(ctx context.Context) (bool, error) {
 			// Each try gets its own time, not what is left of the wait's:
 			// a try cut by the wait's deadline (or refused by the client's
 			// rate limiter for it) would hide the reason the wait failed.
-			try, cancel := context.WithTimeout(context.WithoutCancel(ctx), attemptTimeout)
+			try, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(ctx), lastKey{}, l), attemptTimeout)
 			defer cancel()
 			ok, err := cond(try)
 			if err != nil {
-				last = err
+				l.err = err
 				return false, nil
 			}
 			return ok, nil
@@ -91,10 +162,7 @@ func poll(what string, timeout time.Duration, cond func(context.Context) (bool, 
 	if err == nil {
 		return nil
 	}
-	if last != nil {
-		return fmt.Errorf("waited %s in vain for %s; last error: %v", time.Since(start).Round(time.Millisecond), what, last)
-	}
-	return fmt.Errorf("waited %s in vain for %s", time.Since(start).Round(time.Millisecond), what)
+	return fmt.Errorf("waited %s in vain for %s%s", time.Since(start).Round(time.Millisecond), what, l.describe(start))
 }
 
 // WaitFor polls get until the object exists and match holds for it, and
@@ -108,6 +176,7 @@ func WaitFor[T any](t testing.TB, what string, get Getter[T], match func(T) bool
 			return false, err
 		}
 		got = obj
+		Saw(ctx, obj)
 		return match == nil || match(obj), nil
 	}, opts...)
 	return got
@@ -119,12 +188,13 @@ func WaitForCondition[T apis.ConditionsObject](t testing.TB, get Getter[T], typ 
 	t.Helper()
 	var got T
 	var seen string
-	err := poll("condition "+typ+"=True", timeoutOf(opts), func(ctx context.Context) (bool, error) {
+	err := poll("condition "+typ+"=True", optionsOf(20*time.Millisecond, opts), func(ctx context.Context) (bool, error) {
 		obj, err := get(ctx)
 		if err != nil {
 			return false, err
 		}
 		got = obj
+		Saw(ctx, obj)
 		c := findCondition(obj.GetConditions(), typ)
 		if c == nil {
 			seen = fmt.Sprintf("%s/%s has no %s condition", obj.GetNamespace(), obj.GetName(), typ)
@@ -135,7 +205,7 @@ func WaitForCondition[T apis.ConditionsObject](t testing.TB, get Getter[T], typ 
 		return c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration(), nil
 	})
 	if err != nil {
-		t.Fatalf("%v; last seen: %s", err, seen)
+		t.Fatal(strings.TrimPrefix(seen+": "+err.Error(), ": "))
 	}
 	return got
 }
@@ -163,13 +233,14 @@ func WaitForOwned[T metav1.Object](t testing.TB, owner metav1.Object, get Getter
 func WaitForDeletion[T any](t testing.TB, what string, get Getter[T], opts ...WaitOption) {
 	t.Helper()
 	Eventually(t, "the deletion of "+what, func(ctx context.Context) (bool, error) {
-		_, err := get(ctx)
+		obj, err := get(ctx)
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		if err != nil {
 			return false, err
 		}
+		Saw(ctx, obj)
 		return false, nil
 	}, opts...)
 }

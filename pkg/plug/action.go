@@ -90,7 +90,8 @@ type Descendant interface {
 // Own declares descendants: objects that should exist, owned by Object, with
 // the fields given. The ApplyDescendants step applies them with an owner
 // reference and prunes owned objects that are no longer declared, so every
-// Add, Modify and Reconcile must declare the full set.
+// Add, Modify and Reconcile must declare the full set, except of a
+// retained kind (see ApplyDescendants).
 func (a *Action[T]) Own(descendants ...Descendant) {
 	a.descendants = append(a.descendants, descendants...)
 }

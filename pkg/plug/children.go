@@ -7,13 +7,14 @@ import (
 	"reflect"
 	"time"
 
-	"k8s.io/client-go/kubernetes/scheme"
-
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/opgen-sdk/opgen/apis"
 )
@@ -163,7 +164,10 @@ func ApplyNow[T apis.Object, C runtime.Object](ctx context.Context, a *Action[T]
 // CreateNow creates child now, owned by a.Object, and returns what the
 // API server answered; apierrors.IsAlreadyExists tells that it exists.
 // For children created once and never changed (a Job of a scheduled run).
-// The child counts as declared, as with ApplyNow.
+// The child counts as declared, as with ApplyNow. AlreadyExists is an
+// answer the handler branches on, not a failure: it records no Event (the
+// handler records one with a.Warning when it is one); other failures
+// record a Warning.
 func CreateNow[T apis.Object, C runtime.Object](ctx context.Context, a *Action[T], child C) (C, error) {
 	return writeNow(ctx, a, child, children.create)
 }
@@ -194,6 +198,13 @@ func writeNow[T apis.Object, C runtime.Object](ctx context.Context, a *Action[T]
 // is still child's, with propagation (metav1.DeletePropagationBackground
 // when ""). An object already gone is no error. The delete is logged,
 // counted and recorded as a Normal Event on a.Object.
+//
+// After CreateNow, ApplyNow or DeleteNow, the readers of the owned kind
+// show the action's own writes at once: a created child is listed, a
+// deleted one is not, before the cache catches up. An action in which
+// one of them created or deleted a child is followed, once it succeeded,
+// by one more action of the object at once, so a status computed from
+// the children converges whatever order the handler computed it in.
 func DeleteNow[T apis.Object](ctx context.Context, a *Action[T], child runtime.Object, propagation metav1.DeletionPropagation) error {
 	w, err := a.childWriter()
 	if err != nil {
@@ -242,10 +253,12 @@ func (c childOps[T]) write(ctx context.Context, d Descendant, verb string,
 	if err != nil {
 		return nil, err
 	}
-	got, err := write(ctx, u)
+	got, err := write(withNow(ctx, c.a.Object.GetUID()), u)
 	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
 	if err != nil {
-		c.a.Warning(verb+"ChildFailed", "%s %s %s: %v", verb, k.GVK.Kind, k.Name, err)
+		if verb != "Create" || !apierrors.IsAlreadyExists(err) {
+			c.a.Warning(verb+"ChildFailed", "%s %s %s: %v", verb, k.GVK.Kind, k.Name, err)
+		}
 		return nil, err
 	}
 	c.a.declareNow(k)
@@ -258,7 +271,7 @@ func (c childOps[T]) delete(ctx context.Context, child metav1.Object, gvk schema
 		return err
 	}
 	start := time.Now()
-	err := c.env.Descendants.Delete(ctx, k, child.GetUID(), propagation)
+	err := c.env.Descendants.Delete(withNow(ctx, c.a.Object.GetUID()), k, child.GetUID(), propagation)
 	logApply(ctx, gvk.Kind, k.Namespace, k.Name, applyResult(err, ApplyPruned), start)
 	if err != nil {
 		c.a.Warning("DeleteChildFailed", "delete %s %s: %v", gvk.Kind, k.Name, err)
@@ -275,4 +288,22 @@ func (a *Action[T]) declareNow(k ObjectKey) {
 		a.writtenNow = map[ObjectKey]bool{}
 	}
 	a.writtenNow[k] = true
+}
+
+// nowKey marks the context of a DescendantStore call made by ApplyNow,
+// CreateNow or DeleteNow; its value is the owner's UID.
+type nowKey struct{}
+
+func withNow(ctx context.Context, owner types.UID) context.Context {
+	return context.WithValue(ctx, nowKey{}, owner)
+}
+
+// WrittenNow reports, to a DescendantStore, whether a call comes from
+// ApplyNow, CreateNow or DeleteNow during a handler, rather than from the
+// ApplyDescendants step, and the UID of the owner whose action made it.
+// The runtime's store handles the owner once more after an action whose
+// calls created or deleted a child (see DeleteNow).
+func WrittenNow(ctx context.Context) (owner types.UID, ok bool) {
+	owner, ok = ctx.Value(nowKey{}).(types.UID)
+	return owner, ok
 }

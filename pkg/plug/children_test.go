@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -91,6 +92,30 @@ func TestWriteNow(t *testing.T) {
 	assert.True(t, s.pruned[0][plug.ObjectKey{GVK: cmGVK, Namespace: "ns", Name: "now"}], "a child created now is kept")
 	assert.Contains(t, a.Events(), plug.Event{Type: corev1.EventTypeNormal, Reason: "DeletedChild", Action: "Delete", Note: "deleted ConfigMap old"})
 
+	assert.Equal(t, []string{"apply uid-1", "delete uid-1"}, s.now, "the store is told which calls the handler made now, and for whom")
+
 	_, err := plug.ApplyNow(context.Background(), plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), cm)
 	assert.ErrorContains(t, err, "no ApplyDescendants step")
+}
+
+// CreateNow's AlreadyExists is an answer to branch on: no Event; another
+// failure records a Warning.
+func TestCreateNowExistsIsNoWarning(t *testing.T) {
+	s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+	env := testEnv(&fakeClient{}, s, &fakeRecorder{})
+	a := plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard())
+	require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
+		for _, name := range []string{"run", "run", "refused"} {
+			_, err := plug.CreateNow(context.Background(), a, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}})
+			if name == "run" && apierrors.IsAlreadyExists(err) {
+				a.Normal("RunExists", "an earlier try created it")
+			}
+		}
+		return nil
+	}, plug.ApplyDescendants(env)))
+	var reasons []string
+	for _, e := range a.Events() {
+		reasons = append(reasons, e.Type+" "+e.Reason)
+	}
+	assert.Equal(t, []string{"Normal RunExists", "Warning CreateChildFailed"}, reasons)
 }

@@ -65,7 +65,9 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // # Caveats
 //
 // Every Add, Modify and Reconcile must declare the full set of
-// descendants. Fields others add (a label the declaration does not set)
+// descendants, except of a retained kind (ControllerOptions.Retain, or
+// SetPrunePolicy): those the action does not declare are kept, and the
+// handler deletes old ones itself (DeleteNow). Fields others add (a label the declaration does not set)
 // are left alone. Pruning sees only what the cache holds: an object created a
 // moment ago by a previous action is pruned on the next action, which its
 // own watch event triggers. Cluster-scoped descendants of a namespaced

@@ -24,11 +24,25 @@
 //
 // The method receives an Action. Object is a deep copy of the cached object
 // that the handler may change; Observed returns the cached object itself.
-// The handler changes Object's status, declares descendants with Own,
-// records events with Normal and Warning, asks for another action with
-// RequeueAfter, and returns nil, an error (retried with backoff) or
-// Terminal(err) (recorded, not retried). The steps around it write what it
-// declared; those are all the Action methods a handler needs.
+// The handler changes Object's status and returns nil, an error (retried
+// with backoff) or Terminal(err) (recorded, not retried). The steps around
+// it write what it declared. What a handler may call:
+//
+//   - Own declares descendants (Object makes a typed object one), and
+//     SetPrunePolicy decides, for this action, whether undeclared objects
+//     of a kind are pruned or kept (a retained kind is kept by default).
+//   - ApplyNow, CreateNow and DeleteNow write a child at once, when the
+//     handler must act on the server's answer: the readers show the write
+//     at once, and an action in which they created or deleted a child is
+//     followed by one more.
+//   - Normal, Warning and AddEvent record Events.
+//   - RequeueAfter asks for another action after a delay.
+//   - Memory keeps values between the actions of one object.
+//   - Observed is the object as cached; Descendants lists what Own
+//     declared so far; Cluster names the cluster of a fleet's action.
+//
+// The other methods (SetMemory, SetDescendants, LabelDescendants,
+// DescendantLabels, Halt, Halted, Events, Requeue) are for steps.
 //
 // # For step authors
 //

@@ -2,9 +2,11 @@ package plug_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -92,6 +94,14 @@ type fakeStore struct {
 	pruned  []map[plug.ObjectKey]bool
 	prunes  []func(schema.GroupVersionKind) bool
 	deleted []plug.ObjectKey
+	// now are the calls a handler made now (plug.WrittenNow), by owner.
+	now []string
+}
+
+func (s *fakeStore) writtenNow(ctx context.Context, call string) {
+	if owner, ok := plug.WrittenNow(ctx); ok {
+		s.now = append(s.now, call+" "+string(owner))
+	}
 }
 
 func (s *fakeStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) {
@@ -105,7 +115,8 @@ func (s *fakeStore) Applied(k plug.ObjectKey, hash string, _ func() (*unstructur
 	return s.hashes[k] == hash
 }
 
-func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *fakeStore) Apply(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	s.writtenNow(ctx, "apply")
 	k := plug.ObjectKey{GVK: u.GroupVersionKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 	s.applied = append(s.applied, u)
 	if s.hashes == nil {
@@ -115,11 +126,21 @@ func (s *fakeStore) Apply(_ context.Context, u *unstructured.Unstructured) (*uns
 	return u, nil
 }
 
+// Create creates u unless "the cache" has it (AlreadyExists), or fails
+// for the name "refused".
 func (s *fakeStore) Create(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	k := plug.ObjectKey{GVK: u.GroupVersionKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+	switch _, ok := s.hashes[k]; {
+	case ok:
+		return nil, apierrors.NewAlreadyExists(schema.GroupResource{Resource: "configmaps"}, u.GetName())
+	case u.GetName() == "refused":
+		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, u.GetName(), errors.New("no"))
+	}
 	return s.Apply(ctx, u)
 }
 
-func (s *fakeStore) Delete(_ context.Context, k plug.ObjectKey, _ types.UID, _ metav1.DeletionPropagation) error {
+func (s *fakeStore) Delete(ctx context.Context, k plug.ObjectKey, _ types.UID, _ metav1.DeletionPropagation) error {
+	s.writtenNow(ctx, "delete")
 	s.deleted = append(s.deleted, k)
 	return nil
 }

@@ -128,6 +128,8 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 	err := c.runTimed(spanCtx, a, r)
 	observe.EndSpan(span, err)
 	var next time.Duration
+	changed := c.store.changes.Take(a.Object.GetUID())
+	c.marks.Finished(key, err != nil && !plug.IsTerminal(err)) // a retry keeps the user lane
 	switch {
 	case err == nil:
 		if a.Verb != plug.Delete {
@@ -135,6 +137,9 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 			next = c.next(a)
 		}
 		c.queue.Forget(key)
+		if changed {
+			c.wake(key, true) // its own children changed: once more, after this action
+		}
 		if next > 0 {
 			// The delay counts from when the action began, the time the
 			// handler saw when it chose it, not from when the pipeline's
@@ -218,17 +223,20 @@ func (c *Controller[T]) runTimed(ctx context.Context, a *plug.Action[T], r telem
 	if timeout < 0 {
 		return c.run(ctx, a)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("runtime: controller %s: the %s of %s ran past its ActionTimeout of %s: %w", c.name, r.Verb, r.Key, timeout, context.DeadlineExceeded))
 	defer cancel()
 	grace := max(timeout/10, time.Second)
 	deadline := time.AfterFunc(timeout, func() {
 		c.op.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: r, Timeout: timeout})
 	})
+	held := c.op.stuck.Action(c.name, r.Key.String())
 	stuck := time.AfterFunc(timeout+grace, func() {
+		held.Mark()
 		c.op.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: r, Timeout: timeout, Stuck: true})
 	})
 	defer deadline.Stop()
 	defer stuck.Stop()
+	defer held.Finish()
 	return c.run(ctx, a)
 }
 

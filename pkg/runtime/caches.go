@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,9 +47,8 @@ type kindCache struct {
 	// kind: a sharded member's dropped bucket leaves their memory.
 	stores []*descendantStore
 	// writes holds what the operator's applies of the kind returned, and
-	// pruned the UIDs it deleted, until the cache shows them (internal/ownwrites).
+	// the UIDs it deleted, until the cache shows them (internal/ownwrites).
 	writes *ownwrites.Writes[*unstructured.Unstructured]
-	pruned sync.Map // types.UID → struct{}
 	// owners indexes the metadata-only informers' objects by controller
 	// owner (internal/owned); lean marks those informers. Full informers use
 	// client-go's index instead.
@@ -106,6 +104,9 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCac
 		}
 		kc.informers[ns] = inf
 		s.all = append(s.all, inf)
+		if !sharded {
+			s.op.seen.Add(kc.gvr.GroupResource(), ns, inf)
+		}
 	}
 	s.kinds[kindKey{gvk, sharded}] = kc
 	return kc, nil
@@ -197,4 +198,15 @@ func (kc *kindCache) informerFor(namespace string) cache.SharedIndexInformer {
 // apps/v1.Deployment, v1.ConfigMap.
 func markerKind(gvk schema.GroupVersionKind) string {
 	return strings.TrimPrefix(gvk.GroupVersion().String()+"."+gvk.Kind, "/")
+}
+
+// Seen reports whether the operator's caches of resource gr have seen a
+// write someone made of obj, as its answer shows it: they hold obj at its
+// resourceVersion or a later one, or saw it go. A delete answered without
+// the object (a Status) gives its name and UID only: seen when no cache
+// holds it. A write the operator caches nowhere is seen. A test waits for
+// it before it steps the operator's fake clock (optest.Clock), so that
+// the action the step fires reads the write.
+func (o *Operator) Seen(gr schema.GroupResource, obj metav1.Object) bool {
+	return o.seen.Seen(gr, obj.GetNamespace(), obj.GetName(), obj.GetResourceVersion(), obj.GetUID())
 }

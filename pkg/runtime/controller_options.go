@@ -47,9 +47,11 @@ type ControllerOptions[T apis.Object] struct {
 	// cancelled, opgen_reconcile_timeouts_total counts it and a log line
 	// names the key; the action fails and is retried with backoff. A
 	// handler that still runs ActionTimeout/10 later (at least a second)
-	// ignores its context: it is logged once, and its worker waits for it,
-	// since no other worker may take the key meanwhile. Default
-	// DefaultActionTimeout; negative: none.
+	// ignores its context: it is logged once, opgen_reconcile_stuck and
+	// /readyz show it until it returns (Options.StuckHandlersFailReady),
+	// and its worker waits for it, since no other worker may take the key
+	// meanwhile. The context's cause (context.Cause) says which timeout
+	// ended it. Default DefaultActionTimeout; negative: none.
 	ActionTimeout time.Duration
 
 	// Watches wake objects of this controller when objects of other kinds

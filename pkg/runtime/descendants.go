@@ -17,6 +17,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 )
 
 // memoTTL bounds how long an apply not yet seen by the cache is trusted:
@@ -51,6 +52,8 @@ type descendantStore struct {
 	fields map[types.UID]declared
 	// pending holds the applies the cache has not seen yet.
 	pending map[plug.ObjectKey]pendingApply
+	// changes are the owners whose handler created or deleted a child now.
+	changes ownwrites.Changes
 }
 
 // declared is the field set of an object's declaration.
@@ -152,9 +155,20 @@ func (s *descendantStore) Apply(ctx context.Context, obj *unstructured.Unstructu
 }
 
 func (s *descendantStore) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	return s.write(ctx, obj, func(ri dynamic.ResourceInterface) (*unstructured.Unstructured, error) {
+	got, err := s.write(ctx, obj, func(ri dynamic.ResourceInterface) (*unstructured.Unstructured, error) {
 		return ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: s.fieldManager})
 	})
+	if err == nil {
+		s.changed(ctx) // even over a stale cached object of the name
+	}
+	return got, err
+}
+
+// changed records a child created or deleted by a handler's write now.
+func (s *descendantStore) changed(ctx context.Context) {
+	if owner, ok := plug.WrittenNow(ctx); ok {
+		s.changes.Mark(owner)
+	}
 }
 
 // write writes obj, an owned object, with write, and remembers what the
@@ -171,6 +185,7 @@ func (s *descendantStore) write(ctx context.Context, obj *unstructured.Unstructu
 	if cached, found := kc.get(k.Namespace, k.Name); found {
 		before = cached.GetResourceVersion()
 	}
+	_, written := kc.writes.NewerThan(cache.ObjectName{Namespace: k.Namespace, Name: k.Name}, "", false)
 	if kc.sharded {
 		// In its owner's bucket: the member holding it caches it.
 		labels := obj.GetLabels()
@@ -188,6 +203,9 @@ func (s *descendantStore) write(ctx context.Context, obj *unstructured.Unstructu
 	}
 	if err != nil {
 		return nil, err
+	}
+	if before == "" && !written {
+		s.changed(ctx) // a child the cache did not hold: created
 	}
 	hash := obj.GetAnnotations()[plug.AppliedHashAnnotation]
 	if fields, _, ok := cachefill.OwnApply(got, s.fieldManager, plug.AppliedHashAnnotation); ok {
@@ -215,10 +233,10 @@ func (s *descendantStore) Prune(ctx context.Context, owner types.UID, keep map[p
 				continue
 			}
 			k := plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}
-			if keep[k] || m.GetDeletionTimestamp() != nil {
+			if keep[k] || m.GetDeletionTimestamp() != nil || kc.writes.Deleted.Hidden(m.GetUID()) {
 				continue
 			}
-			if err := s.delete(ctx, kc, k, m.GetUID(), metav1.DeletePropagationBackground); err != nil {
+			if _, err := s.delete(ctx, kc, k, m.GetUID(), metav1.DeletePropagationBackground); err != nil {
 				return deleted, err
 			}
 			deleted++
@@ -234,23 +252,29 @@ func (s *descendantStore) Delete(ctx context.Context, k plug.ObjectKey, uid type
 		_, err := s.Namespaced(k.GVK)
 		return err
 	}
-	return s.delete(ctx, kc, k, uid, propagation)
+	deleted, err := s.delete(ctx, kc, k, uid, propagation)
+	if deleted {
+		s.changed(ctx)
+	}
+	return err
 }
 
-func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error {
-	kc.pruned.Store(uid, struct{}{}) // before: the watch may tell the delete before the call returns
-	err := s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{
+// delete deletes k if its UID is uid; deleted is false when it was gone
+// or another object had taken its name.
+func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) (deleted bool, err error) {
+	kc.writes.Deleted.Begin(uid)
+	err = s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 		PropagationPolicy: &propagation,
 	})
 	if err != nil {
-		kc.pruned.Delete(uid)
+		kc.writes.Deleted.Failed(uid)
 	}
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("delete %s %s: %w", k.GVK.Kind, k.Name, err)
+		return false, fmt.Errorf("delete %s %s: %w", k.GVK.Kind, k.Name, err)
 	}
 	s.forget(k, uid)
-	return nil
+	return err == nil, nil
 }
 
 // forget drops the memory of an object the cache saw deleted.

@@ -53,17 +53,19 @@
 // change to an owned or watched object, after RequeueAfter or
 // ReconcileEvery, and on a retry. The default UpdateFilter is
 // GenerationOrMetadataChanged. Built-in kinds use AnyChange. The
-// operator's own writes wake nothing.
+// operator's own writes wake nothing, with one exception: an action whose
+// plug.CreateNow, ApplyNow or DeleteNow created or deleted a child is
+// followed by one more action of its object, at once.
 //
 // The queue serves what someone changed ahead of bulk work. Objects that
 // need their finalizer go first. Then keys woken by an add after the
 // initial list, an update, a delete or a change to an owned or watched
-// object. Then the initial list after a start, periodic reconciles and
-// retries; one of those gets a turn after 8 of the others in a row.
+// object, and their retries. Then the initial list, periodic reconciles
+// and other retries; one of those gets a turn after 8 of the others.
 //
 // An action runs within ControllerOptions.ActionTimeout, 10 minutes by
-// default. At the deadline its context is cancelled and it is retried. A
-// handler that ignores its context is reported once.
+// default. At the deadline its context is cancelled (context.Cause names
+// it) and it is retried. A handler that ignores it shows in /readyz.
 //
 // # Verbs
 //
@@ -101,7 +103,14 @@
 //     are deleted, with a UID precondition. A restart over converged
 //     objects writes nothing: the cache decides, not the process's memory.
 //   - After its own write, a handler reads at least what it wrote, through
-//     a.Object and the readers, until the cache shows it.
+//     a.Object and the readers, until the cache shows it. A child it
+//     deleted is gone from the readers at once.
+//   - Own child operations converge. After a successful action whose
+//     CreateNow, ApplyNow or DeleteNow created or deleted a child, the
+//     object is handled once more at once. A status computed from
+//     children read before those writes is right after that action; one
+//     computed after them is right at once, and the next action writes
+//     nothing.
 //   - Caches strip managedFields but the operator's own entry. Owned and
 //     watched kinds are cached metadata-only, unless a Reader needs them
 //     whole.

@@ -126,8 +126,7 @@ func (c *Controller[T]) ownerKey(m metav1.Object) (cache.ObjectName, bool) {
 func (c *Controller[T]) ownEvent(kc *kindCache, key cache.ObjectName, m metav1.Object, deleted bool) bool {
 	if deleted {
 		kc.writes.Forget(key)
-		_, pruned := kc.pruned.LoadAndDelete(m.GetUID())
-		return pruned
+		return kc.writes.Deleted.Gone(m.GetUID())
 	}
 	return kc.writes.Seen(key, m.GetResourceVersion())
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/outage"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/seen"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -85,7 +86,8 @@ type Operator struct {
 	gatherers []prometheus.Gatherer // served on /metrics beside the registry
 	ready     atomic.Bool
 	leading   atomic.Bool
-	inflight  inflight.Set // keys handlers work on, for a stuck shutdown
+	inflight  inflight.Set   // keys handlers work on, for a stuck shutdown
+	stuck     inflight.Stuck // actions stuck past their timeout, for /readyz
 	serving   chan struct{}
 
 	// dispatch holds the kinds with controllers in several versions
@@ -95,6 +97,8 @@ type Operator struct {
 	// owned holds, by resource, what the operator's applies of owned
 	// objects returned, for the readers (internal/ownwrites).
 	owned ownwrites.ByResource
+	// seen are the caches by resource, for Seen.
+	seen seen.Caches
 }
 
 // repeatedLogEvery bounds how often one error line is written for one
@@ -134,6 +138,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	}
 	log := opts.Logger.WithSink(observe.LimitRepeats(opts.Logger.GetSink(), repeatedLogEvery)).WithName(opts.Name)
 	o := &Operator{config: cfg, opts: opts, log: log, metrics: observe.NewMetrics(), serving: make(chan struct{})}
+	o.stuck.Gauge = o.metrics.Stuck
 	o.bus = observe.NewBus(o.metrics, o.log)
 	o.tracer = observe.NewTracer(opts.TracerProvider)
 	if err := o.buildClients(); err != nil {

@@ -106,6 +106,10 @@ type Options struct {
 	// MetricsAddr and MetricsInsecure, one server serves all three; secure
 	// metrics need an address of their own (two ":0" are two free ports).
 	HealthAddr string
+	// StuckHandlersFailReady fails /readyz while a handler is stuck past
+	// its ActionTimeout (ControllerOptions.ActionTimeout). Default false:
+	// /readyz shows them as degraded, and opgen_reconcile_stuck counts them.
+	StuckHandlersFailReady bool
 
 	// PprofAddr, when set, serves net/http/pprof (/debug/pprof/) on its
 	// own listener at this address; see Operator.PprofAddr. Default "",

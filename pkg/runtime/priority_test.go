@@ -21,6 +21,17 @@ import (
 // that backlog, not behind it.
 func TestUserChangesGoFirst(t *testing.T) {
 	t.Parallel()
+	userChangeFirst(t, false)
+}
+
+// TestARetriedUserChangeKeepsItsLane: the change's first action fails;
+// its retry goes ahead of the backlog too, not behind it.
+func TestARetriedUserChangeKeepsItsLane(t *testing.T) {
+	t.Parallel()
+	userChangeFirst(t, true)
+}
+
+func userChangeFirst(t *testing.T, failOnce bool) {
 	const n = 150
 	ns := env.Namespace(t)
 	for i := range n {
@@ -29,9 +40,15 @@ func TestUserChangesGoFirst(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		handled []string
+		failed  bool
 	)
 	slow := func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		mu.Lock()
+		if failOnce && !failed && a.Object.Name == "g149" && a.Object.Generation == 2 {
+			failed = true
+			mu.Unlock()
+			return fmt.Errorf("the first action on the change fails")
+		}
 		handled = append(handled, fmt.Sprintf("%s/%d", a.Object.Name, a.Object.Generation))
 		mu.Unlock()
 		time.Sleep(10 * time.Millisecond) // 150 objects: a backlog of 1.5s or more

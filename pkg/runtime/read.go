@@ -60,6 +60,7 @@ func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resour
 		// was requested before Run, and reports its failures already.
 		_ = observeWatch(inf, op, telemetry.Watch{Controller: "reader", GVK: gvk, Namespace: ns})
 		r.informers[ns] = inf
+		op.seen.Add(gr, ns, inf)
 	}
 	return r
 }
@@ -67,7 +68,8 @@ func Read[T k8sruntime.Object](op *Operator, gvk schema.GroupVersionKind, resour
 // Get returns the object namespace/name ("" namespace for a
 // cluster-scoped kind), or a NotFound error (apierrors.IsNotFound) when
 // the cache holds none. After the operator applied the object (an owned
-// one), it returns at least what the apply returned.
+// one), it returns at least what the apply returned; after it deleted
+// it, NotFound.
 func (r *Reader[T]) Get(namespace, name string) (T, error) {
 	var zero T
 	inf, err := r.informer(namespace)
@@ -87,12 +89,22 @@ func (r *Reader[T]) Get(namespace, name string) (T, error) {
 		rv = m.GetResourceVersion()
 	}
 	if u, written := r.writes.NewerThan(cache.ObjectName{Namespace: namespace, Name: name}, rv, ok); written {
-		return r.fromWrite(u)
+		obj, ok = u, true
 	}
-	if !ok {
+	if !ok || r.hidden(obj) {
 		return zero, apierrors.NewNotFound(r.resource, name)
 	}
+	if u, written := obj.(*unstructured.Unstructured); written {
+		return r.fromWrite(u)
+	}
 	return r.typed(obj)
+}
+
+// hidden reports whether the operator deleted obj a moment ago: reads
+// hide it until the cache shows the deletion.
+func (r *Reader[T]) hidden(obj any) bool {
+	m, ok := obj.(metav1.Object)
+	return ok && r.writes.Deleted.Hidden(m.GetUID())
 }
 
 // fromWrite converts what an apply returned to T.
@@ -108,12 +120,15 @@ func (r *Reader[T]) fromWrite(u *unstructured.Unstructured) (T, error) {
 // List returns the objects of namespace (every namespace the Reader
 // caches when namespace is "") whose labels match selector
 // (labels.Everything() for all), in no particular order. Like Get, it
-// includes what the operator's applies returned until the cache shows it.
+// shows the operator's own writes before the cache does.
 func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error) {
 	var out []T
 	var typeErr error
 	listed := map[cache.ObjectName]bool{}
 	add := func(obj any) {
+		if r.hidden(obj) {
+			return
+		}
 		t, err := r.current(obj, listed)
 		if err != nil {
 			typeErr = err
@@ -126,7 +141,7 @@ func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error
 	}
 	for _, u := range r.writes.All() { // applied a moment ago, not cached yet
 		key := cache.ObjectName{Namespace: u.GetNamespace(), Name: u.GetName()}
-		if listed[key] || (namespace != "" && namespace != u.GetNamespace()) || !selector.Matches(labels.Set(u.GetLabels())) {
+		if listed[key] || r.hidden(u) || (namespace != "" && namespace != u.GetNamespace()) || !selector.Matches(labels.Set(u.GetLabels())) {
 			continue
 		}
 		t, err := r.fromWrite(u)
@@ -157,7 +172,8 @@ func (r *Reader[T]) listCached(namespace string, selector labels.Selector, add f
 // Owned returns the objects whose controller owner is owner (its UID in
 // their controller owner reference), from the cache's owner index: the
 // children of one object, without listing its namespace. Like Get, it
-// includes what the operator's applies returned until the cache shows it.
+// shows the operator's own writes before the cache does: a child created
+// or applied a moment ago is there, one deleted is not.
 func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
 	var out []T
 	listed := map[cache.ObjectName]bool{}
@@ -173,6 +189,9 @@ func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
 			return nil, fmt.Errorf("read the %s owned by %s: %w", r.resource, owner.GetName(), err)
 		}
 		for _, obj := range objs {
+			if r.hidden(obj) {
+				continue
+			}
 			t, err := r.current(obj, listed)
 			if err != nil {
 				return nil, err
@@ -182,7 +201,7 @@ func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
 	}
 	for _, u := range r.writes.All() { // applied a moment ago, not cached yet
 		key := cache.ObjectName{Namespace: u.GetNamespace(), Name: u.GetName()}
-		if ref := metav1.GetControllerOfNoCopy(u); listed[key] || ref == nil || ref.UID != owner.GetUID() {
+		if ref := metav1.GetControllerOfNoCopy(u); listed[key] || r.hidden(u) || ref == nil || ref.UID != owner.GetUID() {
 			continue
 		}
 		t, err := r.fromWrite(u)

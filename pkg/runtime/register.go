@@ -109,7 +109,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		Name:            opts.Name,
 		MetricsProvider: op.metrics.Queue,
 		Clock:           op.opts.Clock,
-		Queue:           &lanes.Queue{Urgent: (finalizing[T]{c}).urgent, Marks: &c.marks},
+		Queue:           &lanes.Queue{Urgent: (finalizing[T]{c}).urgent, Marks: &c.marks, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:])},
 	})
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(opts.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
 		Name:            opts.Name,
@@ -122,6 +122,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 			Queue:           queue,
 		}),
 	})
+	op.metrics.Stuck.WithLabelValues(opts.Name) // 0 until one is
 	c.store = &descendantStore{op: op, controller: opts.Name, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, fields: map[types.UID]declared{}, pending: map[plug.ObjectKey]pendingApply{}, ownerBucket: (shardSeam[T]{c}).bucketLabel,
 		wakeOwner: func(m metav1.Object) {
@@ -169,6 +170,9 @@ func (c *Controller[T]) setup(ctx context.Context) error {
 			return fmt.Errorf("runtime: controller %s: %w", c.name, err)
 		}
 		c.caches[ns] = inf
+		if c.op.member == nil {
+			c.op.seen.Add(schema.GroupResource{Group: c.kind.GVK.Group, Resource: c.kind.Resource}, ns, inf)
+		}
 	}
 	for _, gvk := range c.opts.Owns {
 		if err := c.own(gvk); err != nil {

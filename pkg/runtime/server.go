@@ -44,8 +44,9 @@ func (o *Operator) AddReadyCheck(name string, check Check) error {
 func Degraded(err error) error { return serving.Degraded(err) }
 
 // CheckReady returns what /readyz answers: nil when every cache has
-// synced, none waits for the API server, the API server answers and every
-// ready check (AddReadyCheck) passes or is only Degraded; else the first
+// synced, none waits for the API server, the API server answers, every
+// ready check (AddReadyCheck) passes or is only Degraded, and, with
+// Options.StuckHandlersFailReady, no handler is stuck; else the first
 // reason it is not. A fleet asks it of each of its clusters.
 func (o *Operator) CheckReady(ctx context.Context) error {
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, "/readyz", nil)
@@ -70,7 +71,14 @@ func (o *Operator) readiness(r *http.Request) ([]string, error) {
 	if err := o.probe.Get(r.Context()); err != nil {
 		return nil, err
 	}
-	return o.checks.Ready(r)
+	notes, err := o.checks.Ready(r)
+	if stuck := o.stuck.Err(); stuck != nil && err == nil {
+		if o.opts.StuckHandlersFailReady {
+			return notes, stuck
+		}
+		notes = append(notes, "handlers degraded: "+stuck.Error())
+	}
+	return notes, err
 }
 
 // CheckHealth returns what /healthz answers: nil unless a health check

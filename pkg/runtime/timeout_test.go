@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,8 +18,10 @@ import (
 )
 
 // TestActionTimeout: an action past ControllerOptions.ActionTimeout has
-// its context cancelled, is counted and retried; a handler that ignores
-// its context is reported once as stuck.
+// its context cancelled, with a cause that names the timeout, is counted
+// and retried; a handler that ignores its context is reported once as
+// stuck, counted in opgen_reconcile_stuck and, with
+// StuckHandlersFailReady, fails readiness until it returns.
 func TestActionTimeout(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
@@ -26,19 +29,20 @@ func TestActionTimeout(t *testing.T) {
 		mu      sync.Mutex
 		timeout []telemetry.ReconcileTimedOut
 		causes  []error
+		release = make(chan struct{})
 	)
 	fn := func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
 		if a.Object.Name == "ignores" {
-			time.Sleep(time.Second + 300*time.Millisecond) // past the deadline and its grace
+			<-release // past the deadline and its grace
 			return nil
 		}
 		<-ctx.Done()
 		mu.Lock()
-		causes = append(causes, ctx.Err())
+		causes = append(causes, context.Cause(ctx))
 		mu.Unlock()
 		return ctx.Err()
 	}
-	h := newOperator(t, ns, nil, runtime.Options{})
+	h := newOperator(t, ns, nil, runtime.Options{StuckHandlersFailReady: true})
 	telemetry.On(h.op.Telemetry(), func(e telemetry.ReconcileTimedOut) {
 		mu.Lock()
 		timeout = append(timeout, e)
@@ -64,8 +68,17 @@ func TestActionTimeout(t *testing.T) {
 		}
 		return false
 	})
+	eventually(t, "readiness failing on the stuck handler", func() bool {
+		err := h.op.CheckReady(context.Background())
+		return err != nil && strings.Contains(err.Error(), "1 handler(s) stuck past their action timeout, their context cancelled: gadget "+ns+"/ignores for ")
+	})
+	assert.Equal(t, 1.0, metric(t, h.op, "opgen_reconcile_stuck", "controller", "gadget"))
+	close(release)
+	eventually(t, "ready once the stuck handler returned", func() bool { return h.op.CheckReady(context.Background()) == nil })
+	assert.Equal(t, 0.0, metric(t, h.op, "opgen_reconcile_stuck", "controller", "gadget"))
 	mu.Lock()
 	assert.ErrorIs(t, causes[0], context.DeadlineExceeded)
+	assert.ErrorContains(t, causes[0], "runtime: controller gadget: the Add of "+ns+"/waits ran past its ActionTimeout of 100ms")
 	for _, e := range timeout {
 		assert.False(t, e.Stuck && e.Key.Name == "waits", "a handler that returns at the deadline is not stuck")
 	}

@@ -33,14 +33,19 @@ func NewScheduleController(op *runtime.Operator) *ScheduleController {
 // runAnnotation holds, on each Job, the time of the run it is for.
 const runAnnotation = "batch.patterns.opgen.dev/run"
 
-// Nothing prunes a retained kind, so the generated ClusterRole has no
-// delete on Jobs; Reconcile deletes the oldest itself.
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=delete
-
 // Reconcile creates the Job of a run that is due, deletes the Jobs beyond
 // the history limit, and comes back at the next run.
 func (c *ScheduleController) Reconcile(ctx context.Context, a *plug.Action[*schedulev1.Schedule]) error {
 	s := a.Object
+	jobs, err := c.jobs.Owned(s)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(jobs, func(x, y *batchv1.Job) int { return runOf(y) - runOf(x) }) // newest first
+	s.Status.Jobs = names(jobs)
+	if s.Spec.Suspend {
+		return c.trimHistory(ctx, a, jobs) // no run; the change that resumes it wakes it
+	}
 	now := c.clock.Now()
 	next := now // a new Schedule runs at once
 	if s.Status.LastRun != nil {
@@ -53,7 +58,7 @@ func (c *ScheduleController) Reconcile(ctx context.Context, a *plug.Action[*sche
 		s.Status.LastRun = &metav1.Time{Time: next}
 		next = next.Add(s.Spec.Every.Duration)
 	}
-	if err := c.trimHistory(ctx, a); err != nil {
+	if err := c.trimHistory(ctx, a, jobs); err != nil {
 		return err
 	}
 	a.RequeueAfter(next.Sub(now))
@@ -85,13 +90,9 @@ func (c *ScheduleController) run(ctx context.Context, a *plug.Action[*schedulev1
 	return nil
 }
 
-// trimHistory deletes the Jobs of the oldest runs beyond the history limit.
-func (c *ScheduleController) trimHistory(ctx context.Context, a *plug.Action[*schedulev1.Schedule]) error {
-	jobs, err := c.jobs.Owned(a.Object)
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(jobs, func(x, y *batchv1.Job) int { return runOf(y) - runOf(x) }) // newest first
+// trimHistory deletes the Jobs of the oldest runs beyond the history
+// limit; jobs are the Schedule's, newest first.
+func (c *ScheduleController) trimHistory(ctx context.Context, a *plug.Action[*schedulev1.Schedule], jobs []*batchv1.Job) error {
 	for _, old := range jobs[min(int(a.Object.Spec.HistoryLimit), len(jobs)):] {
 		if err := plug.DeleteNow(ctx, a, old, metav1.DeletePropagationBackground); err != nil {
 			return err
@@ -103,4 +104,12 @@ func (c *ScheduleController) trimHistory(ctx context.Context, a *plug.Action[*sc
 func runOf(j *batchv1.Job) int {
 	t, _ := strconv.Atoi(j.Annotations[runAnnotation])
 	return t
+}
+
+func names(jobs []*batchv1.Job) []string {
+	out := make([]string, len(jobs))
+	for i, j := range jobs {
+		out[i] = j.Name
+	}
+	return out
 }

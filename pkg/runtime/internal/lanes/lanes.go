@@ -21,11 +21,15 @@ const (
 	// update that passes the filter, a delete, or a change to an owned or
 	// watched object.
 	laneUser
-	// laneBulk: the initial list after a start, periodic reconciles,
-	// requeues and retries.
+	// laneBulk: the initial list after a start, periodic reconciles and
+	// requeues, and the retries of bulk work. A retry of a key served
+	// from laneUser stays there (Marks.Finished).
 	laneBulk
 	lanes
 )
+
+// Names are the lanes' names, as opgen_workqueue_lane_depth labels them.
+var Names = [lanes]string{"finalize", "user", "bulk"}
 
 // userBurst is how many keys the user lane may serve in a row while bulk
 // keys wait: one bulk key follows, so that bulk work is never starved.
@@ -39,6 +43,8 @@ type Queue struct {
 	Urgent func(cache.ObjectName) bool
 	// Marks are the keys that belong in laneUser.
 	Marks *Marks
+	// Depth, when set, is told each lane's depth after every change.
+	Depth func(lane string, depth int)
 	fifo  [lanes][]cache.ObjectName
 	burst int // user keys served in a row while bulk keys waited
 }
@@ -59,6 +65,16 @@ func (q *Queue) lane(key cache.ObjectName) int {
 func (q *Queue) Push(key cache.ObjectName) {
 	l := q.lane(key)
 	q.fifo[l] = append(q.fifo[l], key)
+	q.report(l)
+}
+
+// report tells Depth the depth of lanes ls.
+func (q *Queue) report(ls ...int) {
+	if q.Depth != nil {
+		for _, l := range ls {
+			q.Depth(Names[l], len(q.fifo[l]))
+		}
+	}
 }
 
 // Touch is a queued key added again: it moves to a lane ahead of its own
@@ -69,6 +85,7 @@ func (q *Queue) Touch(key cache.ObjectName) {
 		if i := slices.Index(q.fifo[from], key); i >= 0 {
 			q.fifo[from] = slices.Delete(q.fifo[from], i, i+1)
 			q.fifo[l] = append(q.fifo[l], key)
+			q.report(l, from)
 			return
 		}
 	}
@@ -96,14 +113,46 @@ func (q *Queue) Pop() cache.ObjectName {
 	key := q.fifo[l][0]
 	q.fifo[l][0] = cache.ObjectName{}
 	q.fifo[l] = q.fifo[l][1:]
+	if l == laneUser {
+		q.Marks.serving(key)
+	}
+	q.report(l)
 	return key
 }
 
 // Marks are the keys someone's change woke, until the queue places
-// them in the user lane.
+// them in the user lane, and the keys served from the user lane, until
+// their actions finish.
 type Marks struct {
-	mu   sync.Mutex
-	keys map[cache.ObjectName]struct{}
+	mu      sync.Mutex
+	keys    map[cache.ObjectName]struct{}
+	current map[cache.ObjectName]struct{}
+}
+
+// serving records that key was taken from the user lane.
+func (m *Marks) serving(key cache.ObjectName) {
+	m.mu.Lock()
+	if m.current == nil {
+		m.current = map[cache.ObjectName]struct{}{}
+	}
+	m.current[key] = struct{}{}
+	m.mu.Unlock()
+}
+
+// Finished is told that the action on key ended, and whether it is
+// retried: the retry of a key served from the user lane goes back to it,
+// so that a change someone made and whose action failed does not wait
+// behind bulk work.
+func (m *Marks) Finished(key cache.ObjectName, retried bool) {
+	m.mu.Lock()
+	if _, ok := m.current[key]; ok && retried {
+		if m.keys == nil {
+			m.keys = map[cache.ObjectName]struct{}{}
+		}
+		m.keys[key] = struct{}{}
+	}
+	delete(m.current, key)
+	m.mu.Unlock()
 }
 
 // Mark marks key: someone changed its object.

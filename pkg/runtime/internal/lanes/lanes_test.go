@@ -43,3 +43,35 @@ func TestLaneQueue(t *testing.T) {
 	}
 	assert.Equal(t, "1", got[userBurst], "a bulk key after %d user keys", userBurst)
 }
+
+// A key served from the user lane and retried goes back to it; a key
+// served from the bulk lane, or one that succeeded, does not; each lane's
+// depth is reported as it changes.
+func TestRetryKeepsTheLane(t *testing.T) {
+	depth := map[string]int{}
+	q := &Queue{Urgent: func(cache.ObjectName) bool { return false }, Marks: &Marks{},
+		Depth: func(lane string, n int) { depth[lane] = n }}
+	q.Push(key(1)) // bulk
+	q.Marks.Mark(key(2))
+	q.Push(key(2)) // user
+	q.Marks.Mark(key(3))
+	q.Push(key(3)) // user
+	assert.Equal(t, map[string]int{"user": 2, "bulk": 1}, depth)
+	assert.Equal(t, "2", q.Pop().Name)
+	assert.Equal(t, "3", q.Pop().Name)
+	assert.Equal(t, "1", q.Pop().Name)
+	assert.Equal(t, map[string]int{"user": 0, "bulk": 0}, depth)
+
+	q.Marks.Finished(key(2), true)  // failed: retried
+	q.Marks.Finished(key(3), false) // succeeded
+	q.Marks.Finished(key(1), true)  // bulk work failed
+	for i := range 3 {
+		q.Push(key(10 + i)) // bulk work queued before the retries come due
+	}
+	q.Push(key(1))
+	q.Push(key(3))
+	q.Push(key(2))
+	assert.Equal(t, map[string]int{"user": 1, "bulk": 5}, depth)
+	assert.Equal(t, "2", q.Pop().Name, "the retried user change goes first")
+	assert.Equal(t, "10", q.Pop().Name)
+}

@@ -24,6 +24,9 @@ type Metrics struct {
 	// ShardMembers are the live members the sharder sees; ShardBuckets
 	// the buckets this member holds.
 	ShardMembers, ShardBuckets prometheus.Gauge
+	// Stuck are the actions, by controller, whose handlers still run a
+	// grace period after their ActionTimeout (inflight.Stuck).
+	Stuck *prometheus.GaugeVec
 
 	reconciles      *prometheus.CounterVec
 	reconcileErrors *prometheus.CounterVec
@@ -54,6 +57,9 @@ func NewMetrics() *Metrics {
 		Writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "opgen_api_writes_total", Help: "API writes made by the pipeline steps, by controller and what was written (status, finalizer, descendant, prune).",
 		}, []string{"controller", "what"}),
+		Stuck: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "opgen_reconcile_stuck", Help: "Actions whose handlers still run a grace period after their controller's ActionTimeout (they ignore the cancelled context), by controller.",
+		}, []string{"controller"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "opgen_leader", Help: "1 while this replica holds the leader election lease (or election is off and it works), else 0.",
 		}),
@@ -73,7 +79,7 @@ func NewMetrics() *Metrics {
 	})
 	m.Queue = newQueueMetrics()
 	m.Registry.MustRegister(m.ShardMembers, m.ShardBuckets, m.shardMoves, m.shardHandover)
-	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.timeouts, m.duration, m.Writes, m.leader,
+	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.timeouts, m.Stuck, m.duration, m.Writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Queue.register(m.Registry)
 	clientMetrics().register(m.Registry)
@@ -118,9 +124,9 @@ func (m *Metrics) action(r telemetry.Reconcile, d time.Duration) {
 // QueueMetrics implement client-go's workqueue.MetricsProvider with
 // opgen_workqueue_* metrics labelled by queue name (the controller name).
 type QueueMetrics struct {
-	depth, unfinished, longest *prometheus.GaugeVec
-	adds, retries              *prometheus.CounterVec
-	latency, work              *prometheus.HistogramVec
+	depth, lanes, unfinished, longest *prometheus.GaugeVec
+	adds, retries                     *prometheus.CounterVec
+	latency, work                     *prometheus.HistogramVec
 }
 
 var _ workqueue.MetricsProvider = QueueMetrics{}
@@ -137,7 +143,10 @@ func newQueueMetrics() QueueMetrics {
 			Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"name"})
 	}
 	return QueueMetrics{
-		depth:      gauge("depth", "Keys waiting in the queue."),
+		depth: gauge("depth", "Keys waiting in the queue."),
+		lanes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "opgen_workqueue_lane_depth",
+			Help: "Keys waiting in each lane of the queue: finalize (objects that lack their finalizer), user (changes someone made, and their retries), bulk (the rest)."},
+			[]string{"name", "lane"}),
 		unfinished: gauge("unfinished_work_seconds", "Seconds of work in progress not yet finished."),
 		longest:    gauge("longest_running_processor_seconds", "Seconds the longest running handler has been running."),
 		adds:       counter("adds_total", "Keys added to the queue."),
@@ -148,7 +157,16 @@ func newQueueMetrics() QueueMetrics {
 }
 
 func (q QueueMetrics) register(r *prometheus.Registry) {
-	r.MustRegister(q.depth, q.unfinished, q.longest, q.adds, q.retries, q.latency, q.work)
+	r.MustRegister(q.depth, q.lanes, q.unfinished, q.longest, q.adds, q.retries, q.latency, q.work)
+}
+
+// LaneDepth returns what sets the depth of each lane of queue name
+// (lanes.Queue.Depth); every lane starts at 0.
+func (q QueueMetrics) LaneDepth(name string, lanes []string) func(lane string, depth int) {
+	for _, l := range lanes {
+		q.lanes.WithLabelValues(name, l).Set(0)
+	}
+	return func(lane string, depth int) { q.lanes.WithLabelValues(name, lane).Set(float64(depth)) }
 }
 
 func (q QueueMetrics) NewDepthMetric(name string) workqueue.GaugeMetric {

@@ -4,6 +4,7 @@
 package ownwrites
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,9 @@ import (
 // may come before the write's answer: events of a key with a write in
 // flight wait for the answer (begin, end).
 type Writes[T metav1.Object] struct {
+	// Deleted are the objects of the key space the operator deleted.
+	Deleted Deletes
+
 	n  atomic.Int64 // entries of the maps: reads skip the lock at 0
 	mu sync.Mutex
 	// objs are the objects written, until a read finds the cache as new.
@@ -81,9 +85,12 @@ func (w *Writes[T]) End(key cache.ObjectName, obj T, ok bool, before string) (wa
 	}
 	own := false
 	for _, p := range parked {
-		if p == rv {
+		switch {
+		case p == rv:
 			own = true
-		} else {
+		case w.earlier(key, p):
+			// The event of an earlier write of the operator's, late.
+		default:
 			wake = true
 		}
 	}
@@ -94,6 +101,20 @@ func (w *Writes[T]) End(key cache.ObjectName, obj T, ok bool, before string) (wa
 		w.rvs[key] = append(w.rvs[key], rv)
 	}
 	return wake
+}
+
+// earlier takes rv from the versions of key's earlier writes whose events
+// have not come, and reports whether it was there.
+func (w *Writes[T]) earlier(key cache.ObjectName, rv string) bool {
+	i := slices.Index(w.rvs[key], rv)
+	if i < 0 {
+		return false
+	}
+	if w.rvs[key] = slices.Delete(w.rvs[key], i, i+1); len(w.rvs[key]) == 0 {
+		delete(w.rvs, key)
+		w.n.Add(-1)
+	}
+	return true
 }
 
 func (w *Writes[T]) Put(key cache.ObjectName, obj T) {

@@ -70,3 +70,37 @@ func TestOwnWritesInFlightAcrossADeletion(t *testing.T) {
 	assert.True(t, woke, "the event was no write's: it wakes its key")
 	assert.True(t, empty(w))
 }
+
+// The event of a write can come while the next write to the object is in
+// flight (an action right after the one that wrote): it is the operator's
+// own, and wakes nobody.
+func TestLateEventOfAnEarlierWrite(t *testing.T) {
+	w := &Writes[*corev1.ConfigMap]{}
+	w.Begin(key(0))
+	assert.False(t, w.End(key(0), written("12"), true, "11"))
+	w.Begin(key(0))
+	assert.True(t, w.Seen(key(0), "12"), "the first write's event waits for the second's answer")
+	assert.False(t, w.End(key(0), written("13"), true, ""), "the late event was the first write's")
+	assert.True(t, w.Seen(key(0), "13"))
+	w.Read(key(0), written("13"), true)
+	assert.True(t, empty(w))
+}
+
+// Reads hide what the operator deleted until the cache shows it; the
+// deletion's event is its own.
+func TestDeletesAreHiddenUntilGone(t *testing.T) {
+	var d Deletes
+	d.Begin("a")
+	d.Begin("b")
+	d.Failed("b")
+	assert.True(t, d.Hidden("a"))
+	assert.False(t, d.Hidden("b"), "a failed delete hides nothing")
+	assert.True(t, d.Gone("a"), "the deletion's event is the operator's own")
+	assert.False(t, d.Hidden("a"))
+	assert.False(t, d.Gone("c"))
+
+	var c Changes
+	c.Mark("o")
+	assert.True(t, c.Take("o"))
+	assert.False(t, c.Take("o"), "taken once")
+}

@@ -18,6 +18,9 @@ type ScheduleSpec struct {
 	HistoryLimit int32 `json:"historyLimit,omitempty"`
 	// JobTemplate is the Job each run creates.
 	JobTemplate batchv1.JobTemplateSpec `json:"jobTemplate"`
+	// Suspend stops the runs; the Jobs of past runs stay.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
 }
 
 // ScheduleStatus is the observed state of a Schedule.
@@ -27,6 +30,9 @@ type ScheduleStatus struct {
 	// LastRun is the time of the last run whose Job was created.
 	// +optional
 	LastRun *metav1.Time `json:"lastRun,omitempty"`
+	// Jobs are the names of the Jobs kept, newest first.
+	// +optional
+	Jobs []string `json:"jobs,omitempty"`
 }
 
 // Schedule runs a Job from its template every Every, and keeps the Jobs

@@ -9,6 +9,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,6 +27,8 @@ func Setup(op *runtime.Operator) error {
 		SetupDeploymentGuard(op, &DeploymentGuard{}),
 		SetupIngressJanitor(op, &IngressJanitor{}),
 		SetupNodeWatcher(op, &NodeWatcher{}),
+		SetupPodReporter(op, &PodReporter{}),
+		SetupServiceArchiver(op, &ServiceArchiver{}),
 	)
 }
 
@@ -127,4 +130,102 @@ func SetupNodeWatcher(op *runtime.Operator, h *NodeWatcher) error {
 		return fmt.Errorf("register the NodeWatcher controller: %w", err)
 	}
 	return nil
+}
+
+// PodReporter must implement the typed handler of v1.Pod.
+var _ plug.Handler[*corev1.Pod] = (*PodReporter)(nil)
+
+// PodReporterOptions returns the controller options that the +opgen:controller
+// markers of PodReporter declare.
+func PodReporterOptions() runtime.ControllerOptions[*corev1.Pod] {
+	return runtime.ControllerOptions[*corev1.Pod]{
+		Name: "podreporter",
+		Owns: []schema.GroupVersionKind{
+			{Version: "v1", Kind: "Secret"},
+		},
+		Retain: []schema.GroupVersionKind{
+			{Version: "v1", Kind: "Secret"},
+		},
+	}
+}
+
+// SetupPodReporter registers h as a controller of v1.Pod, watched through
+// client-go's typed client (package builtin). When h implements
+// runtime.Configurer, its Configure method adjusts the options first.
+func SetupPodReporter(op *runtime.Operator, h *PodReporter) error {
+	if _, err := runtime.Register(op, builtin.Pods(op, builtin.Options{}), h, PodReporterOptions()); err != nil {
+		return fmt.Errorf("register the PodReporter controller: %w", err)
+	}
+	return nil
+}
+
+// PodReporterReaders returns typed readers of the operator's caches for the kinds that
+// the +opgen:controller:reads and owns markers of PodReporter name; the generated
+// role grants get, list and watch on them. Each method requests the kind's
+// informers in every namespace the operator watches, which Run starts and
+// syncs: call it in the handler's constructor, before the operator runs,
+// and keep the Reader.
+type PodReporterReaders struct {
+	op *runtime.Operator
+}
+
+// NewPodReporterReaders returns the readers of PodReporter's controller on op's caches.
+func NewPodReporterReaders(op *runtime.Operator) PodReporterReaders {
+	return PodReporterReaders{op: op}
+}
+
+// Secrets reads v1.Secret objects from the operator's caches.
+func (r PodReporterReaders) Secrets() *runtime.Reader[*corev1.Secret] {
+	return runtime.Read[*corev1.Secret](r.op, corev1.SchemeGroupVersion.WithKind("Secret"), "secrets", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Core().V1().Secrets().Informer()
+	})
+}
+
+// ServiceArchiver must implement the typed handler of v1.Service.
+var _ plug.Handler[*corev1.Service] = (*ServiceArchiver)(nil)
+
+// ServiceArchiverOptions returns the controller options that the +opgen:controller
+// markers of ServiceArchiver declare.
+func ServiceArchiverOptions() runtime.ControllerOptions[*corev1.Service] {
+	return runtime.ControllerOptions[*corev1.Service]{
+		Name: "servicearchiver",
+		Owns: []schema.GroupVersionKind{
+			{Group: "batch", Version: "v1", Kind: "Job"},
+		},
+		Retain: []schema.GroupVersionKind{
+			{Group: "batch", Version: "v1", Kind: "Job"},
+		},
+	}
+}
+
+// SetupServiceArchiver registers h as a controller of v1.Service, watched through
+// client-go's typed client (package builtin). When h implements
+// runtime.Configurer, its Configure method adjusts the options first.
+func SetupServiceArchiver(op *runtime.Operator, h *ServiceArchiver) error {
+	if _, err := runtime.Register(op, builtin.Services(op, builtin.Options{}), h, ServiceArchiverOptions()); err != nil {
+		return fmt.Errorf("register the ServiceArchiver controller: %w", err)
+	}
+	return nil
+}
+
+// ServiceArchiverReaders returns typed readers of the operator's caches for the kinds that
+// the +opgen:controller:reads and owns markers of ServiceArchiver name; the generated
+// role grants get, list and watch on them. Each method requests the kind's
+// informers in every namespace the operator watches, which Run starts and
+// syncs: call it in the handler's constructor, before the operator runs,
+// and keep the Reader.
+type ServiceArchiverReaders struct {
+	op *runtime.Operator
+}
+
+// NewServiceArchiverReaders returns the readers of ServiceArchiver's controller on op's caches.
+func NewServiceArchiverReaders(op *runtime.Operator) ServiceArchiverReaders {
+	return ServiceArchiverReaders{op: op}
+}
+
+// Jobs reads batch/v1.Job objects from the operator's caches.
+func (r ServiceArchiverReaders) Jobs() *runtime.Reader[*batchv1.Job] {
+	return runtime.Read[*batchv1.Job](r.op, batchv1.SchemeGroupVersion.WithKind("Job"), "jobs", true, func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+		return f.Batch().V1().Jobs().Informer()
+	})
 }

@@ -18,6 +18,8 @@ type ScheduleSpecApplyConfiguration struct {
 	HistoryLimit *int32 `json:"historyLimit,omitempty"`
 	// JobTemplate is the Job each run creates.
 	JobTemplate *batchv1.JobTemplateSpec `json:"jobTemplate,omitempty"`
+	// Suspend stops the runs; the Jobs of past runs stay.
+	Suspend *bool `json:"suspend,omitempty"`
 }
 
 // ScheduleSpecApplyConfiguration constructs a declarative configuration of the ScheduleSpec type for use with
@@ -47,5 +49,13 @@ func (b *ScheduleSpecApplyConfiguration) WithHistoryLimit(value int32) *Schedule
 // If called multiple times, the JobTemplate field is set to the value of the last call.
 func (b *ScheduleSpecApplyConfiguration) WithJobTemplate(value batchv1.JobTemplateSpec) *ScheduleSpecApplyConfiguration {
 	b.JobTemplate = &value
+	return b
+}
+
+// WithSuspend sets the Suspend field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Suspend field is set to the value of the last call.
+func (b *ScheduleSpecApplyConfiguration) WithSuspend(value bool) *ScheduleSpecApplyConfiguration {
+	b.Suspend = &value
 	return b
 }

@@ -17,6 +17,8 @@ type ScheduleStatusApplyConfiguration struct {
 	applyconfiguration.StatusApplyConfiguration `json:""`
 	// LastRun is the time of the last run whose Job was created.
 	LastRun *metav1.Time `json:"lastRun,omitempty"`
+	// Jobs are the names of the Jobs kept, newest first.
+	Jobs []string `json:"jobs,omitempty"`
 }
 
 // ScheduleStatusApplyConfiguration constructs a declarative configuration of the ScheduleStatus type for use with
@@ -51,5 +53,15 @@ func (b *ScheduleStatusApplyConfiguration) WithConditions(values ...*applyconfig
 // If called multiple times, the LastRun field is set to the value of the last call.
 func (b *ScheduleStatusApplyConfiguration) WithLastRun(value metav1.Time) *ScheduleStatusApplyConfiguration {
 	b.LastRun = &value
+	return b
+}
+
+// WithJobs adds the given value to the Jobs field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Jobs field.
+func (b *ScheduleStatusApplyConfiguration) WithJobs(values ...string) *ScheduleStatusApplyConfiguration {
+	for i := range values {
+		b.Jobs = append(b.Jobs, values[i])
+	}
 	return b
 }
