@@ -318,7 +318,7 @@ func (s *suite) mdWebhook(b *strings.Builder) {
 }
 
 func (s *suite) mdShard(b *strings.Builder) {
-	if len(s.res.get("shard.first.seconds", shardSingle)) == 0 {
+	if len(s.res.get("shard.first.seconds", shardSingle)) == 0 && len(s.res.Exits) == 0 {
 		return
 	}
 	b.WriteString("## 7c. Sharding\n\n")
@@ -327,15 +327,37 @@ func (s *suite) mdShard(b *strings.Builder) {
 	t := &table{}
 	t.head("variant", "first full reconcile (s)", "peak RSS per replica (MiB)", "heap per replica (MiB)", "heap / single leader's",
 		"crash of the leader: reassigned / first object (s)", "crash of a member: reassigned / first object (s)", "crash: buckets held by the others (s)", "crash: whole share (s)", "objects of the killed replica",
-		"scale-up window (s)", "objects moved to the added replica")
+		"scale-up window (s)", "objects moved to the added replica", "operators that exited on their own")
 	const mib = 1.0 / (1 << 20)
 	for _, v := range []string{shardSingle, shardCR, shardedVariant(1), shardedVariant(2), shardedVariant(4)} {
 		t.row(v, s.cell("shard.first.seconds", v, 1), s.cell("shard.peakrss.bytes", v, mib), s.cell("shard.heap.bytes", v, mib),
 			s.ratioCell("shard.heap.bytes", v, shardSingle), s.cell("shard.crash.leader.reassigned.seconds", v, 1)+" / "+s.cell("shard.crash.leader.first.seconds", v, 1),
 			s.cell("shard.crash.member.reassigned.seconds", v, 1)+" / "+s.cell("shard.crash.member.first.seconds", v, 1),
 			s.cell("shard.crash.taken.seconds", v, 1), s.cell("shard.crash.seconds", v, 1), s.cell("shard.crash.objects", v, 1),
-			s.cell("shard.scaleup.seconds", v, 1), s.cell("shard.scaleup.objects", v, 1))
+			s.cell("shard.scaleup.seconds", v, 1), s.cell("shard.scaleup.objects", v, 1), fmt.Sprint(s.res.exitsOf(v)))
 	}
 	b.WriteString(t.b.String())
 	b.WriteString("\n")
+	mdExits(b, s.res.Exits, shardSpare)
+}
+
+// mdExits lists the operators of the sharding benchmark that exited on
+// their own.
+func mdExits(b *strings.Builder, exits []memberExit, spare int) {
+	if len(exits) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Operators that exited on their own (a member that misses its member Lease's renew deadline stops working, so that its objects can move to the others): each such round's values were dropped and the round was run again, up to %d times per variant in all; a variant whose rows say – ran out of them.\n\n", spare)
+	for _, x := range exits {
+		who := x.Variant
+		if x.Identity != "" {
+			who += ", " + x.Identity
+		}
+		fmt.Fprintf(b, "- **%s**, attempt %d, at %s (load average %s): exited (%s) %.1f s after its start, %.1f s into the round, while the harness was %s. Its log's tail:\n\n", who, x.Attempt, x.At, x.Load, x.Status, x.AfterStart, x.IntoRound, x.While)
+		b.WriteString("  ```\n")
+		for _, l := range x.LogTail {
+			b.WriteString("  " + l + "\n")
+		}
+		b.WriteString("  ```\n\n")
+	}
 }

@@ -111,6 +111,8 @@ type evaluated struct {
 	values []float64 // per-round ratios, or opgen's per-round values
 	ok     bool      // there are numbers
 	met    bool
+	// why says why there are no numbers, when the run knows.
+	why string
 }
 
 func (s *suite) evaluate(c check) evaluated {
@@ -133,6 +135,9 @@ func (s *suite) evaluate(c check) evaluated {
 		e.values = s.res.get(c.metric, of)
 	}
 	if len(e.values) == 0 {
+		if n := s.res.exitsOf(of); n > 0 && strings.HasPrefix(c.metric, "shard.") {
+			e.why = fmt.Sprintf("%d replicas exited on their own (see Sharding)", n)
+		}
 		return e
 	}
 	e.ok = true
@@ -182,6 +187,9 @@ func (e evaluated) speedUp() bool {
 }
 
 func (e evaluated) valueText() string {
+	if !e.ok && e.why != "" {
+		return "not measured: " + e.why
+	}
 	if !e.ok {
 		return "not measured"
 	}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func testSuite(only ...string) *suite {
+	cfg := config{rounds: 3, small: 1000, large: 10000, tpWorkers: []int{1, 4, 16}, codegenKinds: "10,50,200"}
+	if len(only) > 0 {
+		cfg.only = map[string]bool{}
+		for _, b := range only {
+			cfg.only[b] = true
+		}
+	}
+	return &suite{cfg: cfg, res: newResults(cfg)}
+}
+
+func checkNamed(t *testing.T, s *suite, name string) check {
+	t.Helper()
+	i := slices.IndexFunc(s.checks(), func(c check) bool { return c.name == name })
+	require.GreaterOrEqual(t, i, 0, "no check %q", name)
+	return s.checks()[i]
+}
+
+func TestRollback(t *testing.T) {
+	r := newResults(config{})
+	r.add("shard.first.seconds", "x2", 1)
+	r.add("shard.heap.bytes", "x2", 10)
+	m := r.mark()
+	r.add("shard.first.seconds", "x2", 2)
+	r.add("shard.first.seconds", "x4", 3)
+	r.add("shard.crash.seconds", "x2", 4)
+	r.rollback(m)
+	assert.Equal(t, map[string]map[string][]float64{
+		"shard.first.seconds": {"x2": {1}},
+		"shard.heap.bytes":    {"x2": {10}},
+	}, r.Metrics)
+	r.add("shard.first.seconds", "x2", 5)
+	assert.Equal(t, []float64{1, 5}, r.get("shard.first.seconds", "x2"), "a round run again counts once")
+}
+
+func TestAttemptRounds(t *testing.T) {
+	exit := &exitError{p: &proc{variant: opgen, identity: "replica-1"}, while: "waiting"}
+	t.Run("an exit runs its round again", func(t *testing.T) {
+		var ran []int
+		var exits []int
+		done, err := attemptRounds(3, 2, func(r int) error {
+			ran = append(ran, r)
+			if len(ran) == 2 {
+				return exit
+			}
+			return nil
+		}, func(e *exitError, attempt int) { exits = append(exits, attempt) })
+		require.NoError(t, err)
+		assert.Equal(t, 3, done)
+		assert.Equal(t, []int{0, 1, 1, 2}, ran)
+		assert.Equal(t, []int{2}, exits)
+	})
+	t.Run("the spare attempts run out, the run goes on", func(t *testing.T) {
+		n := 0
+		done, err := attemptRounds(3, 2, func(int) error { return exit }, func(*exitError, int) { n++ })
+		require.NoError(t, err)
+		assert.Equal(t, 0, done)
+		assert.Equal(t, 5, n)
+	})
+	t.Run("a wrapped exit counts too", func(t *testing.T) {
+		n := 0
+		first := true
+		done, err := attemptRounds(1, 2, func(int) error {
+			if first {
+				first = false
+				return errors.Join(errors.New("4 replicas"), exit)
+			}
+			return nil
+		}, func(*exitError, int) { n++ })
+		require.NoError(t, err)
+		assert.Equal(t, 1, done)
+		assert.Equal(t, 1, n)
+	})
+	t.Run("any other error stops it", func(t *testing.T) {
+		boom := errors.New("timeout")
+		done, err := attemptRounds(3, 2, func(r int) error {
+			if r == 1 {
+				return boom
+			}
+			return nil
+		}, func(*exitError, int) { t.Fatal("not an exit") })
+		assert.ErrorIs(t, err, boom)
+		assert.Equal(t, 1, done)
+	})
+}
+
+func TestExitsInTheReport(t *testing.T) {
+	s := testSuite("shard")
+	s.res.Exits = []memberExit{{Variant: shardedVariant(4), Identity: "replica-1", Attempt: 1, While: "waiting for the replicas to reconcile every object once",
+		AfterStart: 5.4, IntoRound: 5.6, Status: "exit status 1", At: "2026-11-26T14:25:39Z", Load: "6.1 5.0 4.2",
+		LogTail: []string{`level=ERROR msg="failed to renew the lease in time"`, "opgen operator: runtime: lost the member lease of sharding"}}}
+	var b strings.Builder
+	s.mdShard(&b)
+	got := b.String()
+	assert.Contains(t, got, "**opgen sharded x4, replica-1**, attempt 1, at 2026-11-26T14:25:39Z (load average 6.1 5.0 4.2): exited (exit status 1) 5.4 s after its start, 5.6 s into the round, while the harness was waiting for the replicas to reconcile every object once.")
+	assert.Contains(t, got, "  opgen operator: runtime: lost the member lease of sharding\n")
+	assert.Contains(t, got, "| opgen sharded x4 | – |")
+	assert.Regexp(t, `\| opgen sharded x4 \|[^\n]* \| 1 \|\n`, got, "its exits counted in its row")
+
+	e := s.evaluate(checkNamed(t, s, "sharding: crash of the leader, its buckets reassigned, 4 replicas (lease 0s + 1s)"))
+	assert.Equal(t, "not measured: 1 replicas exited on their own (see Sharding)", e.valueText())
+}
