@@ -28,6 +28,32 @@ func checkNamed(t *testing.T, s *suite, name string) check {
 	return s.checks()[i]
 }
 
+func TestRestatedTargets(t *testing.T) {
+	s := testSuite()
+	for i, v := range []float64{0.024, 0.020, 0.030} {
+		s.res.add("userchange.seconds", opgen, v)
+		s.res.add("userchange.idle.seconds", opgen, 0.012)
+		s.res.add("userchange.seconds", cr, []float64{0.025, 0.024, 0.028}[i])
+		s.res.add("latency.p50", opgen, []float64{14, 12, 15}[i])
+		s.res.add("latency.p50", cr, []float64{15, 13, 14}[i])
+	}
+	floor := s.evaluate(checkNamed(t, s, "a user's change during a cold start of 10000 objects, of the same change once idle"))
+	assert.InDeltaSlice(t, []float64{2, 1.667, 2.5}, floor.values, 0.001, "round by round, over opgen's own floor")
+	assert.True(t, floor.met, "median 2.0: at the limit")
+	assert.Equal(t, "≤ 2x the floor", floor.targetText())
+
+	vsCR := s.evaluate(checkNamed(t, s, "a user's change during a cold start of 10000 objects, latency"))
+	assert.True(t, vsCR.met, "0.96x controller-runtime")
+	assert.Equal(t, "≤ 1", vsCR.targetText())
+
+	p50 := s.evaluate(checkNamed(t, s, "event-to-reconcile latency p50"))
+	assert.InDeltaSlice(t, []float64{14.0 / 15, 12.0 / 13, 15.0 / 14}, p50.values, 1e-9)
+	assert.True(t, p50.met)
+	for _, c := range s.checks() {
+		assert.NotEqual(t, "latency.overhead.p99", c.metric, "no absolute over the bare watch")
+	}
+}
+
 func TestRollback(t *testing.T) {
 	r := newResults(config{})
 	r.add("shard.first.seconds", "x2", 1)
