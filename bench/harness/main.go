@@ -205,6 +205,10 @@ func (s *suite) run(ctx context.Context) error {
 			if s.cfg.runs(b.name) {
 				s.phase(b.name, func() error { return b.f(ctx) })
 				s.stopAll()
+			} else if b.name == "raw" {
+				if plan := s.rawPlan(); !plan.empty() {
+					s.phase("raw bounds of the rows judged against them", func() error { return s.measureRaw(ctx, plan) })
+				}
 			}
 		}
 		s.stopCluster()

@@ -28,6 +28,44 @@ func checkNamed(t *testing.T, s *suite, name string) check {
 	return s.checks()[i]
 }
 
+func TestRawBoundNotMeasured(t *testing.T) {
+	s := testSuite("throughput")
+	s.res.add("throughput.w4.writes", opgen, 150)
+	e := s.evaluate(checkNamed(t, s, "throughput, 4 workers, of the raw apply bound"))
+	assert.False(t, e.ok, "no bound, no figure")
+	assert.Equal(t, "not measured", e.valueText(), "never NaN")
+
+	s.res.Raw[rawWrites(applyPatch, 4)] = []float64{200, 250, 300}
+	e = s.evaluate(checkNamed(t, s, "throughput, 4 workers, of the raw apply bound"))
+	require.True(t, e.ok)
+	assert.Equal(t, []float64{0.6}, e.values)
+	assert.False(t, e.met)
+}
+
+func TestRawPlan(t *testing.T) {
+	plan := testSuite("throughput").rawPlan()
+	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch, mergePatch}}, plan,
+		"the apply bound of the targets, the merge bound of the table")
+
+	assert.Equal(t, rawPlan{lists: []string{"small", "large"}}, testSuite("coldstart").rawPlan())
+	assert.True(t, testSuite("latency", "steady").rawPlan().empty())
+
+	full := testSuite().rawPlan()
+	assert.Equal(t, []int{1, 2, 4, 8, 16}, full.concurrency)
+	assert.Equal(t, []string{mergePatch, applyPatch}, full.kinds, "the full run's order, as before")
+	assert.True(t, full.watch)
+}
+
+// TestRawChecksNameTheirBenchmark keeps a future row judged against a raw
+// bound from escaping the partial runs' measurement of it.
+func TestRawChecksNameTheirBenchmark(t *testing.T) {
+	for _, c := range testSuite().checks() {
+		if c.raw != "" {
+			assert.Contains(t, benchmarks, c.bench, "check %q is judged against %s", c.name, c.raw)
+		}
+	}
+}
+
 func TestRestatedTargets(t *testing.T) {
 	s := testSuite()
 	for i, v := range []float64{0.024, 0.020, 0.030} {
