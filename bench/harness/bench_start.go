@@ -57,14 +57,22 @@ func (s *suite) rawPlan() rawPlan {
 }
 
 // rawKeys returns the raw bounds that the rows of this run's benchmarks
-// are judged against (the targets) or shown beside (the throughput
-// table's merge bound, for controller-runtime).
+// are judged against (the targets, or a comparison's rows) or shown
+// beside (the throughput table's merge bound, for controller-runtime).
 func (s *suite) rawKeys() []string {
 	var keys []string
 	add := func(bench, key string) {
 		if s.cfg.runs(bench) && !slices.Contains(keys, key) {
 			keys = append(keys, key)
 		}
+	}
+	if s.cfg.comparing() {
+		for _, r := range s.compareRows() {
+			if r.raw != "" {
+				add(r.bench, r.raw)
+			}
+		}
+		return keys
 	}
 	for _, c := range s.checks() {
 		if c.raw != "" {
@@ -149,7 +157,7 @@ func (s *suite) measureRaw(ctx context.Context, plan rawPlan) error {
 // rawList lists and decodes the objects of one size, over JSON and with
 // -cbor over CBOR too.
 func (s *suite) rawList(ctx context.Context, cs versioned.Interface, size string) error {
-	ns := namespace(opgen, size)
+	ns := namespace(s.primary(), size)
 	d, n, err := listDecode(ctx, cs, ns)
 	if err != nil {
 		return err
@@ -223,11 +231,12 @@ func (s *suite) specPatcher(group, ns string) func(ctx context.Context, name str
 	}
 }
 
-// leaseSeq makes lease names unique, so that no run waits for a lease a
-// previous run did not release.
+// leaseName makes lease names unique, so that no run waits for a lease a
+// previous run did not release. Names are lower case (the sides of a
+// comparison are A and B).
 func (s *suite) leaseName(prefix string) string {
 	s.procSeq++
-	return fmt.Sprintf("%s-%d", prefix, s.procSeq)
+	return fmt.Sprintf("%s-%d", strings.ToLower(prefix), s.procSeq)
 }
 
 // benchColdStart measures, for the small and the large object count, the
@@ -235,7 +244,7 @@ func (s *suite) leaseName(prefix string) string {
 // handler, the peak RSS, and (large N) the Go heap after GC, with an
 // empty-namespace baseline for the memory per object.
 func (s *suite) benchColdStart(ctx context.Context) error {
-	variants := []string{opgen, cr, crTuned}
+	variants := s.variants(opgen, cr, crTuned)
 	for _, size := range []string{"small", "large"} {
 		n := s.sizeN(size)
 		for r := range s.cfg.rounds {
@@ -408,7 +417,7 @@ type probeSnapshot struct{ writes, reconciles int64 }
 // reconciled and nothing is written any more.
 func (s *suite) benchOwned(ctx context.Context) error {
 	n := s.cfg.large
-	for _, v := range []string{opgen, cr} {
+	for _, v := range s.variants(opgen, cr) {
 		p, err := s.startOperator(v, opts{namespace: namespace(v, "large"), mode: "owned", workers: s.cfg.workers, expect: n,
 			leader: true, leaseName: s.leaseName("ownedwarm-" + v), lease: s.cfg.stockLease})
 		if err != nil {
@@ -425,7 +434,7 @@ func (s *suite) benchOwned(ctx context.Context) error {
 			return err
 		}
 	}
-	variants := []string{opgen, cr, crTuned}
+	variants := s.variants(opgen, cr, crTuned)
 	for r := range s.cfg.rounds {
 		for _, v := range order(r, variants...) {
 			waitIdle()

@@ -27,12 +27,18 @@ const (
 	// reconcile, as the kubebuilder tutorial's reconciler does (only in the
 	// steady-state writes benchmark).
 	crAlways = "cr-always"
+	// sideA and sideB are the opgen operator built at two commits, in a
+	// comparison (-compare).
+	sideA = "A"
+	sideB = "B"
 )
 
-// framework is the operator binary and API group a variant runs.
+// framework is the operator binary a variant runs: opgen, cr, or in a
+// comparison one of the two sides.
 func framework(variant string) string {
-	if variant == opgen {
-		return opgen
+	switch variant {
+	case opgen, sideA, sideB:
+		return variant
 	}
 	return cr
 }

@@ -289,6 +289,9 @@ func (s *suite) writeResults() error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if s.cfg.comparing() {
+		return s.writeCompare(dir)
+	}
 	name := s.res.Date
 	if s.cfg.quick {
 		name += "-quick"

@@ -11,7 +11,7 @@ import (
 )
 
 func testSuite(only ...string) *suite {
-	cfg := config{rounds: 3, small: 1000, large: 10000, tpWorkers: []int{1, 4, 16}, codegenKinds: "10,50,200"}
+	cfg := config{rounds: 3, small: 1000, large: 10000, tpWorkers: []int{1, 4, 16}, codegenKinds: "10,50,200", noise: 0.03}
 	if len(only) > 0 {
 		cfg.only = map[string]bool{}
 		for _, b := range only {
@@ -47,6 +47,10 @@ func TestRawPlan(t *testing.T) {
 	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch, mergePatch}}, plan,
 		"the apply bound of the targets, the merge bound of the table")
 
+	s := testSuite("throughput")
+	s.cfg.compare = []string{"v0.1.0", ""}
+	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch}}, s.rawPlan(), "both sides apply")
+
 	assert.Equal(t, rawPlan{lists: []string{"small", "large"}}, testSuite("coldstart").rawPlan())
 	assert.True(t, testSuite("latency", "steady").rawPlan().empty())
 
@@ -63,6 +67,9 @@ func TestRawChecksNameTheirBenchmark(t *testing.T) {
 		if c.raw != "" {
 			assert.Contains(t, benchmarks, c.bench, "check %q is judged against %s", c.name, c.raw)
 		}
+	}
+	for _, r := range testSuite().compareRows() {
+		assert.Contains(t, comparable, r.bench, "compare row %q", r.name)
 	}
 }
 

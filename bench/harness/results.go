@@ -38,11 +38,20 @@ type results struct {
 	// Exits are the operators of the sharding benchmark that exited on
 	// their own; their rounds were run again.
 	Exits []memberExit `json:"exits,omitempty"`
+	// Sides are the two commits of a comparison (-compare), by side.
+	Sides map[string]side `json:"sides,omitempty"`
+	// CompareNotes are what a comparison's reader must know about its
+	// sides (whether the instrumentation differs).
+	CompareNotes []string `json:"compareNotes,omitempty"`
 }
 
+// phaseTime is how long a phase took, with the machine's load averages
+// (1, 5 and 15 minutes) at its start and end.
 type phaseTime struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Name      string  `json:"name"`
+	Seconds   float64 `json:"seconds"`
+	LoadStart string  `json:"loadStart,omitempty"`
+	LoadEnd   string  `json:"loadEnd,omitempty"`
 }
 
 func newResults(c config) *results {
