@@ -170,8 +170,12 @@ func (s *suite) compareMarkdown(base string) string {
 	if s.cfg.quick {
 		mode = "quick (small N, short windows)"
 	}
-	fmt.Fprintf(&b, "Written by `make bench-compare` (`cd bench && go run ./harness -compare %s,%s -only %s`), a %s run. Raw numbers: [%s.json](%s.json).\n\n",
-		a.Ref, bb.Ref, strings.Join(s.ranBenchmarks(), ","), mode, base, base)
+	flags := fmt.Sprintf("-compare %s,%s -only %s -rounds %d", a.Ref, bb.Ref, strings.Join(s.ranBenchmarks(), ","), s.cfg.rounds)
+	if s.cfg.quick {
+		flags += " -quick"
+	}
+	fmt.Fprintf(&b, "Written by `make bench-compare` (`cd bench && go run ./harness %s`), a %s run. Raw numbers: [%s.json](%s.json).\n\n",
+		flags, mode, base, base)
 	fmt.Fprintf(&b, "- **%s**: %s, commit %s, %q\n", sideA, a.label(), a.Commit, a.Subject)
 	fmt.Fprintf(&b, "- **%s**: %s, commit %s, %q\n\n", sideB, bb.label(), bb.Commit, bb.Subject)
 	b.WriteString("The opgen benchmark operator (bench/operator/opgen) was built at each commit, against the root module of the same commit; this harness, the control plane and the objects are the same for both. ")

@@ -119,7 +119,7 @@ func TestCompareTableWorse(t *testing.T) {
 
 func TestCompareMarkdown(t *testing.T) {
 	got := compareSuite().compareMarkdown("2026-11-27-compare-e5021a6-b028b89")
-	assert.Contains(t, got, "-compare v0.1.0,HEAD -only throughput")
+	assert.Contains(t, got, "go run ./harness -compare v0.1.0,HEAD -only throughput -rounds 3`", "the command that reruns it")
 	assert.Contains(t, got, `- **A**: v0.1.0 (e5021a6), commit e5021a6b2c3d4e5f60718293a4b5c6d7e8f90123, "an old commit"`)
 	assert.Contains(t, got, `- **B**: HEAD (b028b89), commit b028b89b2c3d4e5f60718293a4b5c6d7e8f90123, "a new commit"`)
 	assert.Contains(t, got, "load average 5.84 4.01 4.75 at the start, 3.10 3.50 4.20 at the end")
