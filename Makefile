@@ -103,3 +103,11 @@ bench: controlplane ## Run the benchmark suite against controller-runtime (about
 .PHONY: bench-quick
 bench-quick: controlplane ## A few-minute run of the benchmark suite with small N (results/<date>-quick.*; not for quoting)
 	cd bench && $(GO) run ./harness -quick
+
+# The regression guard: the opgen benchmark operator built at two git refs,
+# run interleaved round by round in one run. B defaults to the working tree;
+# BENCH to every benchmark that can compare (bench/README.md).
+.PHONY: bench-compare
+bench-compare: controlplane ## Compare opgen at git refs A and B in one run: A=<ref> [B=<ref>] [BENCH=throughput,coldstart] [ROUNDS=n] [BENCH_FLAGS=-quick]
+	@if [ -z "$(A)" ]; then echo "usage: make bench-compare A=<ref> [B=<ref>, default the working tree] [BENCH=throughput,coldstart,...] [ROUNDS=n] [BENCH_FLAGS=-quick]"; exit 2; fi
+	cd bench && $(GO) run ./harness -compare '$(A),$(B)' $(if $(BENCH),-only '$(BENCH)') $(if $(ROUNDS),-rounds $(ROUNDS)) $(BENCH_FLAGS)

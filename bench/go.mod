@@ -7,6 +7,7 @@ tool github.com/opgen-sdk/opgen/cmd/opgen
 require (
 	github.com/go-logr/logr v1.4.4
 	github.com/opgen-sdk/opgen v0.0.0
+	github.com/stretchr/testify v1.12.1
 	gonum.org/v1/plot v0.17.0
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.2

@@ -38,7 +38,7 @@ func (s *suite) benchFailover(ctx context.Context) error {
 			}
 		}
 	}()
-	kinds := map[string][]string{graceful: {opgen, cr, crTuned}, crash: {opgen, cr}}
+	kinds := map[string][]string{graceful: s.variants(opgen, cr, crTuned), crash: s.variants(opgen, cr)}
 	for r := range s.cfg.rounds {
 		for _, kind := range []string{graceful, crash} {
 			for _, v := range order(r, kinds[kind]...) {

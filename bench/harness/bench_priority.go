@@ -26,7 +26,7 @@ const userChanges = 10
 func (s *suite) benchUserChange(ctx context.Context) error {
 	n := s.cfg.large
 	for r := range s.cfg.rounds {
-		for _, v := range order(r, opgen, cr) {
+		for _, v := range order(r, s.variants(opgen, cr)...) {
 			cold, idle, err := s.userChangeOnce(ctx, v, n, r)
 			if err != nil {
 				return err
@@ -36,7 +36,7 @@ func (s *suite) benchUserChange(ctx context.Context) error {
 			s.res.add("userchange.excess.seconds", v, cold-idle)
 		}
 	}
-	for _, v := range []string{opgen, cr} {
+	for _, v := range s.variants(opgen, cr) {
 		logf("   %s a change during the cold start of %d objects waited %v s, once idle %v s", v, n, fmtSeries(s.res.get("userchange.seconds", v)), fmtSeries(s.res.get("userchange.idle.seconds", v)))
 	}
 	return nil

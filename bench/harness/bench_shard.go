@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -54,23 +55,33 @@ func (s *suite) benchShard(ctx context.Context) error {
 	}
 	logf("   created %d objects for each framework in %v", n, time.Since(t).Round(100*time.Millisecond))
 	rounds := min(s.cfg.rounds, 3)
-	for r := range rounds {
+	single := func(p *proc) string {
+		if p.variant == cr {
+			return shardCR
+		}
+		return shardSingle
+	}
+	if err := s.shardRounds(single, rounds, func(r int) error {
 		for _, v := range order(r, opgen, cr) {
 			if err := s.shardSingleOnce(v, nss[framework(v)], n); err != nil {
 				return err
 			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	lease := s.leaseName("shard")
 	for _, k := range shardSizes {
-		for r := range rounds {
+		v := shardedVariant(k)
+		if err := s.shardRounds(func(*proc) string { return v }, rounds, func(r int) error {
 			crash := ""
 			if k >= 2 {
 				crash = crashOf(r)
 			}
-			if err := s.shardOnce(ctx, k, nss[opgen], lease, n, crash); err != nil {
-				return fmt.Errorf("%d replicas: %w", k, err)
-			}
+			return s.shardOnce(ctx, k, nss[opgen], lease, n, crash)
+		}); err != nil {
+			return fmt.Errorf("%d replicas: %w", k, err)
 		}
 	}
 	for _, v := range append([]string{shardSingle, shardCR}, shardedVariant(1), shardedVariant(2), shardedVariant(4)) {
@@ -78,6 +89,103 @@ func (s *suite) benchShard(ctx context.Context) error {
 			fmtSeries(s.res.get("shard.first.seconds", v)), fmtSeries(scaled(s.res.get("shard.heap.bytes", v), 1.0/(1<<20))))
 	}
 	return nil
+}
+
+// shardSpare is how many rounds of one kind the sharding benchmark may
+// run again, in all, after an operator exited on its own in them.
+const shardSpare = 2
+
+// shardRounds runs rounds rounds of once. A round in which an operator
+// exited on its own (a member that missed its lease's renew deadline
+// under load exits, as it must) is recorded in the results, its values
+// are dropped, and it runs again, up to shardSpare times: one exit does
+// not cost the rows of every later round. label names the variant of the
+// operator that exited.
+func (s *suite) shardRounds(label func(*proc) string, rounds int, once func(round int) error) error {
+	var start time.Time
+	done, err := attemptRounds(rounds, shardSpare, func(r int) error {
+		m := s.res.mark()
+		start = time.Now()
+		err := once(r)
+		if err != nil {
+			s.res.rollback(m)
+		}
+		return err
+	}, func(e *exitError, attempt int) {
+		x := newMemberExit(label(e.p), attempt, start, e)
+		s.res.Exits = append(s.res.Exits, x)
+		logf("   %s: %s exited on its own (%s) %.1fs after its start, %.1fs into attempt %d, while %s; load average %s; the round runs again%s",
+			x.Variant, x.Identity, x.Status, x.AfterStart, x.IntoRound, attempt, x.While, x.Load, e.p.tail())
+	})
+	if err != nil {
+		return err
+	}
+	if done < rounds {
+		logf("   %d of %d rounds measured: operators exited on their own in the others (listed in the results)", done, rounds)
+	}
+	return nil
+}
+
+// attemptRounds runs once for round 0, 1, … until rounds rounds finished.
+// A round in which an operator exited on its own is handed to exited and
+// run again, up to spare times in all; any other error stops it. It
+// returns how many rounds finished.
+func attemptRounds(rounds, spare int, once func(round int) error, exited func(e *exitError, attempt int)) (int, error) {
+	done := 0
+	for attempt := 1; done < rounds && attempt <= rounds+spare; attempt++ {
+		err := once(done)
+		var ee *exitError
+		switch {
+		case err == nil:
+			done++
+		case errors.As(err, &ee):
+			exited(ee, attempt)
+		default:
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// memberExit is an operator of the sharding benchmark that exited on its
+// own: which, when, while the harness waited for what, and its log's
+// tail.
+type memberExit struct {
+	Variant  string `json:"variant"`
+	Identity string `json:"identity,omitempty"`
+	// Attempt counts the rounds of the variant run, from 1.
+	Attempt    int      `json:"attempt"`
+	While      string   `json:"while"`
+	AfterStart float64  `json:"afterStartSeconds"`
+	IntoRound  float64  `json:"intoRoundSeconds"`
+	Status     string   `json:"status"`
+	At         string   `json:"at"`
+	Load       string   `json:"loadavg"`
+	LogTail    []string `json:"logTail"`
+}
+
+func newMemberExit(variant string, attempt int, roundStart time.Time, e *exitError) memberExit {
+	p := e.p
+	status := "exit status 0"
+	if p.waitErr != nil {
+		status = p.waitErr.Error()
+	}
+	return memberExit{
+		Variant: variant, Identity: p.identity, Attempt: attempt, While: e.while,
+		AfterStart: p.exitAt.Sub(p.start).Seconds(), IntoRound: p.exitAt.Sub(roundStart).Seconds(),
+		Status: status, At: p.exitAt.Format(time.RFC3339), Load: loadavg(), LogTail: p.tailLines(8),
+	}
+}
+
+// exitsOf counts the recorded exits of variant.
+func (r *results) exitsOf(variant string) int {
+	n := 0
+	for _, x := range r.Exits {
+		if x.Variant == variant {
+			n++
+		}
+	}
+	return n
 }
 
 func scaled(v []float64, f float64) []float64 {
@@ -116,6 +224,9 @@ func (s *suite) shardMemory(v string, ps []*proc) error {
 		pk, _ := p.memory()
 		st, err := p.stats(true)
 		if err != nil {
+			if exit := exitedOf(ps, "reading the replicas' memory"); exit != nil {
+				return exit
+			}
 			return err
 		}
 		peak, heap = max(peak, pk), max(heap, float64(st.HeapBytes))
@@ -229,7 +340,9 @@ func (s *suite) shardCrash(ctx context.Context, v, lease string, ps []*proc, who
 	ps = slices.Delete(ps, i, i+1)
 	timeout := s.cfg.failover.duration + time.Minute + time.Duration(len(share))*time.Millisecond
 	moved := make(chan [2]time.Time, 1)
-	go func() { moved <- s.waitMoved(ctx, lease, name, buckets, timeout) }()
+	movedCtx, stopMoved := context.WithCancel(ctx)
+	defer stopMoved()
+	go func() { moved <- s.waitMoved(movedCtx, lease, name, buckets, timeout) }()
 	// A crash moves buckets, no object is written: the others list the
 	// victim's buckets once its Lease expired.
 	first, err := waitTaken(ps, share, killed, timeout)
@@ -307,6 +420,9 @@ func (s *suite) shardLeases(ctx context.Context, lease string) (shardState, erro
 func (s *suite) waitSettled(ctx context.Context, lease string, ps []*proc, timeout time.Duration) (shardState, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
+		if exit := exitedOf(ps, "waiting for the assignment of buckets to settle"); exit != nil {
+			return shardState{}, exit
+		}
 		st, err := s.shardLeases(ctx, lease)
 		if err == nil && st.settled(ps) {
 			return st, nil
@@ -341,7 +457,7 @@ func (st shardState) settled(ps []*proc) bool {
 // them; it returns both times, zero for what did not happen by timeout.
 func (s *suite) waitMoved(ctx context.Context, lease, member string, buckets []int, timeout time.Duration) (at [2]time.Time) {
 	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) && at[1].IsZero() {
+	for time.Now().Before(deadline) && at[1].IsZero() && ctx.Err() == nil {
 		st, err := s.shardLeases(ctx, lease)
 		if err == nil {
 			now := time.Now()
@@ -412,7 +528,7 @@ func waitQuiet(p *proc, quiet, timeout time.Duration) (time.Time, int, error) {
 			return last, len(first), nil
 		}
 		if p.exited() {
-			return time.Time{}, 0, fmt.Errorf("%s exited: %s", p.variant, p.tail())
+			return time.Time{}, 0, &exitError{p: p, while: "waiting for the objects moved to it, added after a crash"}
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -424,11 +540,11 @@ func waitQuiet(p *proc, quiet, timeout time.Duration) (time.Time, int, error) {
 func waitUnion(ps []*proc, n int, timeout time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
+		if exit := exitedOf(ps, "waiting for the replicas to reconcile every object once"); exit != nil {
+			return time.Time{}, exit
+		}
 		first := map[string]time.Time{}
 		for _, p := range ps {
-			if p.exited() {
-				return time.Time{}, fmt.Errorf("%s exited: %s", p.variant, p.tail())
-			}
 			for _, r := range p.traces() {
 				if t, ok := first[r.name]; !ok || r.t.Before(t) {
 					first[r.name] = r.t
@@ -448,6 +564,9 @@ func waitUnion(ps []*proc, n int, timeout time.Duration) (time.Time, error) {
 func waitTaken(ps []*proc, share map[string]bool, since time.Time, timeout time.Duration) (map[string]time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
+		if exit := exitedOf(ps, "waiting for the crashed replica's objects to be reconciled by the others"); exit != nil {
+			return nil, exit
+		}
 		first := map[string]time.Time{}
 		for _, p := range ps {
 			for _, r := range p.traces() {

@@ -8,22 +8,121 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/opgen-sdk/opgen/bench/pkg/generated/clientset/versioned"
 )
 
 // benchRaw measures the bounds of this machine with a plain client-go
 // program: status writes per second by concurrency and patch type, the
 // latency from a write to its watch event, and paged list + decode.
 func (s *suite) benchRaw(ctx context.Context) error {
+	return s.measureRaw(ctx, s.fullRawPlan())
+}
+
+// rawPlan is which raw bounds a run measures: status writes at some
+// concurrencies and patch types, paged lists of some sizes, and the bare
+// watch's latency.
+type rawPlan struct {
+	concurrency []int
+	kinds       []string
+	lists       []string
+	watch       bool
+}
+
+func (p rawPlan) empty() bool { return len(p.concurrency) == 0 && len(p.lists) == 0 && !p.watch }
+
+// fullRawPlan is the raw benchmark of a full run.
+func (s *suite) fullRawPlan() rawPlan {
+	p := rawPlan{concurrency: []int{1, 2, 4, 8, 16}, kinds: []string{mergePatch, applyPatch}, lists: []string{"small"}, watch: true}
+	if s.cfg.runs("coldstart") || s.cfg.runs("owned") {
+		p.lists = append(p.lists, "large")
+	}
+	return p
+}
+
+// rawPlan is what this run measures of the raw bounds: all of them when
+// it runs the raw benchmark, else those its rows are judged against or
+// shown beside (a partial run, -only throughput, must not judge against a
+// bound it did not measure).
+func (s *suite) rawPlan() rawPlan {
+	if s.cfg.runs("raw") {
+		return s.fullRawPlan()
+	}
+	return planOf(s.rawKeys())
+}
+
+// rawKeys returns the raw bounds that the rows of this run's benchmarks
+// are judged against (the targets, or a comparison's rows) or shown
+// beside (the throughput table's merge bound, for controller-runtime).
+func (s *suite) rawKeys() []string {
+	var keys []string
+	add := func(bench, key string) {
+		if s.cfg.runs(bench) && !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+	}
+	if s.cfg.comparing() {
+		for _, r := range s.compareRows() {
+			if r.raw != "" {
+				add(r.bench, r.raw)
+			}
+		}
+		return keys
+	}
+	for _, c := range s.checks() {
+		if c.raw != "" {
+			add(c.bench, c.raw)
+		}
+	}
+	for _, w := range s.cfg.tpWorkers {
+		add("throughput", rawWrites(mergePatch, w))
+	}
+	return keys
+}
+
+// planOf turns raw bound names (writes.<kind>.c<n>, list.<size>.seconds)
+// into what to measure.
+func planOf(keys []string) rawPlan {
+	var p rawPlan
+	for _, k := range keys {
+		f := strings.Split(k, ".")
+		switch {
+		case len(f) == 3 && f[0] == "writes":
+			n, err := strconv.Atoi(strings.TrimPrefix(f[2], "c"))
+			if err != nil {
+				continue
+			}
+			if !slices.Contains(p.concurrency, n) {
+				p.concurrency = append(p.concurrency, n)
+			}
+			if !slices.Contains(p.kinds, f[1]) {
+				p.kinds = append(p.kinds, f[1])
+			}
+		case len(f) == 3 && f[0] == "list" && f[2] == "seconds":
+			if !slices.Contains(p.lists, f[1]) {
+				p.lists = append(p.lists, f[1])
+			}
+		}
+	}
+	slices.Sort(p.concurrency)
+	slices.Sort(p.kinds) // a fixed order; order() rotates it by round
+	return p
+}
+
+// measureRaw measures the raw bounds of plan.
+func (s *suite) measureRaw(ctx context.Context, plan rawPlan) error {
 	cs, err := s.rawClient()
 	if err != nil {
 		return err
 	}
 	for r := range s.cfg.rawRounds {
-		for _, c := range []int{1, 2, 4, 8, 16} {
-			for _, kind := range order(r+c, mergePatch, applyPatch) {
+		for _, c := range plan.concurrency {
+			for _, kind := range order(r+c, plan.kinds...) {
 				rate, err := writeRate(ctx, cs, kind, c, s.cfg.small, s.cfg.rawWindow)
 				if err != nil {
 					return err
@@ -31,30 +130,16 @@ func (s *suite) benchRaw(ctx context.Context) error {
 				s.res.Raw[rawWrites(kind, c)] = append(s.res.Raw[rawWrites(kind, c)], rate)
 			}
 		}
-		for _, size := range []string{"small", "large"} {
-			if size == "large" && !(s.cfg.runs("coldstart") || s.cfg.runs("owned")) {
-				continue
-			}
-			d, n, err := listDecode(ctx, cs, namespace(opgen, size))
-			if err != nil {
+		for _, size := range plan.lists {
+			if err := s.rawList(ctx, cs, size); err != nil {
 				return err
-			}
-			s.res.Raw["list."+size+".seconds"] = append(s.res.Raw["list."+size+".seconds"], d.Seconds())
-			s.res.Raw["list."+size+".objects"] = []float64{float64(n)}
-			if s.cfg.cbor {
-				cbor, err := s.cborClient(ctx, namespace(opgen, size))
-				if err != nil {
-					return err
-				}
-				d, _, err := listDecode(ctx, cbor, namespace(opgen, size))
-				if err != nil {
-					return fmt.Errorf("list over CBOR (-cbor): %w", err)
-				}
-				s.res.Raw["list."+size+".cbor.seconds"] = append(s.res.Raw["list."+size+".cbor.seconds"], d.Seconds())
 			}
 		}
 	}
 	for range s.cfg.rawRounds {
+		if !plan.watch {
+			break
+		}
 		lat, missing, err := s.bareWatchLatency(ctx, opgenGroup, rawNamespace, s.cfg.small)
 		if err != nil {
 			return err
@@ -66,6 +151,31 @@ func (s *suite) benchRaw(ctx context.Context) error {
 		}
 	}
 	logf("   raw: %v", s.res.Raw)
+	return nil
+}
+
+// rawList lists and decodes the objects of one size, over JSON and with
+// -cbor over CBOR too.
+func (s *suite) rawList(ctx context.Context, cs versioned.Interface, size string) error {
+	ns := namespace(s.primary(), size)
+	d, n, err := listDecode(ctx, cs, ns)
+	if err != nil {
+		return err
+	}
+	s.res.Raw["list."+size+".seconds"] = append(s.res.Raw["list."+size+".seconds"], d.Seconds())
+	s.res.Raw["list."+size+".objects"] = []float64{float64(n)}
+	if !s.cfg.cbor {
+		return nil
+	}
+	cbor, err := s.cborClient(ctx, ns)
+	if err != nil {
+		return err
+	}
+	d, _, err = listDecode(ctx, cbor, ns)
+	if err != nil {
+		return fmt.Errorf("list over CBOR (-cbor): %w", err)
+	}
+	s.res.Raw["list."+size+".cbor.seconds"] = append(s.res.Raw["list."+size+".cbor.seconds"], d.Seconds())
 	return nil
 }
 
@@ -121,11 +231,12 @@ func (s *suite) specPatcher(group, ns string) func(ctx context.Context, name str
 	}
 }
 
-// leaseSeq makes lease names unique, so that no run waits for a lease a
-// previous run did not release.
+// leaseName makes lease names unique, so that no run waits for a lease a
+// previous run did not release. Names are lower case (the sides of a
+// comparison are A and B).
 func (s *suite) leaseName(prefix string) string {
 	s.procSeq++
-	return fmt.Sprintf("%s-%d", prefix, s.procSeq)
+	return fmt.Sprintf("%s-%d", strings.ToLower(prefix), s.procSeq)
 }
 
 // benchColdStart measures, for the small and the large object count, the
@@ -133,7 +244,7 @@ func (s *suite) leaseName(prefix string) string {
 // handler, the peak RSS, and (large N) the Go heap after GC, with an
 // empty-namespace baseline for the memory per object.
 func (s *suite) benchColdStart(ctx context.Context) error {
-	variants := []string{opgen, cr, crTuned}
+	variants := s.variants(opgen, cr, crTuned)
 	for _, size := range []string{"small", "large"} {
 		n := s.sizeN(size)
 		for r := range s.cfg.rounds {
@@ -306,7 +417,7 @@ type probeSnapshot struct{ writes, reconciles int64 }
 // reconciled and nothing is written any more.
 func (s *suite) benchOwned(ctx context.Context) error {
 	n := s.cfg.large
-	for _, v := range []string{opgen, cr} {
+	for _, v := range s.variants(opgen, cr) {
 		p, err := s.startOperator(v, opts{namespace: namespace(v, "large"), mode: "owned", workers: s.cfg.workers, expect: n,
 			leader: true, leaseName: s.leaseName("ownedwarm-" + v), lease: s.cfg.stockLease})
 		if err != nil {
@@ -323,7 +434,7 @@ func (s *suite) benchOwned(ctx context.Context) error {
 			return err
 		}
 	}
-	variants := []string{opgen, cr, crTuned}
+	variants := s.variants(opgen, cr, crTuned)
 	for r := range s.cfg.rounds {
 		for _, v := range order(r, variants...) {
 			waitIdle()

@@ -15,8 +15,8 @@ import (
 // (apiserver_request_total by group and resource) and in the operator's
 // client, Leases apart.
 func (s *suite) benchSteady(ctx context.Context) error {
-	variants := []string{opgen, cr, crAlways}
-	for _, v := range []string{opgen, cr} { // create the ConfigMaps and settle the status
+	variants := s.variants(opgen, cr, crAlways)
+	for _, v := range s.variants(opgen, cr) { // create the ConfigMaps and settle the status
 		p, err := s.startOperator(v, s.steadyOpts(v))
 		if err != nil {
 			return err

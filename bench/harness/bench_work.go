@@ -49,7 +49,7 @@ func statusWrites(st probe.Stats) int64 { return st.Writes["PATCH loads/status"]
 func (s *suite) benchThroughput(ctx context.Context) error {
 	for _, w := range s.cfg.tpWorkers {
 		for r := range s.cfg.rounds {
-			for _, v := range order(r, opgen, cr) {
+			for _, v := range order(r, s.variants(opgen, cr)...) {
 				p, err := s.startOperator(v, opts{namespace: namespace(v, "small"), mode: "status", workers: w,
 					requeue: time.Microsecond, expect: s.cfg.small})
 				if err != nil {
@@ -75,7 +75,7 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 				}
 			}
 		}
-		for _, v := range []string{opgen, cr} {
+		for _, v := range s.variants(opgen, cr) {
 			logf("   %s %d workers: %s reconciles/s, %s writes/s, %s CPU s/1000", v, w,
 				fmtSeries(s.res.get(fmt.Sprintf("throughput.w%d.reconciles", w), v)),
 				fmtSeries(s.res.get(fmt.Sprintf("throughput.w%d.writes", w), v)),
@@ -89,7 +89,7 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 // reconciled again at once: what the framework costs per reconcile with no
 // API call at all.
 func (s *suite) benchOverhead(ctx context.Context) error {
-	variants := []string{opgen, cr, crTuned}
+	variants := s.variants(opgen, cr, crTuned)
 	for r := range s.cfg.rounds {
 		for _, v := range order(r, variants...) {
 			p, err := s.startOperator(v, opts{namespace: namespace(v, "small"), mode: "noop", workers: s.cfg.workers,
@@ -133,13 +133,13 @@ func (s *suite) benchOverhead(ctx context.Context) error {
 // in the same run.
 func (s *suite) benchLatency(ctx context.Context) error {
 	for r := range s.cfg.rounds {
-		for _, v := range order(r, opgen, cr) {
+		for _, v := range order(r, s.variants(opgen, cr)...) {
 			if err := s.latencyOnce(ctx, v); err != nil {
 				return err
 			}
 		}
 	}
-	for _, v := range []string{opgen, cr} {
+	for _, v := range s.variants(opgen, cr) {
 		logf("   %s: p50 %s ms, p99 %s ms; bare watch p50 %s, p99 %s; p99 overhead %s ms", v,
 			fmtSeries(s.res.get("latency.p50", v)), fmtSeries(s.res.get("latency.p99", v)),
 			fmtSeries(s.res.get("latency.bare.p50", v)), fmtSeries(s.res.get("latency.bare.p99", v)),

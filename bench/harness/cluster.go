@@ -31,11 +31,13 @@ const (
 	leaseNamespace = "bench-leases"
 )
 
+// groupOf is the API group a variant serves: every opgen binary, either
+// side of a comparison included, serves the opgen group.
 func groupOf(variant string) string {
-	if framework(variant) == opgen {
-		return opgenGroup
+	if framework(variant) == cr {
+		return crGroup
 	}
-	return crGroup
+	return opgenGroup
 }
 
 func gvr(group string) schema.GroupVersionResource {
@@ -43,8 +45,12 @@ func gvr(group string) schema.GroupVersionResource {
 }
 
 // namespace names the namespace of a framework's objects of one size
-// ("small", "large", "empty"); the raw client has its own.
-func namespace(variant, size string) string { return framework(variant) + "-" + size }
+// ("small", "large", "empty"); the raw client has its own. Each side of
+// a comparison has its own too (a-small, b-small, …), so that neither
+// sees the objects the other wrote.
+func namespace(variant, size string) string {
+	return strings.ToLower(framework(variant)) + "-" + size
+}
 
 const rawNamespace = "raw"
 

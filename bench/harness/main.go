@@ -6,6 +6,7 @@
 //	cd bench && go run ./harness           # the full suite (make bench)
 //	cd bench && go run ./harness -quick    # small N, 2 rounds: a smoke run
 //	cd bench && go run ./harness -only coldstart,latency
+//	cd bench && go run ./harness -compare v0.1.0,HEAD -only throughput   # two commits of opgen (make bench-compare)
 //
 // See bench/README.md for what each benchmark measures.
 package main
@@ -63,6 +64,12 @@ type config struct {
 	shardN     int
 	stockLease leaseTimings
 	replot     string
+	// compare holds the git refs of sides A and B of a comparison ("" is
+	// the working tree); nil outside one.
+	compare []string
+	// noise is the margin of a comparison's verdict: a row is better or
+	// worse only when every round's ratio is beyond 1 by more.
+	noise float64
 }
 
 func parseFlags() config {
@@ -75,6 +82,8 @@ func parseFlags() config {
 	flag.BoolVar(&c.keepLogs, "keep-logs", false, "keep the operators' logs (printed path)")
 	flag.StringVar(&c.replot, "replot", "", "write the Markdown and the chart again from this JSON of an earlier full run, without measuring")
 	flag.BoolVar(&c.cbor, "cbor", false, "also measure the raw paged list + decode over CBOR (KEP-4222, alpha in Kubernetes 1.37: turns on the API server's CBORServingAndStorage gate and this process's ClientsAllowCBOR)")
+	compare := flag.String("compare", "", "A,B: compare the opgen operator built at git refs A and B (B empty: the working tree), interleaved round by round; controller-runtime is not run (make bench-compare)")
+	flag.Float64Var(&c.noise, "noise", 0.03, "with -compare: a row is better or worse only when every round's B/A is beyond 1 by more than this fraction")
 	large := flag.Int("large", 0, "N of the large benchmarks (default 10000, 1000 with -quick); the waits on the operators grow with it (-large 100000: the 100,000-object scale run)")
 	flag.Parse()
 	c.quick = *quick
@@ -118,10 +127,35 @@ func parseFlags() config {
 			c.only[b] = true
 		}
 	}
+	if *compare != "" {
+		var err error
+		if c.compare, c.only, err = compareConfig(*compare, c.only); err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			os.Exit(2)
+		}
+	}
 	return c
 }
 
 func (c config) runs(b string) bool { return c.only == nil || c.only[b] }
+
+// comparing reports whether this run compares two commits of opgen.
+func (c config) comparing() bool { return c.compare != nil }
+
+// variants returns the variants a benchmark runs: vs, or in a comparison
+// sides A and B in their place. The controller-runtime variants have no
+// counterpart there (cr tuned and cr always pass flags an opgen binary
+// does not take), so a comparison runs the two sides only.
+func (s *suite) variants(vs ...string) []string {
+	if s.cfg.comparing() {
+		return []string{sideA, sideB}
+	}
+	return vs
+}
+
+// primary is the variant whose namespaces the raw client lists: opgen, or
+// side A in a comparison (both sides' namespaces hold the same objects).
+func (s *suite) primary() string { return s.variants(opgen)[0] }
 
 // suite is one run of the benchmarks.
 type suite struct {
@@ -137,6 +171,9 @@ type suite struct {
 	live       map[*proc]bool
 	procSeq    int
 	res        *results
+	// worktrees are the checkouts of a comparison's refs, removed by
+	// cleanup if the build did not remove them.
+	worktrees []worktree
 }
 
 func main() {
@@ -171,7 +208,14 @@ func (s *suite) run(ctx context.Context) error {
 		return err
 	}
 	s.res.machine(start)
-	s.phase("build the operators", func() error { return s.build() })
+	if s.cfg.comparing() {
+		s.phase("build the operator at both refs", func() error { return s.buildSides(ctx) })
+	} else {
+		s.phase("build the operators", func() error { return s.build() })
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if len(s.bins) < 2 {
 		return fmt.Errorf("the operators did not build: %v", s.res.Errors)
 	}
@@ -205,6 +249,10 @@ func (s *suite) run(ctx context.Context) error {
 			if s.cfg.runs(b.name) {
 				s.phase(b.name, func() error { return b.f(ctx) })
 				s.stopAll()
+			} else if b.name == "raw" {
+				if plan := s.rawPlan(); !plan.empty() {
+					s.phase("raw bounds of the rows judged against them", func() error { return s.measureRaw(ctx, plan) })
+				}
 			}
 		}
 		s.stopCluster()
@@ -221,11 +269,11 @@ func (s *suite) run(ctx context.Context) error {
 func (s *suite) phase(name string, f func() error) { _ = s.phaseErr(name, f) }
 
 func (s *suite) phaseErr(name string, f func() error) error {
-	start := time.Now()
-	logf("== %s", name)
+	start, load := time.Now(), loadavg()
+	logf("== %s (load average %s)", name, load)
 	err := f()
 	took := time.Since(start)
-	s.res.Phases = append(s.res.Phases, phaseTime{Name: name, Seconds: took.Seconds()})
+	s.res.Phases = append(s.res.Phases, phaseTime{Name: name, Seconds: took.Seconds(), LoadStart: load, LoadEnd: loadavg()})
 	if err != nil {
 		logf("!! %s failed after %v: %v", name, took.Round(time.Second), err)
 		s.res.Errors = append(s.res.Errors, fmt.Sprintf("%s: %v", name, err))
@@ -260,7 +308,7 @@ func (s *suite) setup(ctx context.Context) error {
 		return err
 	}
 	var nss []string
-	for _, fw := range []string{opgen, cr} {
+	for _, fw := range s.variants(opgen, cr) {
 		for _, size := range []string{"small", "large", "empty"} {
 			nss = append(nss, namespace(fw, size))
 		}
@@ -269,22 +317,18 @@ func (s *suite) setup(ctx context.Context) error {
 		return err
 	}
 	t := time.Now()
-	jobs := []struct {
+	type job struct {
 		group, ns string
 		n         int
-	}{
-		{opgenGroup, rawNamespace, s.cfg.small},
-		{opgenGroup, namespace(opgen, "small"), s.cfg.small},
-		{crGroup, namespace(cr, "small"), s.cfg.small},
 	}
-	if s.cfg.runs("coldstart") || s.cfg.runs("owned") {
-		jobs = append(jobs, struct {
-			group, ns string
-			n         int
-		}{opgenGroup, namespace(opgen, "large"), s.cfg.large}, struct {
-			group, ns string
-			n         int
-		}{crGroup, namespace(cr, "large"), s.cfg.large})
+	jobs := []job{{opgenGroup, rawNamespace, s.cfg.small}}
+	for _, v := range s.variants(opgen, cr) {
+		jobs = append(jobs, job{groupOf(v), namespace(v, "small"), s.cfg.small})
+	}
+	if s.cfg.runs("coldstart") || s.cfg.runs("owned") || s.cfg.runs("userchange") {
+		for _, v := range s.variants(opgen, cr) {
+			jobs = append(jobs, job{groupOf(v), namespace(v, "large"), s.cfg.large})
+		}
 	}
 	total := 0
 	for _, j := range jobs {
@@ -321,6 +365,7 @@ func (s *suite) cleanup() {
 		}
 	}
 	s.stopCluster()
+	s.removeWorktrees()
 	if s.work != "" {
 		if s.cfg.keepLogs {
 			logf("operator logs kept in %s", s.logDir)

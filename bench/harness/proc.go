@@ -27,12 +27,18 @@ const (
 	// reconcile, as the kubebuilder tutorial's reconciler does (only in the
 	// steady-state writes benchmark).
 	crAlways = "cr-always"
+	// sideA and sideB are the opgen operator built at two commits, in a
+	// comparison (-compare).
+	sideA = "A"
+	sideB = "B"
 )
 
-// framework is the operator binary and API group a variant runs.
+// framework is the operator binary a variant runs: opgen, cr, or in a
+// comparison one of the two sides.
 func framework(variant string) string {
-	if variant == opgen {
-		return opgen
+	switch variant {
+	case opgen, sideA, sideB:
+		return variant
 	}
 	return cr
 }
@@ -61,6 +67,10 @@ type proc struct {
 	mu   sync.Mutex
 	recs []rec
 	lead time.Time
+
+	// exitAt and waitErr are set before done is closed.
+	exitAt  time.Time
+	waitErr error
 }
 
 // opts are the flags of one operator run (see package probe).
@@ -137,7 +147,8 @@ func (s *suite) startOperator(variant string, o opts) (*proc, error) {
 	s.live[p] = true
 	go func() {
 		p.read(stdout)
-		_ = p.cmd.Wait()
+		p.waitErr = p.cmd.Wait()
+		p.exitAt = time.Now()
 		logf.Close()
 		close(p.done)
 	}()
@@ -145,7 +156,7 @@ func (s *suite) startOperator(variant string, o opts) (*proc, error) {
 	case p.addr = <-p.addrc:
 		return p, nil
 	case <-p.done:
-		return nil, fmt.Errorf("%s exited at start-up: %s", variant, p.tail())
+		return nil, &exitError{p: p, while: "waiting for it to start (its probe address)"}
 	case <-time.After(30 * time.Second):
 		p.kill()
 		return nil, fmt.Errorf("%s printed no probe address in 30s: %s", variant, p.tail())
@@ -194,7 +205,7 @@ func (p *proc) waitAll(timeout time.Duration) (time.Time, error) {
 	case t := <-p.allc:
 		return t, nil
 	case <-p.done:
-		return time.Time{}, fmt.Errorf("%s exited: %s", p.variant, p.tail())
+		return time.Time{}, &exitError{p: p, while: "waiting for every object to be reconciled once"}
 	case <-time.After(timeout):
 		return time.Time{}, fmt.Errorf("%s did not reconcile every object within %v (see %s)", p.variant, timeout, p.logPath)
 	}
@@ -205,7 +216,7 @@ func (p *proc) waitLead(timeout time.Duration) error {
 	case <-p.leadc:
 		return nil
 	case <-p.done:
-		return fmt.Errorf("%s exited: %s", p.variant, p.tail())
+		return &exitError{p: p, while: "waiting for it to lead"}
 	case <-time.After(timeout):
 		return fmt.Errorf("%s did not lead within %v (see %s)", p.variant, timeout, p.logPath)
 	}
@@ -303,11 +314,40 @@ func (p *proc) exited() bool {
 }
 
 // tail returns the last lines of the process's log.
-func (p *proc) tail() string {
+func (p *proc) tail() string { return "\n" + strings.Join(p.tailLines(15), "\n") }
+
+// tailLines returns the last n lines of the process's log.
+func (p *proc) tailLines(n int) []string {
 	data, _ := os.ReadFile(p.logPath)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
 	}
-	return "\n" + strings.Join(lines, "\n")
+	return lines
+}
+
+// exitError is an operator that exited on its own while the harness
+// waited on it. The sharding benchmark records it and goes on; the others
+// stop on it as on any error.
+type exitError struct {
+	p     *proc
+	while string
+}
+
+func (e *exitError) Error() string {
+	name := e.p.variant
+	if e.p.identity != "" {
+		name += " " + e.p.identity
+	}
+	return fmt.Sprintf("%s exited (%v) while %s: %s", name, e.p.waitErr, e.while, e.p.tail())
+}
+
+// exitedOf returns an exitError for the first of ps that exited, or nil.
+func exitedOf(ps []*proc, while string) error {
+	for _, p := range ps {
+		if p.exited() {
+			return &exitError{p: p, while: while}
+		}
+	}
+	return nil
 }

@@ -35,11 +35,23 @@ type results struct {
 	Phases  []phaseTime        `json:"phases"`
 	Errors  []string           `json:"errors,omitempty"`
 	Total   float64            `json:"totalSeconds"`
+	// Exits are the operators of the sharding benchmark that exited on
+	// their own; their rounds were run again.
+	Exits []memberExit `json:"exits,omitempty"`
+	// Sides are the two commits of a comparison (-compare), by side.
+	Sides map[string]side `json:"sides,omitempty"`
+	// CompareNotes are what a comparison's reader must know about its
+	// sides (whether the instrumentation differs).
+	CompareNotes []string `json:"compareNotes,omitempty"`
 }
 
+// phaseTime is how long a phase took, with the machine's load averages
+// (1, 5 and 15 minutes) at its start and end.
 type phaseTime struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Name      string  `json:"name"`
+	Seconds   float64 `json:"seconds"`
+	LoadStart string  `json:"loadStart,omitempty"`
+	LoadEnd   string  `json:"loadEnd,omitempty"`
 }
 
 func newResults(c config) *results {
@@ -95,6 +107,39 @@ func (r *results) add(metric, variant string, v float64) {
 }
 
 func (r *results) get(metric, variant string) []float64 { return r.Metrics[metric][variant] }
+
+// mark is how many values each series held at one moment.
+type mark map[string]map[string]int
+
+// mark returns where every series ends now, for rollback.
+func (r *results) mark() mark {
+	m := mark{}
+	for metric, byVariant := range r.Metrics {
+		m[metric] = map[string]int{}
+		for v, vals := range byVariant {
+			m[metric][v] = len(vals)
+		}
+	}
+	return m
+}
+
+// rollback drops every value added since m: the values of a round that
+// did not finish, so that a round run again does not count twice.
+func (r *results) rollback(m mark) {
+	for metric, byVariant := range r.Metrics {
+		for v, vals := range byVariant {
+			n, ok := m[metric][v]
+			if !ok {
+				delete(byVariant, v)
+				continue
+			}
+			byVariant[v] = vals[:n]
+		}
+		if len(byVariant) == 0 {
+			delete(r.Metrics, metric)
+		}
+	}
+}
 
 func (s *suite) measureObjectSize(ctx context.Context) error {
 	u, err := s.dyn.Resource(gvr(opgenGroup)).Namespace(rawNamespace).Get(ctx, objectName(0), metav1.GetOptions{})

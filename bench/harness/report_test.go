@@ -1,0 +1,185 @@
+package main
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func testSuite(only ...string) *suite {
+	cfg := config{rounds: 3, small: 1000, large: 10000, tpWorkers: []int{1, 4, 16}, codegenKinds: "10,50,200", noise: 0.03}
+	if len(only) > 0 {
+		cfg.only = map[string]bool{}
+		for _, b := range only {
+			cfg.only[b] = true
+		}
+	}
+	return &suite{cfg: cfg, res: newResults(cfg)}
+}
+
+func checkNamed(t *testing.T, s *suite, name string) check {
+	t.Helper()
+	i := slices.IndexFunc(s.checks(), func(c check) bool { return c.name == name })
+	require.GreaterOrEqual(t, i, 0, "no check %q", name)
+	return s.checks()[i]
+}
+
+func TestRawBoundNotMeasured(t *testing.T) {
+	s := testSuite("throughput")
+	s.res.add("throughput.w4.writes", opgen, 150)
+	e := s.evaluate(checkNamed(t, s, "throughput, 4 workers, of the raw apply bound"))
+	assert.False(t, e.ok, "no bound, no figure")
+	assert.Equal(t, "not measured", e.valueText(), "never NaN")
+
+	s.res.Raw[rawWrites(applyPatch, 4)] = []float64{200, 250, 300}
+	e = s.evaluate(checkNamed(t, s, "throughput, 4 workers, of the raw apply bound"))
+	require.True(t, e.ok)
+	assert.Equal(t, []float64{0.6}, e.values)
+	assert.False(t, e.met)
+}
+
+func TestRawPlan(t *testing.T) {
+	plan := testSuite("throughput").rawPlan()
+	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch, mergePatch}}, plan,
+		"the apply bound of the targets, the merge bound of the table")
+
+	s := testSuite("throughput")
+	s.cfg.compare = []string{"v0.1.0", ""}
+	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch}}, s.rawPlan(), "both sides apply")
+
+	assert.Equal(t, rawPlan{lists: []string{"small", "large"}}, testSuite("coldstart").rawPlan())
+	assert.True(t, testSuite("latency", "steady").rawPlan().empty())
+
+	full := testSuite().rawPlan()
+	assert.Equal(t, []int{1, 2, 4, 8, 16}, full.concurrency)
+	assert.Equal(t, []string{mergePatch, applyPatch}, full.kinds, "the full run's order, as before")
+	assert.True(t, full.watch)
+}
+
+// TestRawChecksNameTheirBenchmark keeps a future row judged against a raw
+// bound from escaping the partial runs' measurement of it.
+func TestRawChecksNameTheirBenchmark(t *testing.T) {
+	for _, c := range testSuite().checks() {
+		if c.raw != "" {
+			assert.Contains(t, benchmarks, c.bench, "check %q is judged against %s", c.name, c.raw)
+		}
+	}
+	for _, r := range testSuite().compareRows() {
+		assert.Contains(t, comparable, r.bench, "compare row %q", r.name)
+	}
+}
+
+func TestRestatedTargets(t *testing.T) {
+	s := testSuite()
+	for i, v := range []float64{0.024, 0.020, 0.030} {
+		s.res.add("userchange.seconds", opgen, v)
+		s.res.add("userchange.idle.seconds", opgen, 0.012)
+		s.res.add("userchange.seconds", cr, []float64{0.025, 0.024, 0.028}[i])
+		s.res.add("latency.p50", opgen, []float64{14, 12, 15}[i])
+		s.res.add("latency.p50", cr, []float64{15, 13, 14}[i])
+	}
+	floor := s.evaluate(checkNamed(t, s, "a user's change during a cold start of 10000 objects, of the same change once idle"))
+	assert.InDeltaSlice(t, []float64{2, 1.667, 2.5}, floor.values, 0.001, "round by round, over opgen's own floor")
+	assert.True(t, floor.met, "median 2.0: at the limit")
+	assert.Equal(t, "≤ 2x the floor", floor.targetText())
+
+	vsCR := s.evaluate(checkNamed(t, s, "a user's change during a cold start of 10000 objects, latency"))
+	assert.True(t, vsCR.met, "0.96x controller-runtime")
+	assert.Equal(t, "≤ 1", vsCR.targetText())
+
+	p50 := s.evaluate(checkNamed(t, s, "event-to-reconcile latency p50"))
+	assert.InDeltaSlice(t, []float64{14.0 / 15, 12.0 / 13, 15.0 / 14}, p50.values, 1e-9)
+	assert.True(t, p50.met)
+	for _, c := range s.checks() {
+		assert.NotEqual(t, "latency.overhead.p99", c.metric, "no absolute over the bare watch")
+	}
+}
+
+func TestRollback(t *testing.T) {
+	r := newResults(config{})
+	r.add("shard.first.seconds", "x2", 1)
+	r.add("shard.heap.bytes", "x2", 10)
+	m := r.mark()
+	r.add("shard.first.seconds", "x2", 2)
+	r.add("shard.first.seconds", "x4", 3)
+	r.add("shard.crash.seconds", "x2", 4)
+	r.rollback(m)
+	assert.Equal(t, map[string]map[string][]float64{
+		"shard.first.seconds": {"x2": {1}},
+		"shard.heap.bytes":    {"x2": {10}},
+	}, r.Metrics)
+	r.add("shard.first.seconds", "x2", 5)
+	assert.Equal(t, []float64{1, 5}, r.get("shard.first.seconds", "x2"), "a round run again counts once")
+}
+
+func TestAttemptRounds(t *testing.T) {
+	exit := &exitError{p: &proc{variant: opgen, identity: "replica-1"}, while: "waiting"}
+	t.Run("an exit runs its round again", func(t *testing.T) {
+		var ran []int
+		var exits []int
+		done, err := attemptRounds(3, 2, func(r int) error {
+			ran = append(ran, r)
+			if len(ran) == 2 {
+				return exit
+			}
+			return nil
+		}, func(e *exitError, attempt int) { exits = append(exits, attempt) })
+		require.NoError(t, err)
+		assert.Equal(t, 3, done)
+		assert.Equal(t, []int{0, 1, 1, 2}, ran)
+		assert.Equal(t, []int{2}, exits)
+	})
+	t.Run("the spare attempts run out, the run goes on", func(t *testing.T) {
+		n := 0
+		done, err := attemptRounds(3, 2, func(int) error { return exit }, func(*exitError, int) { n++ })
+		require.NoError(t, err)
+		assert.Equal(t, 0, done)
+		assert.Equal(t, 5, n)
+	})
+	t.Run("a wrapped exit counts too", func(t *testing.T) {
+		n := 0
+		first := true
+		done, err := attemptRounds(1, 2, func(int) error {
+			if first {
+				first = false
+				return errors.Join(errors.New("4 replicas"), exit)
+			}
+			return nil
+		}, func(*exitError, int) { n++ })
+		require.NoError(t, err)
+		assert.Equal(t, 1, done)
+		assert.Equal(t, 1, n)
+	})
+	t.Run("any other error stops it", func(t *testing.T) {
+		boom := errors.New("timeout")
+		done, err := attemptRounds(3, 2, func(r int) error {
+			if r == 1 {
+				return boom
+			}
+			return nil
+		}, func(*exitError, int) { t.Fatal("not an exit") })
+		assert.ErrorIs(t, err, boom)
+		assert.Equal(t, 1, done)
+	})
+}
+
+func TestExitsInTheReport(t *testing.T) {
+	s := testSuite("shard")
+	s.res.Exits = []memberExit{{Variant: shardedVariant(4), Identity: "replica-1", Attempt: 1, While: "waiting for the replicas to reconcile every object once",
+		AfterStart: 5.4, IntoRound: 5.6, Status: "exit status 1", At: "2026-11-26T14:25:39Z", Load: "6.1 5.0 4.2",
+		LogTail: []string{`level=ERROR msg="failed to renew the lease in time"`, "opgen operator: runtime: lost the member lease of sharding"}}}
+	var b strings.Builder
+	s.mdShard(&b)
+	got := b.String()
+	assert.Contains(t, got, "**opgen sharded x4, replica-1**, attempt 1, at 2026-11-26T14:25:39Z (load average 6.1 5.0 4.2): exited (exit status 1) 5.4 s after its start, 5.6 s into the round, while the harness was waiting for the replicas to reconcile every object once.")
+	assert.Contains(t, got, "  opgen operator: runtime: lost the member lease of sharding\n")
+	assert.Contains(t, got, "| opgen sharded x4 | – |")
+	assert.Regexp(t, `\| opgen sharded x4 \|[^\n]* \| 1 \|\n`, got, "its exits counted in its row")
+
+	e := s.evaluate(checkNamed(t, s, "sharding: crash of the leader, its buckets reassigned, 4 replicas (lease 0s + 1s)"))
+	assert.Equal(t, "not measured: 1 replicas exited on their own (see Sharding)", e.valueText())
+}
