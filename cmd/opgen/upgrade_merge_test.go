@@ -67,7 +67,7 @@ func TestUpgradeMergesTheUsersEdits(t *testing.T) {
 	assert.Regexp(t, `\[Makefile generate.go\] would change, with 1 conflict\(s\) at Makefile:\d+`, out)
 	assert.Equal(t, before, snapshot(t, dir), "without --write nothing is written")
 
-	out, err = runUpgrade(t, dir, "--write")
+	_, err = runUpgrade(t, dir, "--write")
 	require.Error(t, err, "a write with conflicts fails")
 	assert.Regexp(t, `wrote \[Makefile generate.go\] with 1 conflict\(s\), marked as git marks them .* at Makefile:\d+`, err.Error())
 	makefile := read(t, dir, "Makefile")

@@ -164,7 +164,7 @@ func summarize(out io.Writer, changed, conflicts []string, write bool) error {
 	case len(changed) == 0:
 		fmt.Fprintln(out, "up to date: nothing to change")
 	case write && len(conflicts) > 0:
-		return fmt.Errorf("wrote %v with %d conflict(s), marked as git marks them (<<<<<<<, |||||||, =======, >>>>>>>) at %s: keep your lines, the template's or both, remove the markers, then run go generate ./...", changed, len(conflicts), strings.Join(conflicts, ", "))
+		return fmt.Errorf("wrote %v with %d conflict(s), marked as git marks them (<<<<<<<, |||||||, =======, >>>>>>>) at %s: keep your lines, the template's or both, remove the markers, and run go generate ./... again", changed, len(conflicts), strings.Join(conflicts, ", "))
 	case write:
 		fmt.Fprintf(out, "wrote %v; run go generate ./... next\n", changed)
 	case len(conflicts) > 0:
