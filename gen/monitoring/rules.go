@@ -20,12 +20,11 @@ type alert struct {
 // metrics show, for the scrape job o.Job.
 func alerts(o Options) []alert {
 	job := fmt.Sprintf("job=%q", o.Job)
-	stuck := o.stuckAfter()
 	out := []alert{
 		{name: "OpgenHandlerStuck", forDuration: "1m", severity: "warning",
-			expr:        fmt.Sprintf("max by (namespace, job, name) (opgen_workqueue_longest_running_processor_seconds{%s}) > %g", job, stuck.Seconds()),
-			summary:     "A handler of {{ $labels.name }} has run for more than " + short(stuck) + ".",
-			description: "It ran past its ActionTimeout and did not return when its context was cancelled: its worker waits, and its key is not handled. The operator's log names the key (\"stuck\")."},
+			expr:        fmt.Sprintf("max by (namespace, job, controller) (opgen_reconcile_stuck{%s}) > 0", job),
+			summary:     "A handler of {{ $labels.controller }} is stuck past its ActionTimeout.",
+			description: "It ran past its ActionTimeout and its grace, and did not return when its context was cancelled: its worker waits, and its key is not handled. /readyz and the operator's log name the key (\"stuck\")."},
 		{name: "OpgenNoLeader", forDuration: "5m", severity: "critical",
 			expr:        fmt.Sprintf("max by (namespace, job) (opgen_leader{%s}) < 1", job),
 			summary:     "No replica of {{ $labels.job }} leads: no object is handled.",

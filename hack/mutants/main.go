@@ -88,6 +88,30 @@ var mutants = []mutant{
 		name: "finalizer-not-first", pkg: "./pkg/runtime/", test: "^TestFinalizerFirst$",
 		file: "pkg/runtime/internal/lanes/lanes.go", old: "case q.Urgent(key):", new: "case false && q.Urgent(key):",
 	},
+	{
+		name: "retry-leaves-the-user-lane", pkg: "./pkg/runtime/", test: "^TestARetriedUserChangeKeepsItsLane$",
+		file: "pkg/runtime/action.go", old: "c.marks.Finished(key, err != nil && !plug.IsTerminal(err))", new: "c.marks.Finished(key, false)",
+	},
+	{
+		name: "stuck-handler-not-shown", pkg: "./pkg/runtime/", test: "^TestActionTimeout$",
+		file: "pkg/runtime/action.go", old: "\t\theld.Mark()\n", new: "",
+	},
+	{
+		name: "own-children-not-handled-again", pkg: "./pkg/runtime/", test: "^TestOwnChildOperationsConverge$",
+		file: "pkg/runtime/action.go", old: "if changed {", new: "if false && changed {",
+	},
+	{
+		name: "step-before-the-operator-saw", pkg: "./docs/patterns/", test: "^TestStepWaitsForTheOperator$",
+		file: "pkg/optest/clock.go", old: "\tc.kit.WaitSeen(c.t)\n\tc.FakeClock.Step(d)", new: "\tc.FakeClock.Step(d)",
+	},
+	{
+		name: "retained-kind-deleted-now-without-rbac", pkg: "./gen/generators/", test: "^TestGolden$",
+		file: "gen/rbac/rbac.go", old: "if slices.Contains(spec.Retain, o) && !deletesNow {", new: "if slices.Contains(spec.Retain, o) {",
+	},
+	{
+		name: "failed-wait-hides-what-it-saw", pkg: "./pkg/optest/", test: "^TestAFailedWaitShowsWhatItSaw$",
+		file: "pkg/optest/wait.go", old: "\t\tgot = obj\n\t\tSaw(ctx, obj)\n\t\treturn match == nil", new: "\t\tgot = obj\n\t\treturn match == nil",
+	},
 }
 
 func main() {
