@@ -50,8 +50,8 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 	if c.op.member != nil {
 		// Sharded: an informer per bucket held (shard.go).
 		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return c.kindInformer(ns, w, c.op.shardKeys.Selector(b))
-		}, shard.RouteKey)
+			return c.kindInformer(ns, w, c.op.shardKeys.Share(b))
+		}, c.op.shardKeys.Route())
 		set.Dropped = func(objs []any) {
 			for _, obj := range objs {
 				if key, err := cache.ObjectToName(obj); err == nil {
@@ -63,7 +63,7 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 		inf = set
 	} else {
 		var err error
-		if inf, err = c.kindInformer(ns, w, ""); err != nil {
+		if inf, err = c.kindInformer(ns, w, shard.Share{}); err != nil {
 			return nil, err
 		}
 	}
@@ -72,11 +72,11 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 	return inf, err
 }
 
-// kindInformer makes an informer of the kind's objects in ns that match
-// selector ("" for all).
-func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, selector string) (cache.SharedIndexInformer, error) {
+// kindInformer makes an informer of the kind's objects in ns in share
+// (all for the zero Share).
+func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share) (cache.SharedIndexInformer, error) {
 	lw := observe.ObserveLists(c.kind.ListWatch(ns), w, c.op.bus.Emit, &c.op.relists)
-	lw.Selector = selector
+	lw.Selector, lw.ShardSelector = share.Label, share.Server
 	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
 	if err := inf.SetTransform((versionTurn[T]{c}).transform()); err != nil {
 		return nil, err

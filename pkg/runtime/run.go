@@ -80,6 +80,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		// A member joins before its caches fill: a replica restarting
 		// keeps its buckets while the other caches list, instead of the
 		// sharder moving them to whoever synced first.
+		if err := (sharding{o}).env().Choose(ctx); err != nil {
+			return err
+		}
 		member = sharding{o}.join(ctx)
 		defer member.stop()
 	}

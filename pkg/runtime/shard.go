@@ -52,10 +52,10 @@ func (s sharding) sharder() (*shard.Sharder, error) {
 	o := s.o
 	env := s.env()
 	env.Log = o.log.WithName("sharder")
-	var kinds []shard.Kind
+	var kinds []shard.Kind // the kinds to label; none under the server's selector
 	for _, c := range o.plan.controllers {
 		sk, ok := c.(shardable)
-		if !ok {
+		if !ok || env.Keys.Server {
 			continue
 		}
 		k, err := sk.shardKind(env.Keys.Unlabelled())
@@ -161,7 +161,7 @@ type shardable interface {
 func (c *Controller[T]) shardKind(selector string) (shard.Kind, error) {
 	k := shard.Kind{Controller: c.name, Resource: c.op.metadata.Resource(c.kind.GVR())}
 	for _, ns := range c.op.opts.namespaces(c.kind.Namespaced) {
-		inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, selector)
+		inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, shard.Share{Label: selector})
 		if err != nil {
 			return k, err
 		}
@@ -179,20 +179,15 @@ type shardSeam[T apis.Object] struct{ c *Controller[T] }
 // bucketLabel is the bucket label of a descendant: its controller
 // owner's, as the cache holds the owner.
 func (s shardSeam[T]) bucketLabel(descendant metav1.Object) string {
-	c := s.c
-	ns, name := descendant.GetNamespace(), ""
-	if ref := metav1.GetControllerOfNoCopy(descendant); ref != nil {
-		name = ref.Name
+	c, ns, ref := s.c, descendant.GetNamespace(), metav1.GetControllerOfNoCopy(descendant)
+	if ref == nil {
+		ref = &metav1.OwnerReference{}
 	}
 	if !c.kind.Namespaced {
 		ns = ""
 	}
-	if owner, ok := c.Get(cache.ObjectName{Namespace: ns, Name: name}); ok {
-		if v, ok := owner.GetLabels()[c.op.shardKeys.Label]; ok {
-			return v
-		}
-	}
-	return shard.Label(shard.KeyBucket(ns, name))
+	owner, _ := c.Get(cache.ObjectName{Namespace: ns, Name: ref.Name})
+	return c.op.shardKeys.OwnerLabel(ns, ref.Name, ref.UID, owner)
 }
 
 // shardObjects reports the objects of a controller's kind this member

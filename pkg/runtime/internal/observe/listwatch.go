@@ -26,9 +26,10 @@ type Lists struct {
 	relists Relister
 	w       telemetry.Watch
 	lists   atomic.Int64
-	// Selector, when set, is added to every list and watch: a sharded
-	// member's share.
-	Selector string
+	// Selector, when set, is added to every list and watch as a label
+	// selector, ShardSelector as the API server's shard selector: a
+	// sharded member's share.
+	Selector, ShardSelector string
 }
 
 // Relister is told which watches expired and when their list is whole
@@ -60,6 +61,9 @@ func (l *Lists) selected(opts metav1.ListOptions) metav1.ListOptions {
 		} else {
 			opts.LabelSelector += "," + l.Selector
 		}
+	}
+	if l.ShardSelector != "" {
+		opts.ShardSelector = l.ShardSelector
 	}
 	return opts
 }

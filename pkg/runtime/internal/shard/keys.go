@@ -37,6 +37,9 @@ type Keys struct {
 	LeasePrefix string // member Leases are LeasePrefix + member
 	ShardsLease string // the assignment's Lease
 	Namespace   string // of the Leases
+	// Server: the members select their buckets of the controllers' kinds
+	// with the API server's shard selector (server.go), not by label.
+	Server bool
 }
 
 // NewKeys returns the names of the operator named operator, whose leader
@@ -79,8 +82,12 @@ func labelSafe(s string, n int) string {
 // Selector is the label selector of bucket b.
 func (k *Keys) Selector(b int) string { return k.Label + "=" + Label(b) }
 
-// BucketOf returns the bucket m's label names.
+// BucketOf returns the bucket of m, an object of a controller's kind: the
+// one its label names, or with the server's shard selector its UID's.
 func (k *Keys) BucketOf(m metav1.Object) (int, bool) {
+	if k.Server {
+		return UIDBucket(m.GetUID()), m.GetUID() != ""
+	}
 	return ParseLabel(m.GetLabels()[k.Label])
 }
 
