@@ -43,6 +43,7 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	defer c.marks.Finished(key, false) // after act's own call, on every path: lanes forget the key
 	if leadCtx.Err() != nil {
 		return false // shutting down: take no new work
 	}
@@ -141,9 +142,8 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 			c.wake(key, true) // its own children changed: once more, after this action
 		}
 		if next > 0 {
-			// The delay counts from when the action began, the time the
-			// handler saw when it chose it, not from when the pipeline's
-			// writes ended.
+			// The delay counts from when the action began (the time the handler
+			// saw when it chose it), not from when the pipeline's writes ended.
 			if left := next - c.op.opts.Clock.Since(began); left > 0 {
 				c.queue.AddAfter(key, left)
 			} else {

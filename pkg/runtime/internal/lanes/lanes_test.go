@@ -65,6 +65,7 @@ func TestRetryKeepsTheLane(t *testing.T) {
 	q.Marks.Finished(key(2), true)  // failed: retried
 	q.Marks.Finished(key(3), false) // succeeded
 	q.Marks.Finished(key(1), true)  // bulk work failed
+	assert.Empty(t, q.Marks.current, "every key served is forgotten once its action ended")
 	for i := range 3 {
 		q.Push(key(10 + i)) // bulk work queued before the retries come due
 	}
