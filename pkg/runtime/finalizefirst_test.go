@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,18 +20,32 @@ import (
 // of a kind with a Delete get their finalizer before any queued action
 // runs: a burst of new objects waits behind a slow first action, yet every
 // one is protected as soon as the worker is free, and the handler has
-// entered only that first action. Before, the worker ran the first queued
-// object's whole action (and stayed in its handler) while the others had
-// no finalizer.
+// entered only that first action. Changes someone made to older objects,
+// queued before the burst, wait behind those finalizers too. Before, the
+// worker ran the first queued object's whole action (and stayed in its
+// handler) while the others had no finalizer.
 func TestFinalizerFirst(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{Workers: 1, ShutdownTimeout: time.Second})
 	release, ended := make(chan struct{}), make(chan struct{})
 	entered := make(chan string, 100)
+	names := make([]string, 8)
+	for i := range names {
+		names[i] = fmt.Sprintf("g%d", i)
+	}
+	unprotected := make(chan string, 100) // new Gadgets without the finalizer when a change ran
 	c := &calls{}
 	ctrl, err := runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: c, fn: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
-		if a.Verb != plug.Add {
+		if a.Verb == plug.Modify && strings.HasPrefix(a.Object.Name, "old") {
+			for _, n := range names {
+				if g, err := getGadget(t, ns, n); err == nil && !slices.Contains(g.Finalizers, finalizer) {
+					unprotected <- n
+				}
+			}
+			return nil
+		}
+		if a.Verb != plug.Add || strings.HasPrefix(a.Object.Name, "old") {
 			return nil
 		}
 		entered <- a.Object.Name
@@ -47,12 +62,25 @@ func TestFinalizerFirst(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { close(ended) }) // runs before the operator's stop (cleanups run last first)
 	h.start()
+	olds := []string{"old0", "old1", "old2", "old3"}
+	for _, n := range olds {
+		createGadget(t, ns, n, testapi.GadgetSpec{})
+	}
+	eventually(t, "the older Gadgets handled", func() bool {
+		for _, n := range olds {
+			if len(c.of(n)) == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	createGadget(t, ns, "blocker", testapi.GadgetSpec{})
 	require.Equal(t, "blocker", <-entered)
-	names := make([]string, 8)
-	for i := range names {
-		names[i] = fmt.Sprintf("g%d", i)
-		createGadget(t, ns, names[i], testapi.GadgetSpec{})
+	for _, n := range olds { // changes someone made, queued ahead of the burst
+		patchGadget(t, ns, n, `{"spec":{"message":"changed"}}`)
+	}
+	for _, n := range names {
+		createGadget(t, ns, n, testapi.GadgetSpec{})
 	}
 	// The burst is queued behind the blocked worker before it is freed.
 	eventually(t, "the cache to hold the burst", func() bool {
@@ -75,6 +103,19 @@ func TestFinalizerFirst(t *testing.T) {
 	})
 	require.Equal(t, "g0", <-entered, "the first queued action runs after the finalizers")
 	require.Empty(t, entered, "the handler ran more than the one action its worker is stuck in")
+	eventually(t, "the changes to the older Gadgets handled", func() bool {
+		for _, n := range olds {
+			if len(c.of(n)) < 2 {
+				return false
+			}
+		}
+		return true
+	})
+	var without []string
+	for len(unprotected) > 0 {
+		without = append(without, <-unprotected)
+	}
+	require.Empty(t, without, "a change queued before the burst ran while these new Gadgets had no finalizer")
 }
 
 // TestFinalizerFirstLeavesTheCacheAlone: the finalizer goes on through a
