@@ -109,6 +109,8 @@ func TestMetricsSecureFlag(t *testing.T) {
 		require.NoError(t, fs.Parse(argv))
 		assert.Equal(t, insecure, opts.MetricsInsecure, "%q", args)
 	}
+	// New checks the addresses and binds nothing (Run does): the same
+	// conventional port on both sides is only the input being judged.
 	_, err := runtime.New(env.Config, runtime.Options{Name: "op", MetricsAddr: ":8443", HealthAddr: ":8443", LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--metrics-secure=false")
