@@ -59,6 +59,10 @@ var mutants = []mutant{
 		file: "pkg/runtime/internal/outage/outage.go", old: "t.logged[path]", new: `t.logged[""]`,
 	},
 	{
+		name: "client-timeout-ends-the-wait", pkg: "./pkg/runtime/internal/outage/", test: "^TestClientTimeoutBoundsRequestsOnly$",
+		file: "pkg/runtime/internal/outage/outage.go", old: "t.timeout, out.Timeout = out.Timeout, 0", new: "_ = t.timeout",
+	},
+	{
 		name: "migration-skips-an-object", pkg: "./pkg/runtime/internal/migration/", test: "^TestMigrateByRewrite$",
 		file: "pkg/runtime/internal/migration/migration.go", old: "\t\t\t_, err := res.Namespace(obj.GetNamespace()).Update(",
 		new: "\t\t\tif i == 0 {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\t_, err := res.Namespace(obj.GetNamespace()).Update(",

@@ -125,7 +125,22 @@ func (l *lines) logger() logr.Logger {
 		l.mu.Lock()
 		l.all = append(l.all, prefix+" "+args)
 		l.mu.Unlock()
-	}, funcr.Options{})
+	}, funcr.Options{LogTimestamp: true, Verbosity: 1})
+}
+
+// dumpOnFailure logs every line l recorded when t fails: what the
+// operator did during and after the outage.
+func (l *lines) dumpOnFailure(t *testing.T) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, s := range l.all {
+			t.Log(s)
+		}
+	})
 }
 
 func (l *lines) count(part string) int {
@@ -160,6 +175,7 @@ func TestRecoversAtOnceAfterAnOutage(t *testing.T) {
 			ns := env.Namespace(t)
 			p := newProxy(t, apiHost(t))
 			log := &lines{}
+			log.dumpOnFailure(t)
 			opts := runtime.Options{HealthAddr: "127.0.0.1:0", Logger: log.logger()}
 			opts.LeaderElection.Disabled = !election
 			if election {
@@ -187,7 +203,7 @@ func TestRecoversAtOnceAfterAnOutage(t *testing.T) {
 			eventually(t, "the Gadget created after the outage handled", func() bool { return len(c.of("after")) > 0 })
 			took := time.Since(back)
 			t.Logf("outage of %v: a change made when the API server came back was handled %v later", outage, took.Round(time.Millisecond))
-			assert.Less(t, took, 5*time.Second, "handled within 5s of the API server's return")
+			assert.Less(t, took, 3*time.Second, "handled within 3s of the API server's return")
 			eventually(t, "/readyz 200 after the outage", func() bool { return readyz(t, h.op) == http.StatusOK })
 		})
 	}

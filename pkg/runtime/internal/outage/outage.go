@@ -32,10 +32,11 @@ import (
 // While any cache waits, the operator is not ready, and each waiting
 // resource is logged at most every outageLogEvery.
 type Transport struct {
-	next  http.RoundTripper
-	probe func(context.Context) error
-	log   logr.Logger
-	clock func() time.Time
+	next    http.RoundTripper
+	timeout time.Duration // the client's, per request (Client)
+	probe   func(context.Context) error
+	log     logr.Logger
+	clock   func() time.Time
 
 	waiting atomic.Int64
 	mu      sync.Mutex
@@ -53,12 +54,20 @@ func New(probe func(context.Context) error, log logr.Logger) *Transport {
 const outageLogEvery = 30 * time.Second
 
 // Client returns a copy of hc that sends through t.
+//
+// hc's Timeout (rest.Config's) moves into t, which applies it to each
+// request as http.Client would, except to a watch of a cache, which
+// lasts as long as the server keeps it, and to the wait for the API
+// server: the client's Timeout would end both, and a reflector whose
+// wait ended backs off (up to 30 s) instead of watching again at the
+// server's return.
 func (t *Transport) Client(hc *http.Client) *http.Client {
 	out := *hc
 	t.next = out.Transport
 	if t.next == nil {
 		t.next = http.DefaultTransport
 	}
+	t.timeout, out.Timeout = out.Timeout, 0
 	out.Transport = t
 	return &out
 }
@@ -73,10 +82,14 @@ func (t *Transport) WrappedRoundTripper() http.RoundTripper { return t.next }
 
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet || !cachefill.Filling(req.Context()) || req.Context().Value(probing{}) != nil {
-		return t.next.RoundTrip(req)
+		return t.send(req, t.timeout)
+	}
+	timeout := t.timeout
+	if req.URL.Query().Get("watch") == "true" {
+		timeout = 0
 	}
 	for {
-		resp, err := t.next.RoundTrip(req)
+		resp, err := t.send(req, timeout)
 		if err == nil || !unreachable(err) || req.Context().Err() != nil {
 			return resp, err
 		}
@@ -84,6 +97,34 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// send sends req once, within timeout when it is not 0: until its
+// response's body is closed, as http.Client's Timeout.
+func (t *Transport) send(req *http.Request, timeout time.Duration) (*http.Response, error) {
+	if timeout <= 0 {
+		return t.next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), timeout)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelBody ends a request's timeout when its body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // probing marks the context of a probe: its request, made under the

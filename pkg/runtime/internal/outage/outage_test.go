@@ -2,6 +2,7 @@ package outage
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -83,4 +84,81 @@ func TestOutageIsLoggedOncePerWatch(t *testing.T) {
 	tr.back()
 	tr.report(todos, syscall.ECONNREFUSED)
 	assert.Equal(t, 5, count(todos), "a new outage is logged at once")
+}
+
+// slowBody is a watch's body: it ends after d, or with its request's
+// context.
+type slowBody struct {
+	ctx  context.Context
+	done <-chan time.Time
+}
+
+func (b slowBody) Read([]byte) (int, error) {
+	select {
+	case <-b.done:
+		return 0, io.EOF
+	case <-b.ctx.Done():
+		return 0, b.ctx.Err()
+	}
+}
+
+func (slowBody) Close() error { return nil }
+
+// TestClientTimeoutBoundsRequestsOnly: the client's Timeout (rest.Config's)
+// still bounds an ordinary request, but neither a cache's watch, which
+// lasts as long as the server keeps it, nor a cache's wait for the API
+// server: with the Timeout ending the wait, the reflector backed off and
+// a change made at the server's return waited up to 10 s
+// (TestRecoversAtOnceAfterAnOutage).
+func TestClientTimeoutBoundsRequestsOnly(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	upAt := time.Now().Add(3 * timeout)
+	up := func() bool { return time.Now().After(upAt) }
+	server := roundTripper(func(r *http.Request) (*http.Response, error) {
+		switch {
+		case r.URL.Path == "/slow":
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		case !up():
+			return nil, syscall.ECONNREFUSED
+		case r.URL.Query().Get("watch") == "true":
+			return &http.Response{StatusCode: http.StatusOK, Body: slowBody{r.Context(), time.After(3 * timeout)}}, nil
+		}
+		return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+	})
+	tr := New(func(context.Context) error {
+		if up() {
+			return nil
+		}
+		return syscall.ECONNREFUSED
+	}, logr.Discard())
+	client := tr.Client(&http.Client{Transport: server, Timeout: timeout})
+	get := func(ctx context.Context, url string) (time.Duration, error) {
+		start := time.Now()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		require.NoError(t, err)
+		resp, err := client.Do(req)
+		if err != nil {
+			return time.Since(start), err
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		return time.Since(start), err
+	}
+	fill := cachefill.Fill(context.Background())
+
+	took, err := get(fill, "https://api.test/api/v1/configmaps")
+	require.NoError(t, err, "the list waited for the API server beyond the client's Timeout")
+	assert.GreaterOrEqual(t, took, 2*timeout)
+
+	took, err = get(fill, "https://api.test/api/v1/configmaps?watch=true")
+	require.NoError(t, err, "the client's Timeout ended a watch")
+	assert.GreaterOrEqual(t, took, 3*timeout)
+
+	took, err = get(context.Background(), "https://api.test/slow")
+	require.Error(t, err, "an ordinary request outlived the client's Timeout")
+	assert.Less(t, took, 10*timeout)
+	took, err = get(fill, "https://api.test/slow")
+	require.Error(t, err, "a cache's list outlived the client's Timeout")
+	assert.Less(t, took, 10*timeout)
 }
