@@ -51,6 +51,13 @@ func buildTodoOperator(t *testing.T) string {
 // directory.
 func startOperator(t *testing.T, bin, ns, logPath string, extra ...string) *exec.Cmd {
 	t.Helper()
+	return startOperatorWith(t, nil, bin, ns, logPath, extra...)
+}
+
+// startOperatorWith is startOperator with environ added to the
+// operator's environment.
+func startOperatorWith(t *testing.T, environ []string, bin, ns, logPath string, extra ...string) *exec.Cmd {
+	t.Helper()
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	require.NoError(t, err)
 	args := append([]string{"--kubeconfig", env.Kubeconfig, "--watch-namespace", ns, "--leader-elect=false",
@@ -60,6 +67,9 @@ func startOperator(t *testing.T, bin, ns, logPath string, extra ...string) *exec
 		// is down; the faults under test are the controller's.
 		"--webhook-bind-address", "0"}, extra...)
 	cmd := exec.Command(bin, args...)
+	if environ != nil {
+		cmd.Env = append(os.Environ(), environ...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
