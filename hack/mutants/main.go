@@ -63,6 +63,18 @@ var mutants = []mutant{
 		file: "pkg/runtime/internal/outage/outage.go", old: "t.timeout, out.Timeout = out.Timeout, 0", new: "_ = t.timeout",
 	},
 	{
+		name: "fleet-children-left-behind", pkg: "./pkg/runtime/fleet/", test: "^TestChildrenAcrossClusters$",
+		file: "pkg/runtime/fleet/children.go", old: "\treturn errors.Join(c.prune(ctx, owner, nil)...)", new: "\treturn nil",
+	},
+	{
+		name: "fleet-selector-ignored", pkg: "./pkg/runtime/fleet/", test: "^TestChildrenAcrossClusters$",
+		file: "pkg/runtime/fleet/select.go", old: "if !sel(op.Options().Cluster, isHome(op)) {", new: "if false {",
+	},
+	{
+		name: "fleet-main-exits-on-lost-lease", pkg: "./pkg/runtime/fleet/", test: "^TestMainRunsAgainAfterALostLease$",
+		file: "pkg/runtime/fleet/main.go", old: "if !runtime.RunAgain(ctx, f.Home(), err) {", new: "if true {",
+	},
+	{
 		name: "migration-skips-an-object", pkg: "./pkg/runtime/internal/migration/", test: "^TestMigrateByRewrite$",
 		file: "pkg/runtime/internal/migration/migration.go", old: "\t\t\t_, err := res.Namespace(obj.GetNamespace()).Update(",
 		new: "\t\t\tif i == 0 {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\t_, err := res.Namespace(obj.GetNamespace()).Update(",

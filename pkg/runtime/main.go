@@ -56,7 +56,7 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 			return fmt.Errorf("set up the controllers: %w", err)
 		}
 		err = op.Run(ctx)
-		if !rerun(ctx, op, err) {
+		if !RunAgain(ctx, op, err) {
 			return err
 		}
 		// The same identity: when the Lease still names this replica (no
@@ -67,12 +67,14 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	}
 }
 
-// rerun reports whether Main runs the operator again after Run returned
-// err: it lost its Lease (a leader that could not renew in time, as in
-// an outage of the API server), ctx still runs, and no handler or
+// RunAgain reports whether Main runs the operator again after its Run
+// returned err: it lost its Lease (a leader that could not renew in time,
+// as in an outage of the API server), ctx still runs, and no handler or
 // Runnable was left behind. Otherwise the process ends, and the
-// kubelet's restart starts it afresh.
-func rerun(ctx context.Context, op *Operator, err error) bool {
+// kubelet's restart starts it afresh. A main of one's own (fleet.Main)
+// runs a new operator, built as the first was, under the same identity
+// (LeaderElectionOptions.Identity) when it reports true.
+func RunAgain(ctx context.Context, op *Operator, err error) bool {
 	lost := errors.Is(err, ErrLostLeadership) || errors.Is(err, ErrLostMembership)
 	return lost && ctx.Err() == nil && len(op.inflight.List()) == 0
 }

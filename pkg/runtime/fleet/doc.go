@@ -26,6 +26,11 @@
 // cluster that is not ready as degraded without failing, since the others
 // work. A cluster's logs carry its name.
 //
+// In chooses the clusters a setup's controllers run in (the home cluster
+// only, the members only, or any Selector). Children keeps objects that
+// an owner in one cluster declares in others, and deletes them with the
+// owner through its finalizer: no owner reference crosses clusters.
+//
 // Admission and conversion webhooks are not served in member clusters.
 // The RBAC each member cluster needs is written by opgen manifests
 // --member. See docs/multicluster.md.

@@ -287,6 +287,10 @@ func (f *Fleet) runOnce(ctx context.Context, name string, cfg *rest.Config, chan
 	if err != nil {
 		return fmt.Errorf("build the operator: %w", err)
 	}
+	if name == f.opts.HomeCluster {
+		homes.Store(op, struct{}{})
+		defer homes.Delete(op)
+	}
 	if err := f.setup(op); err != nil {
 		return fmt.Errorf("set up the controllers: %w", err)
 	}

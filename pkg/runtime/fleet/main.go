@@ -16,7 +16,9 @@ import (
 // Main is the whole main function of an operator that works in several
 // clusters, as runtime.Main is for one: it binds the runtime's flags and
 // the fleet's, loads the home cluster's config, and runs the fleet until
-// SIGINT or SIGTERM. The flags choose the provider when opts.Clusters is
+// SIGINT or SIGTERM; like runtime.Main, it runs the fleet again as a
+// candidate when it lost its Lease with every handler returned. The flags
+// choose the provider when opts.Clusters is
 // unset:
 //
 //	--cluster-kubeconfig-dir     a directory of kubeconfig files (Dir)
@@ -56,10 +58,20 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	if err != nil {
 		return err
 	}
-	f, err := New(cfg, opts, setup)
-	if err != nil {
-		return err
+	for {
+		f, err := New(cfg, opts, setup)
+		if err != nil {
+			return err
+		}
+		klog.SetLogger(f.Home().Logger().WithName("client-go"))
+		err = f.Run(ctx)
+		if !runtime.RunAgain(ctx, f.Home(), err) {
+			return err
+		}
+		// As runtime.Main: a replica that lost its Lease with every
+		// handler returned runs again as a candidate, under the same
+		// identity, and leads again at once when no other took the Lease.
+		opts.LeaderElection.Identity = f.Home().Options().LeaderElection.Identity
+		f.log.Info("lost the lease with every handler returned: running the fleet again as a candidate, under the same identity", "identity", opts.LeaderElection.Identity, "error", err.Error())
 	}
-	klog.SetLogger(f.Home().Logger().WithName("client-go"))
-	return f.Run(ctx)
 }
