@@ -213,12 +213,12 @@ func (c *Children) prune(ctx context.Context, owner metav1.Object, keep map[stri
 		return []error{errors.New("fleet.Children: the owner has no UID: pass the object the action holds")}
 	}
 	selector := OwnerUIDLabel + "=" + string(uid)
-	namespaces := c.fleet.home.Options().Namespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
-	}
 	var errs []error
 	for _, cluster := range c.fleet.knownNames() {
+		namespaces := c.fleet.namespacesOf(cluster)
+		if len(namespaces) == 0 {
+			namespaces = []string{metav1.NamespaceAll}
+		}
 		r, err := c.remote(cluster)
 		if err != nil {
 			errs = append(errs, err)

@@ -56,6 +56,9 @@ type Fleet struct {
 // known is a member cluster as its provider last described it.
 type known struct {
 	cfg *rest.Config
+	// namespaces, when set, are the only ones the cluster's operator
+	// works in (EngageIn).
+	namespaces []string
 	// changed is closed when the cluster's config changes or it goes.
 	changed chan struct{}
 }
@@ -154,7 +157,12 @@ func (f *Fleet) Cluster(name string) *runtime.Operator {
 // Engage records that cluster name is reached with cfg, or now with a
 // changed cfg; the fleet engages it, or engages it again. Providers call
 // it.
-func (f *Fleet) Engage(name string, cfg *rest.Config) {
+func (f *Fleet) Engage(name string, cfg *rest.Config) { f.EngageIn(name, cfg) }
+
+// EngageIn is Engage for a cluster whose operator works in the given
+// namespaces only, instead of Options.Namespaces: a namespace as a
+// cluster (Namespaces).
+func (f *Fleet) EngageIn(name string, cfg *rest.Config, namespaces ...string) {
 	if err := checkName(name); err != nil {
 		f.log.Error(err, "a cluster is left out: rename it", "cluster", name)
 		return
@@ -163,7 +171,7 @@ func (f *Fleet) Engage(name string, cfg *rest.Config) {
 	if old, ok := f.known[name]; ok {
 		close(old.changed)
 	}
-	f.known[name] = known{cfg: rest.CopyConfig(cfg), changed: make(chan struct{})}
+	f.known[name] = known{cfg: rest.CopyConfig(cfg), namespaces: slices.Clone(namespaces), changed: make(chan struct{})}
 	f.mu.Unlock()
 	f.wake()
 }
@@ -327,11 +335,24 @@ func (f *Fleet) runOnce(ctx context.Context, name string, cfg *rest.Config, chan
 	return err
 }
 
+// namespacesOf returns the namespaces cluster name's operator works in:
+// those it was engaged in, or Options.Namespaces.
+func (f *Fleet) namespacesOf(name string) []string {
+	f.mu.Lock()
+	ns := f.known[name].namespaces
+	f.mu.Unlock()
+	if len(ns) > 0 {
+		return ns
+	}
+	return f.home.Options().Namespaces
+}
+
 // memberOptions are the options of cluster name's operator: the home
 // operator's, in that cluster, without election or servers of its own.
 func (f *Fleet) memberOptions(name string) runtime.Options {
 	o := f.home.Options()
 	o.Cluster = name
+	o.Namespaces = f.namespacesOf(name)
 	o.Sharding = false
 	o.LeaderElection = runtime.LeaderElectionOptions{Disabled: true}
 	o.MetricsAddr, o.HealthAddr, o.PprofAddr = "0", "0", ""
