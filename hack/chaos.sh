@@ -25,7 +25,7 @@ lane2=(
 	"testenv;./pkg/testenv/;-timeout 10m -run TestStopAndRestartServers"
 	"webhook;./pkg/webhook/;-timeout 10m -run ${WEBHOOK_CHAOS_TESTS}"
 	"examples;./examples/todo-operator/ ./examples/hello-operator/;-timeout 10m -run ${EXAMPLE_CHAOS_TESTS}"
-	"fleet;./pkg/runtime/fleet/;-timeout 10m -run TestFleet|TestSpreadOverReplicas"
+	"fleet;./pkg/runtime/fleet/;-timeout 10m -run TestFleet|TestSpreadOverReplicas|TestChildrenAcrossClusters|TestMainRunsAgainAfterALostLease|TestNamespacesAndMulti"
 )
 lane3=(
 	"faults;./test/chaos/;-skip ^TestChurnSoak$ -timeout 40m"
