@@ -111,10 +111,7 @@ func (s Secrets) Run(ctx context.Context, home *runtime.Operator, e Engager) err
 		e.Engage(name, cfg)
 	}
 	drop := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		sec, ok := obj.(*corev1.Secret)
+		sec, ok := deleted[*corev1.Secret](obj)
 		if !ok {
 			return
 		}
@@ -201,6 +198,16 @@ func (d Dir) Run(ctx context.Context, home *runtime.Operator, e Engager) error {
 		case <-t.C:
 		}
 	}
+}
+
+// deleted returns the object of an informer's delete notification, which
+// may be a tombstone.
+func deleted[T any](obj any) (T, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	t, ok := obj.(T)
+	return t, ok
 }
 
 func orDefault[V comparable](v, def V) V {

@@ -77,10 +77,7 @@ func (n Namespaces) Run(ctx context.Context, home *runtime.Operator, e Engager) 
 		}
 	}
 	drop := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		ns, ok := obj.(*corev1.Namespace)
+		ns, ok := deleted[*corev1.Namespace](obj)
 		if !ok {
 			return
 		}
