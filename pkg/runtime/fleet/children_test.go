@@ -58,7 +58,7 @@ func childrenFleet(t *testing.T, ns string, j *journal) *fleet.Fleet {
 		if err != nil {
 			return err
 		}
-		return testkit.Register(op, kind, plug.Handler[*testapi.Gadget](owners{j: j, children: &children}), runtime.ControllerOptions[*testapi.Gadget]{})
+		return testkit.Register(op, kind, plug.Handler[*testapi.Gadget](owners{j: j, children: &children}), runtime.ControllerOptions[*testapi.Gadget]{Name: "owners"})
 	}
 	opts := runtime.Options{Name: "fleet-children", Namespaces: []string{ns}, LeaderElection: election(ns, "solo")}
 	f, err := fleet.New(home.Config, fleet.Options{Options: opts, Clusters: fleet.Secrets{Namespace: ns}, HomeCluster: "home"},
