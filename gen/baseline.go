@@ -10,9 +10,14 @@ import (
 	"strings"
 )
 
+// policyFile is the compatibility gate's policy in ReleasedDir
+// (compat.PolicyFile; that package imports this one).
+const policyFile = "compat.yaml"
+
 // hashBaseline adds the compatibility gate's baseline (gen/compat) to h:
-// the files of ReleasedDir, or the commit BaselineRef resolves to, so that
-// a new release, or a ref that moved, makes the next run a full one.
+// the files of ReleasedDir, or the commit BaselineRef resolves to and the
+// policy file, so that a new release, a ref that moved or a changed policy
+// makes the next run a full one.
 func (s *stamp) hashBaseline(h hash.Hash) error {
 	p := s.project
 	fmt.Fprintf(h, "baseline %q %q\n", p.ReleasedDir, p.BaselineRef)
@@ -22,6 +27,12 @@ func (s *stamp) hashBaseline(h hash.Hash) error {
 			out = []byte("unresolved")
 		}
 		fmt.Fprintf(h, "%s\n", strings.TrimSpace(string(out)))
+		// The gate's policy is read from the working tree whatever the
+		// baseline: a changed policy runs the gate again.
+		err = s.hashFile(h, filepath.Join(p.Abs(p.ReleasedDir), policyFile))
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
 		return nil
 	}
 	entries, err := os.ReadDir(p.Abs(p.ReleasedDir))

@@ -133,3 +133,24 @@ func TestStampFileRoundTrips(t *testing.T) {
 	assert.False(t, back.unmarshal([]byte(`{"inputs":"abc"}`)))
 	assert.Equal(t, stampData{}, back)
 }
+
+// TestStampHashesThePolicyWithABaselineRef: with --baseline-ref the gate
+// still reads its policy from the working tree's released directory, so
+// a changed policy makes the next run a full one.
+func TestStampHashesThePolicyWithABaselineRef(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/p\n"), 0o644))
+	policy := filepath.Join(root, "config/released", policyFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(policy), 0o755))
+	require.NoError(t, os.WriteFile(policy, []byte("rules:\n  description-changed: off\n"), 0o644))
+	stamps := t.TempDir()
+	project := func() *Project {
+		p, err := NewProject(Options{Root: root, StampDir: stamps, BaselineRef: "v1.0.0"})
+		require.NoError(t, err)
+		return p
+	}
+	newStamp(project(), nil).Save(nil)
+	require.True(t, newStamp(project(), nil).UpToDate())
+	require.NoError(t, os.WriteFile(policy, []byte("rules:\n  description-changed: error\n"), 0o644))
+	assert.False(t, newStamp(project(), nil).UpToDate(), "the policy changed")
+}
