@@ -32,6 +32,7 @@ type churn struct {
 	lifetime time.Duration // each Todo is deleted this long after its create
 	duration time.Duration // how long Todos are created
 	qps      int           // the operator's --kube-api-qps and --kube-api-burst
+	prefix   string        // of the Todos' names; default "c"
 }
 
 // churnResult is what a churn left behind.
@@ -111,7 +112,11 @@ func (c churn) run(t *testing.T, ns string) churnResult {
 	defer tick.Stop()
 	t.Logf("churn: creating %d Todos a second for %s, each deleted %s after its create", c.rate, c.duration, c.lifetime)
 	for end := time.Now().Add(c.duration); time.Now().Before(end); <-tick.C {
-		name := fmt.Sprintf("c%05d", len(created))
+		prefix := c.prefix
+		if prefix == "" {
+			prefix = "c"
+		}
+		name := fmt.Sprintf("%s%05d", prefix, len(created))
 		_, err := todos.Create(ctx, &todov1.Todo{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: todov1.TodoSpec{Title: "churn " + name}}, metav1.CreateOptions{})
 		require.NoError(t, err)
 		created = append(created, name)
