@@ -44,14 +44,17 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	if err != nil {
 		return err
 	}
-	for {
+	for first := true; ; first = false {
 		op, err := New(cfg, opts)
 		if err != nil {
 			return err
 		}
-		// One log pipeline: client-go's klog output goes to the operator's
-		// logger.
-		klog.SetLogger(op.log.WithName("client-go"))
+		if first {
+			// One log pipeline: client-go's klog output goes to the
+			// operator's logger. Once: klog's logger is a global that the
+			// last run's reflectors may still read as they stop.
+			klog.SetLogger(op.log.WithName("client-go"))
+		}
 		if err := setup(op); err != nil {
 			return fmt.Errorf("set up the controllers: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -37,6 +38,10 @@ func Main(opts Options, setup func(*runtime.Operator) error) {
 	}
 }
 
+// setKlogLogger sends client-go's klog output to the fleet's logger; the
+// tests, which run many fleets in one process, leave klog alone.
+var setKlogLogger = func(l logr.Logger) { klog.SetLogger(l) }
+
 func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options, setup func(*runtime.Operator) error) error {
 	opts.BindFlags(fs)
 	kubeconfig := fs.String("kubeconfig", "", "path to the home cluster's kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
@@ -58,12 +63,16 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	if err != nil {
 		return err
 	}
-	for {
+	for first := true; ; first = false {
 		f, err := New(cfg, opts, setup)
 		if err != nil {
 			return err
 		}
-		klog.SetLogger(f.Home().Logger().WithName("client-go"))
+		if first {
+			// Once: klog's logger is a global that the last run's
+			// reflectors may still read as they stop.
+			setKlogLogger(f.Home().Logger().WithName("client-go"))
+		}
 		err = f.Run(ctx)
 		if !runtime.RunAgain(ctx, f.Home(), err) {
 			return err
