@@ -125,15 +125,7 @@ func (s Secrets) Run(ctx context.Context, home *runtime.Operator, e Engager) err
 			}
 		}
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    put,
-		UpdateFunc: func(_, obj any) { put(obj) },
-		DeleteFunc: drop,
-	}); err != nil {
-		return err
-	}
-	inf.Run(ctx.Done())
-	return nil
+	return runInformer(ctx, inf, put, drop)
 }
 
 // Dir finds the member clusters in kubeconfig files in a directory, for
@@ -198,6 +190,20 @@ func (d Dir) Run(ctx context.Context, home *runtime.Operator, e Engager) error {
 		case <-t.C:
 		}
 	}
+}
+
+// runInformer runs inf until ctx ends, with put called for each object
+// added or updated and drop for each deleted.
+func runInformer(ctx context.Context, inf cache.SharedIndexInformer, put, drop func(any)) error {
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    put,
+		UpdateFunc: func(_, obj any) { put(obj) },
+		DeleteFunc: drop,
+	}); err != nil {
+		return err
+	}
+	inf.Run(ctx.Done())
+	return nil
 }
 
 // deleted returns the object of an informer's delete notification, which

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
@@ -88,15 +87,7 @@ func (n Namespaces) Run(ctx context.Context, home *runtime.Operator, e Engager) 
 			e.Disengage(ns.Name)
 		}
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    put,
-		UpdateFunc: func(_, obj any) { put(obj) },
-		DeleteFunc: drop,
-	}); err != nil {
-		return err
-	}
-	inf.Run(ctx.Done())
-	return nil
+	return runInformer(ctx, inf, put, drop)
 }
 
 // Multi runs several providers at once, each under a prefix: the cluster
