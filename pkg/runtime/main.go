@@ -49,11 +49,8 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 		if err != nil {
 			return err
 		}
-		if first {
-			// One log pipeline: client-go's klog output goes to the
-			// operator's logger. Once: klog's logger is a global that the
-			// last run's reflectors may still read as they stop.
-			klog.SetLogger(op.log.WithName("client-go"))
+		if first { // klog's logger is a global the last run's reflectors may still read
+			klog.SetLogger(op.log.WithName("client-go")) // one log pipeline
 		}
 		if err := setup(op); err != nil {
 			return fmt.Errorf("set up the controllers: %w", err)
@@ -74,9 +71,8 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 // returned err: it lost its Lease (a leader that could not renew in time,
 // as in an outage of the API server), ctx still runs, and no handler or
 // Runnable was left behind. Otherwise the process ends, and the
-// kubelet's restart starts it afresh. A main of one's own (fleet.Main)
-// runs a new operator, built as the first was, under the same identity
-// (LeaderElectionOptions.Identity) when it reports true.
+// kubelet's restart starts it afresh. On true, a main of one's own
+// (fleet.Main) runs a new operator under the same Identity.
 func RunAgain(ctx context.Context, op *Operator, err error) bool {
 	lost := errors.Is(err, ErrLostLeadership) || errors.Is(err, ErrLostMembership)
 	return lost && ctx.Err() == nil && len(op.inflight.List()) == 0
