@@ -117,7 +117,11 @@ func (s *sharedCaches) kind(gvk schema.GroupVersionKind, sharded bool) (*kindCac
 // by kc.owners.
 func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInformer, error) {
 	if s.full[ns][kc.gvk] && !kc.sharded {
-		f := s.op.Informers(ns)
+		// Only a factory of Informers has full kinds. Looked up, not
+		// made: making one here would link client-go's every informer.
+		s.op.mu.Lock()
+		f := s.op.factories[ns]
+		s.op.mu.Unlock()
 		gi, err := f.ForResource(kc.gvr)
 		if err == nil {
 			inf := gi.Informer()
@@ -165,7 +169,7 @@ func (s *sharedCaches) metadataInformer(kc *kindCache, ns, selector string) (cac
 	if selector != "" {
 		tweak = func(o *metav1.ListOptions) { o.LabelSelector = selector }
 	}
-	inf := metadatainformer.NewFilteredMetadataInformer(s.op.metadata, kc.gvr, ns, 0, cache.Indexers{}, tweak).Informer()
+	inf := metadatainformer.NewFilteredMetadataInformer(s.op.kube.Metadata, kc.gvr, ns, 0, cache.Indexers{}, tweak).Informer()
 	return inf, inf.SetTransform(s.op.opts.transformOwned())
 }
 

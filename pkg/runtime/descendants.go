@@ -197,7 +197,7 @@ func (s *descendantStore) write(ctx context.Context, obj *unstructured.Unstructu
 	}
 	key := cache.ObjectName{Namespace: k.Namespace, Name: k.Name}
 	kc.writes.Begin(key)
-	got, err := write(s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace))
+	got, err := write(s.op.kube.Dynamic.Resource(kc.gvr).Namespace(k.Namespace))
 	if kc.writes.End(key, got, err == nil, before) {
 		s.wakeOwner(obj)
 	}
@@ -263,7 +263,7 @@ func (s *descendantStore) Delete(ctx context.Context, k plug.ObjectKey, uid type
 // or another object had taken its name.
 func (s *descendantStore) delete(ctx context.Context, kc *kindCache, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) (deleted bool, err error) {
 	kc.writes.Deleted.Begin(uid)
-	err = s.op.dynamic.Resource(kc.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{
+	err = s.op.kube.Dynamic.Resource(kc.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 		PropagationPolicy: &propagation,
 	})

@@ -60,7 +60,7 @@ func (ms migrations) of(gr schema.GroupResource) Runnable {
 		Help: "Objects written again to move them to their CRD's storage version, by resource.",
 	}, []string{"resource"})).WithLabelValues(gr.String())
 	m := &migration.Migrator{
-		Dynamic: o.dynamic, Discovery: o.clientset.Discovery(), Resource: gr,
+		Dynamic: o.kube.Dynamic, Discovery: o.kube.Discovery, Resource: gr,
 		Log:      o.log.WithName("storage-migration"),
 		Migrated: func(n int) { written.Add(float64(n)) },
 		Event: func(crd *unstructured.Unstructured, eventtype, reason, action, note string) {
@@ -98,7 +98,7 @@ func (ms migrations) of(gr schema.GroupResource) Runnable {
 // it returns when the CRD changes.
 func (ms migrations) crdChanges(ctx context.Context, gr schema.GroupResource) <-chan struct{} {
 	changed := make(chan struct{}, 1)
-	crds := ms.o.dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crds := ms.o.kube.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	byName := func(opts *metav1.ListOptions) {
 		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", gr.String()).String()
 	}

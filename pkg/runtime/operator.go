@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -14,20 +13,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
-	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/clients"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fieldset"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/inflight"
@@ -58,9 +55,7 @@ type Operator struct {
 
 	opts        Options
 	log         logr.Logger
-	clientset   kubernetes.Interface
-	dynamic     dynamic.Interface
-	metadata    metadata.Interface
+	kube        *clients.Set
 	mapper      meta.ResettableRESTMapper
 	factories   map[string]informers.SharedInformerFactory
 	broadcaster events.EventBroadcaster
@@ -69,10 +64,6 @@ type Operator struct {
 	caches      *sharedCaches
 	// schemas tell the field set of a descendant's apply.
 	schemas *fieldset.Schemas
-	// leases reads and writes the Leases of leader election and sharding,
-	// over a connection of their own (leaseHTTP).
-	leases    coordinationclient.CoordinationV1Interface
-	leaseHTTP *http.Client
 	// shard and member are set with Options.Sharding (shard.go).
 	shardKeys *shard.Keys
 	member    *shard.Member
@@ -151,8 +142,8 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		o.member = shard.NewMember(sharding{o}.env())
 	}
 	o.caches = newSharedCaches(o)
-	o.schemas = fieldset.NewSchemas(o.clientset.Discovery().OpenAPIV3())
-	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.clientset.EventsV1()})
+	o.schemas = fieldset.NewSchemas(o.kube.Discovery.OpenAPIV3())
+	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.kube.Events})
 	o.recorder = observe.NoteLimit{EventRecorder: o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
 	return o, nil
 }
@@ -169,42 +160,15 @@ func (o *Operator) buildClients() error {
 	// The API server's /readyz, which every authenticated identity may
 	// read (ClusterRole system:public-info-viewer).
 	apiReady := func(ctx context.Context) error {
-		return o.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+		return o.kube.Discovery.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 	}
 	o.probe = serving.NewProbe(apiReady, o.config.Host)
 	o.outage = outage.New(apiReady, o.log.WithName("caches"))
 	o.httpClient = o.outage.Client(o.httpClient)
-	if o.clientset, err = kubernetes.NewForConfigAndClient(o.config, o.httpClient); err != nil {
+	if o.kube, err = clients.Build(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
 	}
-	if o.dynamic, err = dynamic.NewForConfigAndClient(o.config, o.httpClient); err != nil {
-		return fmt.Errorf("runtime.New: %w", err)
-	}
-	if o.metadata, err = metadata.NewForConfigAndClient(o.config, o.httpClient); err != nil {
-		return fmt.Errorf("runtime.New: %w", err)
-	}
-	// The Leases of leader election and sharding go over a connection of
-	// their own, with a rate limit of their own: a renewal never waits
-	// behind the caches' lists and watches (a sharded member taking its
-	// buckets starts dozens at once).
-	leaseCfg := rest.CopyConfig(o.config)
-	leaseCfg.RateLimiter = nil
-	leaseCfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext // no shared transport
-	leaseHTTP, err := rest.HTTPClientFor(leaseCfg)
-	o.leaseHTTP = leaseHTTP
-	if err != nil {
-		return fmt.Errorf("runtime.New: build the HTTP client of the Leases: %w", err)
-	}
-	leaseClients, err := kubernetes.NewForConfigAndClient(leaseCfg, leaseHTTP)
-	if err != nil {
-		return fmt.Errorf("runtime.New: %w", err)
-	}
-	o.leases = leaseClients.CoordinationV1()
-	dc, err := discovery.NewDiscoveryClientForConfigAndClient(o.config, o.httpClient)
-	if err != nil {
-		return fmt.Errorf("runtime.New: %w", err)
-	}
-	o.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	o.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(o.kube.Discovery))
 	return nil
 }
 
@@ -216,10 +180,10 @@ func (o *Operator) RESTConfig() *rest.Config { return o.config }
 func (o *Operator) HTTPClient() *http.Client { return o.httpClient }
 
 // Clientset returns client-go's clientset on the shared HTTP client.
-func (o *Operator) Clientset() kubernetes.Interface { return o.clientset }
+func (o *Operator) Clientset() kubernetes.Interface { return o.kube.Clientset() }
 
 // Dynamic returns a dynamic client on the shared HTTP client.
-func (o *Operator) Dynamic() dynamic.Interface { return o.dynamic }
+func (o *Operator) Dynamic() dynamic.Interface { return o.kube.Dynamic }
 
 // RESTMapper maps kinds to resources with cached discovery.
 func (o *Operator) RESTMapper() meta.RESTMapper { return o.mapper }
@@ -262,7 +226,7 @@ func (o *Operator) Informers(namespace string) informers.SharedInformerFactory {
 	defer o.mu.Unlock()
 	f, ok := o.factories[namespace]
 	if !ok {
-		f = informers.NewSharedInformerFactoryWithOptions(o.clientset, 0,
+		f = informers.NewSharedInformerFactoryWithOptions(o.kube.Clientset(), 0,
 			informers.WithNamespace(namespace), informers.WithTransform(o.opts.transform()))
 		o.factories[namespace] = f
 	}

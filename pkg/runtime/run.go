@@ -53,7 +53,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	// Last: the connections go with the operator (a fleet disengages a
 	// cluster so).
 	defer utilnet.CloseIdleConnectionsFor(o.httpClient.Transport)
-	defer utilnet.CloseIdleConnectionsFor(o.leaseHTTP.Transport)
+	defer utilnet.CloseIdleConnectionsFor(o.kube.LeaseHTTP.Transport)
 	// Servers of every replica (AddReplicaRunnable, the webhook server) run from
 	// here until the workers drained.
 	o.plan.mu.Lock()
@@ -105,7 +105,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if member != nil {
 		return sharding{o}.run(ctx, member)
 	}
-	return o.opts.LeaderElection.elector(o.leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
+	return o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
 }
 
 // startCaches starts the shared factories, sets the controllers up, starts

@@ -29,9 +29,9 @@ func (s sharding) env() shard.Env {
 	le := o.opts.LeaderElection
 	return shard.Env{
 		Keys:          o.shardKeys,
-		Clientset:     o.clientset,
-		Leases:        o.leases,
-		Metadata:      o.metadata,
+		Coordination:  o.kube.Coordination,
+		Leases:        o.kube.Leases,
+		Metadata:      o.kube.Metadata,
 		Clock:         o.opts.Clock,
 		Identity:      le.Identity,
 		LeaseDuration: le.LeaseDuration,
@@ -95,7 +95,7 @@ func (s sharding) run(ctx context.Context, m *memberRun) error {
 		<-m.done
 		return err
 	}
-	el := o.opts.LeaderElection.elector(o.leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
+	el := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
 	leadErr := el.Run(ctx, func(leadCtx context.Context) bool {
 		return o.workOn(leadCtx, nil, append(o.leaderRunnables(), sh), true)
 	})
@@ -128,7 +128,7 @@ func (s sharding) join(ctx context.Context) *memberRun {
 	go func() {
 		defer close(m.done)
 		k := o.shardKeys
-		e := o.opts.LeaderElection.elector(o.leases, o.opts.Clock, k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
+		e := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
 		m.err = e.Run(ctx, func(memberCtx context.Context) bool {
 			select {
 			case <-m.synced:
@@ -159,7 +159,7 @@ type shardable interface {
 }
 
 func (c *Controller[T]) shardKind(selector string) (shard.Kind, error) {
-	k := shard.Kind{Controller: c.name, Resource: c.op.metadata.Resource(c.kind.GVR())}
+	k := shard.Kind{Controller: c.name, Resource: c.op.kube.Metadata.Resource(c.kind.GVR())}
 	for _, ns := range c.op.opts.namespaces(c.kind.Namespaced) {
 		inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, shard.Share{Label: selector})
 		if err != nil {

@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 )
@@ -64,12 +63,12 @@ type Auth struct {
 	failed *rate.Sometimes
 }
 
-// NewAuth returns the check of requests that asks the API server behind
-// cs. It logs to log.
-func NewAuth(cs kubernetes.Interface, log logr.Logger) *Auth {
+// NewAuth returns the check of requests that asks the API server through
+// the two clients. It logs to log.
+func NewAuth(authn authenticationv1client.AuthenticationV1Interface, authz authorizationv1client.AuthorizationV1Interface, log logr.Logger) *Auth {
 	return &Auth{
-		tokens:    cs.AuthenticationV1().TokenReviews(),
-		reviews:   cs.AuthorizationV1().SubjectAccessReviews(),
+		tokens:    authn.TokenReviews(),
+		reviews:   authz.SubjectAccessReviews(),
 		users:     cache.NewLRUExpireCache(reviewCache),
 		decisions: cache.NewLRUExpireCache(reviewCache),
 		log:       log,

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/client-go/kubernetes"
+	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/securemetrics"
@@ -27,10 +29,12 @@ type Config struct {
 	MetricsAddr, HealthAddr, PprofAddr string
 	MetricsInsecure                    bool
 	MetricsCertDir                     string
-	// Metrics serves /metrics; Clientset authorizes its callers (over
-	// HTTPS, unless MetricsInsecure).
-	Metrics   http.Handler
-	Clientset kubernetes.Interface
+	// Metrics serves /metrics; the API server behind RESTConfig and
+	// HTTPClient authorizes its callers (over HTTPS, unless
+	// MetricsInsecure).
+	Metrics    http.Handler
+	RESTConfig *rest.Config
+	HTTPClient *http.Client
 	// Health and Ready answer /healthz and /readyz: nil, or the error
 	// that fails them; the notes are shown either way.
 	Health, Ready func(*http.Request) (notes []string, err error)
@@ -109,7 +113,15 @@ func (s *Servers) startMetrics(cfg Config) error {
 		s.metricsAddr, err = s.serve(cfg.MetricsAddr, mux, option)
 		return err
 	}
-	auth := securemetrics.NewAuth(cfg.Clientset, cfg.Log.WithName("metrics"))
+	authn, err := authenticationv1client.NewForConfigAndClient(cfg.RESTConfig, cfg.HTTPClient)
+	if err != nil {
+		return err
+	}
+	authz, err := authorizationv1client.NewForConfigAndClient(cfg.RESTConfig, cfg.HTTPClient)
+	if err != nil {
+		return err
+	}
+	auth := securemetrics.NewAuth(authn, authz, cfg.Log.WithName("metrics"))
 	tlsCfg, err := securemetrics.TLS(s.ctx, cfg.MetricsCertDir)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,8 +13,9 @@ import (
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/watch"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
@@ -128,8 +130,9 @@ func ReadAssignment(l *coordinationv1.Lease) (Assignment, error) {
 // Env is what the member and the sharder talk to and report to.
 type Env struct {
 	Keys *Keys
-	// Clientset runs the informers of the Leases.
-	Clientset kubernetes.Interface
+	// Coordination runs the informers of the Leases, on the shared
+	// connection.
+	Coordination coordinationclient.CoordinationV1Interface
 	// Leases writes the Leases, on a connection of their own.
 	Leases coordinationclient.CoordinationV1Interface
 	// Metadata writes the bucket labels.
@@ -159,4 +162,22 @@ func (h Hooks) moved(mv Move, handover time.Duration) {
 	if h.Moved != nil {
 		h.Moved(mv, handover)
 	}
+}
+
+// leaseInformer is an informer of the Leases in ns that tweak selects, as
+// client-go's informer factory would make it (watch-list semantics
+// included), without linking the factory and its every kind.
+func (e Env) leaseInformer(ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+	leases := e.Coordination.Leases(ns)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			tweak(&o)
+			return leases.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			return leases.Watch(ctx, o)
+		},
+	}
+	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, leases), &coordinationv1.Lease{}, 0, cache.Indexers{})
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 )
@@ -128,11 +127,9 @@ func (m *Member) heldBuckets() []int {
 // this replica holds its member Lease. Then it lets go of every bucket.
 func (m *Member) Follow(ctx context.Context) {
 	k := m.env.Keys
-	f := informers.NewSharedInformerFactoryWithOptions(m.env.Clientset, 0, informers.WithNamespace(k.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", k.ShardsLease).String()
-		}))
-	inf := f.Coordination().V1().Leases().Informer()
+	inf := m.env.leaseInformer(k.Namespace, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", k.ShardsLease).String()
+	})
 	kick := make(chan struct{}, 1)
 	wake := func() {
 		select {
@@ -144,9 +141,10 @@ func (m *Member) Follow(ctx context.Context) {
 		AddFunc:    func(any) { wake() },
 		UpdateFunc: func(any, any) { wake() },
 	})
-	f.Start(ctx.Done())
+	var running sync.WaitGroup
+	running.Go(func() { inf.RunWithContext(ctx) })
 	defer func() {
-		f.Shutdown()
+		running.Wait()
 		m.releaseAll()
 	}()
 	tick := m.env.Clock.NewTicker(m.env.RetryPeriod)

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -81,8 +80,7 @@ func NewSharder(env Env, kinds []Kind) *Sharder {
 // Watch starts the sharder's caches until ctx ends: the member Leases and
 // the kinds' unlabelled objects. Every replica runs them, leader or not.
 func (s *Sharder) Watch(ctx context.Context) error {
-	f := informers.NewSharedInformerFactoryWithOptions(s.env.Clientset, 0, informers.WithNamespace(s.env.Keys.Namespace))
-	s.leases = f.Coordination().V1().Leases().Informer()
+	s.leases = s.env.leaseInformer(s.env.Keys.Namespace, func(*metav1.ListOptions) {})
 	if _, err := s.leases.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			s.onLease(obj, func(l *coordinationv1.Lease) { s.members.observe(l, initial) })
@@ -104,7 +102,7 @@ func (s *Sharder) Watch(ctx context.Context) error {
 			s.synced = append(s.synced, inf.HasSynced)
 		}
 	}
-	f.Start(ctx.Done())
+	go s.leases.RunWithContext(ctx)
 	for _, k := range s.kinds {
 		for _, inf := range k.Informers {
 			go inf.RunWithContext(ctx)
