@@ -77,9 +77,7 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share) (cache.SharedIndexInformer, error) {
 	lw := observe.ObserveLists(c.kind.ListWatch(ns), w, c.op.bus.Emit, &c.op.relists)
 	lw.Selector, lw.ShardSelector = share.Label, share.Server
+	lw.Transform = versionTurn[T]{c}.transform()
 	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
-	if err := inf.SetTransform((versionTurn[T]{c}).transform()); err != nil {
-		return nil, err
-	}
 	return inf, observeWatch(inf, c.op, w)
 }

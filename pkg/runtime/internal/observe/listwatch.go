@@ -30,6 +30,13 @@ type Lists struct {
 	// selector, ShardSelector as the API server's shard selector: a
 	// sharded member's share.
 	Selector, ShardSelector string
+	// Transform, when set, is applied to each object where it arrives:
+	// to each item of a list's page before the next page is asked for,
+	// and to each watch event's object on the way to the informer, which
+	// then needs no transform of its own. It must change the object in
+	// place. A cache that fills this way never holds a page of objects
+	// untransformed (with their managedFields, their strings not shared).
+	Transform cache.TransformFunc
 }
 
 // Relister is told which watches expired and when their list is whole
@@ -71,6 +78,12 @@ func (l *Lists) selected(opts metav1.ListOptions) metav1.ListOptions {
 func (l *Lists) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts = l.selected(opts)
 	obj, err := l.lw.ListWithContext(ctx, opts)
+	if err == nil && l.Transform != nil {
+		err = meta.EachListItem(obj, func(item runtime.Object) error {
+			_, err := l.Transform(item)
+			return err
+		})
+	}
 	if err == nil {
 		l.chunk(obj)
 		if opts.Continue == "" { // the first page of a list, not each page
@@ -103,7 +116,7 @@ func (l *Lists) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 			l.emit(telemetry.WatchFailed{Watch: l.w, Err: err})
 		}
 	}, ended)
-	o.initial = initial
+	o.initial, o.transform = initial, l.Transform
 	go o.forward()
 	return o, nil
 }
@@ -122,6 +135,9 @@ type errorObserver struct {
 	// initial, when set, is called once with the number of objects the
 	// stream sent before its initial-events-end bookmark.
 	initial func(n int)
+	// transform, when set, is applied to the object of each event but
+	// errors and bookmarks.
+	transform cache.TransformFunc
 }
 
 // newErrorObserver returns the observer of w; the caller starts its
@@ -150,6 +166,11 @@ func (o *errorObserver) forward() {
 			if o.initial != nil && initialEventsEnd(ev.Object) {
 				o.initial(added)
 				o.initial = nil
+			}
+		}
+		if o.transform != nil && ev.Type != watch.Error && ev.Type != watch.Bookmark {
+			if obj, err := o.transform(ev.Object); err == nil {
+				ev.Object = obj.(runtime.Object)
 			}
 		}
 		select {

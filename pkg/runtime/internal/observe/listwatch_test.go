@@ -109,3 +109,50 @@ type noRelists struct{}
 
 func (noRelists) Listed(telemetry.Watch)        {}
 func (noRelists) Failed(telemetry.Watch, error) {}
+
+// TestTransformWhereObjectsArrive: with a Transform, every listed item
+// and the object of every added, modified and deleted event is
+// transformed before the informer sees it; bookmarks and errors are not.
+func TestTransformWhereObjectsArrive(t *testing.T) {
+	t.Parallel()
+	mark := func(obj any) (any, error) {
+		m := obj.(metav1.Object)
+		m.SetLabels(map[string]string{"transformed": m.GetName()})
+		return obj, nil
+	}
+	cm := func(name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	fake := watch.NewFake()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(context.Context, metav1.ListOptions) (kruntime.Object, error) {
+			return &corev1.ConfigMapList{Items: []corev1.ConfigMap{*cm("a"), *cm("b")}}, nil
+		},
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fake, nil },
+	}
+	l := ObserveLists(lw, telemetry.Watch{Controller: "c"}, func(telemetry.Event) {}, noRelists{})
+	l.Transform = mark
+	list, err := l.ListWithContext(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, item := range list.(*corev1.ConfigMapList).Items {
+		assert.Equal(t, item.Name, item.Labels["transformed"])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := l.WatchWithContext(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	go func() {
+		fake.Add(cm("c"))
+		fake.Modify(cm("d"))
+		fake.Action(watch.Bookmark, cm("e"))
+		fake.Delete(cm("f"))
+		fake.Error(&metav1.Status{Message: "gone"})
+	}()
+	for _, want := range []string{"c", "d", "", "f"} {
+		ev := <-w.ResultChan()
+		assert.Equal(t, want, ev.Object.(metav1.Object).GetLabels()["transformed"], ev.Type)
+	}
+	ev := <-w.ResultChan()
+	assert.Equal(t, watch.Error, ev.Type)
+	assert.Equal(t, "gone", ev.Object.(*metav1.Status).Message)
+}
