@@ -73,7 +73,6 @@ const (
 	builtinPkg = "github.com/opgen-sdk/opgen/pkg/runtime/builtin"
 	plugPkg    = "github.com/opgen-sdk/opgen/pkg/plug"
 	cachePkg   = "k8s.io/client-go/tools/cache"
-	fieldsPkg  = "k8s.io/apimachinery/pkg/fields"
 	schemaPkg  = "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -296,7 +295,7 @@ func (g glue) kindNamed(f *jen.File, name string) {
 			"Resource", jen.Lit(k.Plural),
 			"Namespaced", jen.Lit(k.Namespaced),
 			"ListWatch", jen.Func().Params(jen.Id("namespace").String()).Op("*").Qual(cachePkg, "ListWatch").Block(
-				jen.Return(jen.Qual(cachePkg, "NewListWatchFromClient").Call(restClient, jen.Lit(k.Plural), jen.Id("namespace"), jen.Qual(fieldsPkg, "Everything").Call())),
+				jen.Return(jen.Qual(runtimePkg, "ListWatch").Types(g.obj()).Call(restClient, jen.Lit(k.Plural), jen.Id("namespace"))),
 			),
 			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(plugPkg, "Client").Types(g.obj()).Block(
 				jen.Return(client),

@@ -1,11 +1,18 @@
 package runtime
 
 import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/watchjson"
 )
 
 // Kind describes one API kind to the runtime in typed terms: how to watch it
@@ -38,4 +45,20 @@ type Kind[T apis.Object] struct {
 // GVR returns the kind's group, version and resource.
 func (k Kind[T]) GVR() schema.GroupVersionResource {
 	return k.GVK.GroupVersion().WithResource(k.Resource)
+}
+
+// ListWatch is the Kind.ListWatch opgen generates: it lists the resource
+// in namespace through c (a generated clientset's RESTClient) as
+// client-go's cache.NewListWatchFromClient does, and watches it with a
+// decoder of T's JSON events that reads each event once, where client-go's
+// scans it three times (docs/runtime.md, "How the caches fill").
+func ListWatch[T apis.Object](c rest.Interface, resource, namespace string) *cache.ListWatch {
+	lw := cache.NewListWatchFromClient(c, resource, namespace, fields.Everything())
+	lw.WatchFuncWithContext = func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		return watchjson.Watch[T](ctx, c, resource, namespace, opts)
+	}
+	lw.WatchFunc = func(opts metav1.ListOptions) (watch.Interface, error) {
+		return lw.WatchFuncWithContext(context.Background(), opts)
+	}
+	return lw
 }

@@ -10,7 +10,6 @@ import (
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	corev1 "k8s.io/api/core/v1"
-	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
@@ -60,7 +59,7 @@ func loadKind(cs versioned.Interface) runtime.Kind[*loadv1.Load] {
 		Resource:   "loads",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.LoadV1().RESTClient(), "loads", namespace, fields.Everything())
+			return runtime.ListWatch[*loadv1.Load](cs.LoadV1().RESTClient(), "loads", namespace)
 		},
 		Client: func(namespace string) plug.Client[*loadv1.Load] {
 			return cs.LoadV1().Loads(namespace)

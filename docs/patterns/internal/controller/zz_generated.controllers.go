@@ -10,7 +10,6 @@ import (
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	batchv1 "k8s.io/api/batch/v1"
-	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
@@ -60,7 +59,7 @@ func scheduleKind(cs versioned.Interface) runtime.Kind[*batchpatternsv1.Schedule
 		Resource:   "schedules",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.BatchV1().RESTClient(), "schedules", namespace, fields.Everything())
+			return runtime.ListWatch[*batchpatternsv1.Schedule](cs.BatchV1().RESTClient(), "schedules", namespace)
 		},
 		Client: func(namespace string) plug.Client[*batchpatternsv1.Schedule] {
 			return cs.BatchV1().Schedules(namespace)

@@ -11,7 +11,6 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
@@ -61,7 +60,7 @@ func greetingKind(cs versioned.Interface) runtime.Kind[*hellov1.Greeting] {
 		Resource:   "greetings",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.HelloV1().RESTClient(), "greetings", namespace, fields.Everything())
+			return runtime.ListWatch[*hellov1.Greeting](cs.HelloV1().RESTClient(), "greetings", namespace)
 		},
 		Client: func(namespace string) plug.Client[*hellov1.Greeting] {
 			return cs.HelloV1().Greetings(namespace)

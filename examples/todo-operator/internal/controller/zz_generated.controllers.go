@@ -10,7 +10,6 @@ import (
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	webhook "github.com/opgen-sdk/opgen/pkg/webhook"
-	fields "k8s.io/apimachinery/pkg/fields"
 	cache "k8s.io/client-go/tools/cache"
 	"time"
 )
@@ -64,7 +63,7 @@ func todoKind(cs versioned.Interface) runtime.Kind[*todov1.Todo] {
 		Resource:   "todos",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.TodoV1().RESTClient(), "todos", namespace, fields.Everything())
+			return runtime.ListWatch[*todov1.Todo](cs.TodoV1().RESTClient(), "todos", namespace)
 		},
 		Client: func(namespace string) plug.Client[*todov1.Todo] {
 			return cs.TodoV1().Todos(namespace)

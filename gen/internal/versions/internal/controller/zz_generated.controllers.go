@@ -10,7 +10,6 @@ import (
 	versioned "github.com/opgen-sdk/opgen/gen/internal/versions/pkg/generated/clientset/versioned"
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
-	fields "k8s.io/apimachinery/pkg/fields"
 	cache "k8s.io/client-go/tools/cache"
 )
 
@@ -59,7 +58,7 @@ func shapeKind(cs versioned.Interface) runtime.Kind[*shapesv1.Shape] {
 		Resource:   "shapes",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.ShapesV1().RESTClient(), "shapes", namespace, fields.Everything())
+			return runtime.ListWatch[*shapesv1.Shape](cs.ShapesV1().RESTClient(), "shapes", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shapesv1.Shape] {
 			return cs.ShapesV1().Shapes(namespace)
@@ -112,7 +111,7 @@ func shapeV2Kind(cs versioned.Interface) runtime.Kind[*shapesv2.Shape] {
 		Resource:   "shapes",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.ShapesV2().RESTClient(), "shapes", namespace, fields.Everything())
+			return runtime.ListWatch[*shapesv2.Shape](cs.ShapesV2().RESTClient(), "shapes", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shapesv2.Shape] {
 			return cs.ShapesV2().Shapes(namespace)

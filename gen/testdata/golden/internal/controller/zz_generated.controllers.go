@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	fields "k8s.io/apimachinery/pkg/fields"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	informers "k8s.io/client-go/informers"
 	cache "k8s.io/client-go/tools/cache"
@@ -67,7 +66,7 @@ func indexKind(cs versioned.Interface) runtime.Kind[*shopv1.Index] {
 		Resource:   "indexes",
 		Namespaced: false,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.ShopV1().RESTClient(), "indexes", namespace, fields.Everything())
+			return runtime.ListWatch[*shopv1.Index](cs.ShopV1().RESTClient(), "indexes", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shopv1.Index] {
 			return cs.ShopV1().Indexes()
@@ -119,7 +118,7 @@ func orderKind(cs versioned.Interface) runtime.Kind[*shopv1.Order] {
 		Resource:   "orders",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.ShopV1().RESTClient(), "orders", namespace, fields.Everything())
+			return runtime.ListWatch[*shopv1.Order](cs.ShopV1().RESTClient(), "orders", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shopv1.Order] {
 			return cs.ShopV1().Orders(namespace)

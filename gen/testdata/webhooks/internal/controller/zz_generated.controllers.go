@@ -10,7 +10,6 @@ import (
 	plug "github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	webhook "github.com/opgen-sdk/opgen/pkg/webhook"
-	fields "k8s.io/apimachinery/pkg/fields"
 	cache "k8s.io/client-go/tools/cache"
 )
 
@@ -63,7 +62,7 @@ func widgetKind(cs versioned.Interface) runtime.Kind[*storev1.Widget] {
 		Resource:   "widgets",
 		Namespaced: true,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.StoreV1().RESTClient(), "widgets", namespace, fields.Everything())
+			return runtime.ListWatch[*storev1.Widget](cs.StoreV1().RESTClient(), "widgets", namespace)
 		},
 		Client: func(namespace string) plug.Client[*storev1.Widget] {
 			return cs.StoreV1().Widgets(namespace)
@@ -118,7 +117,7 @@ func gadgetKind(cs versioned.Interface) runtime.Kind[*storev1.Gadget] {
 		Resource:   "gadgets",
 		Namespaced: false,
 		ListWatch: func(namespace string) *cache.ListWatch {
-			return cache.NewListWatchFromClient(cs.StoreV1().RESTClient(), "gadgets", namespace, fields.Everything())
+			return runtime.ListWatch[*storev1.Gadget](cs.StoreV1().RESTClient(), "gadgets", namespace)
 		},
 		Client: func(namespace string) plug.Client[*storev1.Gadget] {
 			return cs.StoreV1().Gadgets()

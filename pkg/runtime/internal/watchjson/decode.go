@@ -1,0 +1,183 @@
+// Package watchjson decodes a watch stream of JSON events straight into a
+// typed object, in one pass over each event.
+//
+// client-go's watch decoder is general: it frames the stream with
+// encoding/json's scanner, sniffs the apiVersion and kind of the event
+// and again of its object (a second full scan each), copies the object's
+// bytes out of the event, then decodes them. For a controller's own kind
+// the type is known, so Decoder frames an event with a plain scan of its
+// braces and decodes it with the same JSON library and options client-go
+// uses, once. The objects it returns are those client-go's typed client
+// returns: the same fields, TypeMeta empty.
+package watchjson
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// Decoder is a watch.Decoder of a stream of JSON watch events whose
+// objects are Ts (or a metav1.Status for an ERROR event).
+type Decoder[T runtime.Object] struct {
+	body   io.ReadCloser
+	frames frames
+}
+
+// NewDecoder returns the decoder of body, which it closes on Close.
+func NewDecoder[T runtime.Object](body io.ReadCloser) *Decoder[T] {
+	return &Decoder[T]{body: body, frames: frames{r: body, buf: make([]byte, 0, 16<<10)}}
+}
+
+// event is a watch event whose object decodes as T.
+type event[T any] struct {
+	Type   watch.EventType `json:"type"`
+	Object T               `json:"object"`
+}
+
+// Decode returns the next event. At the end of the stream it returns
+// io.EOF; a stream cut inside an event is io.ErrUnexpectedEOF.
+func (d *Decoder[T]) Decode() (watch.EventType, runtime.Object, error) {
+	frame, err := d.frames.next()
+	if err != nil {
+		return "", nil, err
+	}
+	var ev event[T]
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &ev); err != nil {
+		return "", nil, fmt.Errorf("decode a watch event: %w", err)
+	}
+	switch ev.Type {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+	case watch.Error:
+		var st event[*metav1.Status]
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &st); err != nil || st.Object == nil {
+			return "", nil, fmt.Errorf("decode the status of a watch's ERROR event: %w", err)
+		}
+		return watch.Error, st.Object, nil
+	default:
+		return "", nil, fmt.Errorf("got invalid watch event type: %q", ev.Type)
+	}
+	var zero T
+	if any(ev.Object) == any(zero) {
+		return "", nil, fmt.Errorf("a watch event of type %s has no object", ev.Type)
+	}
+	// As client-go's typed clients return them.
+	ev.Object.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return ev.Type, ev.Object, nil
+}
+
+// Close closes the stream.
+func (d *Decoder[T]) Close() { _ = d.body.Close() }
+
+// frames splits a stream into its top-level JSON objects, with or
+// without whitespace between them.
+type frames struct {
+	r   io.Reader
+	buf []byte // buf[start:] is read and not returned yet
+	// start is where the next frame begins in buf.
+	start int
+	err   error
+}
+
+// next returns the next object; it stays valid until the next call.
+func (f *frames) next() ([]byte, error) {
+	// Move what is left of the last read to the front, so that buf
+	// grows only for an event larger than it.
+	n := copy(f.buf[:cap(f.buf)], f.buf[f.start:])
+	f.buf, f.start = f.buf[:n], 0
+	depth, inString, escaped, begin := 0, false, false, -1
+	for i := 0; ; i++ {
+		if i == len(f.buf) {
+			switch {
+			case f.err == io.EOF && begin >= 0:
+				return nil, io.ErrUnexpectedEOF
+			case f.err != nil:
+				return nil, f.err
+			}
+			f.fill()
+			if i == len(f.buf) {
+				i-- // nothing read this time: look again
+				continue
+			}
+		}
+		c := f.buf[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth == 0 {
+				begin = i
+			}
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 && begin >= 0 {
+				f.start = i + 1
+				return f.buf[begin : i+1], nil
+			}
+			if depth < 0 {
+				return nil, fmt.Errorf("a watch stream has an unbalanced %q at byte %d", c, i)
+			}
+		case ' ', '\t', '\r', '\n':
+		default:
+			if depth == 0 {
+				return nil, fmt.Errorf("a watch stream has %q outside of an event", c)
+			}
+		}
+	}
+}
+
+// fill reads more of the stream into buf, growing it when full.
+func (f *frames) fill() {
+	if len(f.buf) == cap(f.buf) {
+		f.buf = append(f.buf, make([]byte, cap(f.buf))...)[:len(f.buf)]
+	}
+	n, err := f.r.Read(f.buf[len(f.buf):cap(f.buf)])
+	f.buf = f.buf[:len(f.buf)+n]
+	if err != nil {
+		f.err = err
+	}
+}
+
+// Watch watches resource in namespace ("" for all, or for a
+// cluster-scoped resource) through c, as client-go's generated list-watch
+// does (cache.NewListWatchFromClient with every field), and decodes its
+// events with a Decoder. Like client-go's Request.Watch, a connection cut
+// before the stream began (an EOF, a timeout) is an empty watch, which the
+// reflector starts again.
+func Watch[T runtime.Object](ctx context.Context, c rest.Interface, resource, namespace string, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.Watch = true
+	body, err := c.Get().NamespaceIfScoped(namespace, namespace != "").Resource(resource).
+		VersionedParams(&opts, metav1.ParameterCodec).SetHeader("Accept", "application/json").Stream(ctx)
+	if err != nil {
+		if utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) {
+			return watch.NewEmptyWatch(), nil
+		}
+		return nil, err
+	}
+	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), NewDecoder[T](body),
+		// 500: the cause of a decoding error is unknown, as client-go says.
+		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
+}

@@ -1,0 +1,133 @@
+package watchjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+	restclientwatch "k8s.io/client-go/rest/watch"
+)
+
+type decoded struct {
+	typ watch.EventType
+	obj runtime.Object
+}
+
+// stream is the JSON of a watch of ConfigMaps as the API server writes
+// it, with strings that hold braces, quotes and escapes, an object larger
+// than the decoder's first buffer, a bookmark and an ERROR event.
+func stream(t *testing.T, sep string) []byte {
+	t.Helper()
+	big := strings.Repeat("0123456789abcdef", 3000) // 48 KB
+	cm := func(name, value string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: "7", Labels: map[string]string{"a": "b"}},
+			Data:       map[string]string{"v": value},
+		}
+	}
+	events := []metav1.WatchEvent{
+		{Type: "ADDED", Object: runtime.RawExtension{Object: cm("one", `{"not": "an object"} }}} \" \\ ]`)}},
+		{Type: "MODIFIED", Object: runtime.RawExtension{Object: cm("two", big)}},
+		{Type: "DELETED", Object: runtime.RawExtension{Object: cm("three", "é ☃ \u2028")}},
+		{Type: "BOOKMARK", Object: runtime.RawExtension{Object: &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{ResourceVersion: "9", Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}},
+		}}},
+		{Type: "ERROR", Object: runtime.RawExtension{Object: &metav1.Status{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
+			Status:   metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 1 (5)",
+		}}},
+	}
+	var b bytes.Buffer
+	for _, ev := range events {
+		raw, err := json.Marshal(ev.Object.Object)
+		require.NoError(t, err)
+		ev.Object = runtime.RawExtension{Raw: raw}
+		line, err := json.Marshal(ev)
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteString(sep)
+	}
+	return b.Bytes()
+}
+
+func decodeAll(t *testing.T, d watch.Decoder) ([]decoded, error) {
+	t.Helper()
+	var out []decoded
+	for {
+		typ, obj, err := d.Decode()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, decoded{typ, obj})
+	}
+}
+
+// clientGo decodes the stream as client-go's typed clients do.
+func clientGo(t *testing.T, data []byte) []decoded {
+	t.Helper()
+	codecs := scheme.Codecs.WithoutConversion()
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), "application/json")
+	require.True(t, ok)
+	ss := info.StreamSerializer
+	d := restclientwatch.NewDecoder(streaming.NewDecoder(ss.Framer.NewFrameReader(io.NopCloser(bytes.NewReader(data))), ss.Serializer),
+		codecs.DecoderToVersion(info.Serializer, corev1.SchemeGroupVersion))
+	out, err := decodeAll(t, d)
+	require.ErrorIs(t, err, io.EOF)
+	return out
+}
+
+func TestDecoderDecodesAsClientGo(t *testing.T) {
+	t.Parallel()
+	for name, sep := range map[string]string{"newlines": "\n", "nothing between": "", "spaces": " \r\n\t "} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data := stream(t, sep)
+			want := clientGo(t, data)
+			require.Len(t, want, 5)
+			for reader, r := range map[string]io.Reader{"whole": bytes.NewReader(data), "byte by byte": iotest.OneByteReader(bytes.NewReader(data))} {
+				got, err := decodeAll(t, NewDecoder[*corev1.ConfigMap](io.NopCloser(r)))
+				require.ErrorIs(t, err, io.EOF, reader)
+				require.Len(t, got, len(want), reader)
+				for i := range want {
+					assert.Equal(t, want[i].typ, got[i].typ, reader)
+					if want[i].typ == watch.Error {
+						// client-go leaves the Status' TypeMeta.
+						assert.Equal(t, want[i].obj.(*metav1.Status).Message, got[i].obj.(*metav1.Status).Message, reader)
+						assert.Equal(t, int32(410), got[i].obj.(*metav1.Status).Code, reader)
+						continue
+					}
+					assert.Equal(t, want[i].obj, got[i].obj, reader)
+				}
+			}
+		})
+	}
+}
+
+func TestDecoderBadStreams(t *testing.T) {
+	t.Parallel()
+	decode := func(s string) error {
+		_, err := decodeAll(t, NewDecoder[*corev1.ConfigMap](io.NopCloser(strings.NewReader(s))))
+		return err
+	}
+	assert.ErrorIs(t, decode(""), io.EOF)
+	assert.ErrorIs(t, decode(" \n"), io.EOF)
+	assert.ErrorIs(t, decode(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}`+"\n"+`{"type":"ADDED","obj`), io.ErrUnexpectedEOF)
+	assert.ErrorContains(t, decode(`{"type":"SOMETHING","object":{}}`), "invalid watch event type")
+	assert.ErrorContains(t, decode(`{"type":"ADDED"}`), "has no object")
+	assert.ErrorContains(t, decode(`{"type":"ADDED","object":{}}}`), "unbalanced")
+	assert.ErrorContains(t, decode(`x{"type":"ADDED","object":{}}`), "outside of an event")
+	assert.ErrorContains(t, decode(`{"type":"ADDED","object":{"data":7}}`), "decode a watch event")
+}
