@@ -4,7 +4,7 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -53,12 +53,12 @@ func (k Kind[T]) GVR() schema.GroupVersionResource {
 // decoder of T's JSON events that reads each event once, where client-go's
 // scans it three times (docs/runtime.md, "How the caches fill").
 func ListWatch[T apis.Object](c rest.Interface, resource, namespace string) *cache.ListWatch {
-	lw := cache.NewListWatchFromClient(c, resource, namespace, fields.Everything())
-	lw.WatchFuncWithContext = func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		return watchjson.Watch[T](ctx, c, resource, namespace, opts)
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (k8sruntime.Object, error) {
+			return c.Get().Namespace(namespace).Resource(resource).VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Get()
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return watchjson.Watch[T](ctx, c, resource, namespace, opts)
+		},
 	}
-	lw.WatchFunc = func(opts metav1.ListOptions) (watch.Interface, error) {
-		return lw.WatchFuncWithContext(context.Background(), opts)
-	}
-	return lw
 }

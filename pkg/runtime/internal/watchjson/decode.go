@@ -169,7 +169,7 @@ func (f *frames) fill() {
 // reflector starts again.
 func Watch[T runtime.Object](ctx context.Context, c rest.Interface, resource, namespace string, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
-	body, err := c.Get().NamespaceIfScoped(namespace, namespace != "").Resource(resource).
+	body, err := c.Get().Namespace(namespace).Resource(resource).
 		VersionedParams(&opts, metav1.ParameterCodec).SetHeader("Accept", "application/json").Stream(ctx)
 	if err != nil {
 		if utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) {
