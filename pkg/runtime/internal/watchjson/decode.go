@@ -13,6 +13,7 @@ package watchjson
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,17 +55,22 @@ func (d *Decoder[T]) Decode() (watch.EventType, runtime.Object, error) {
 		return "", nil, err
 	}
 	var ev event[T]
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &ev); err != nil {
+	err = sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &ev)
+	if err != nil || ev.Type == watch.Error {
+		// An ERROR event's object is a Status, which need not decode as
+		// a T ("status": "Failure" where T has a status struct).
+		var st event[*metav1.Status]
+		if stErr := sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &st); stErr == nil && st.Type == watch.Error && st.Object != nil {
+			return watch.Error, st.Object, nil
+		}
+	}
+	if err != nil {
 		return "", nil, fmt.Errorf("decode a watch event: %w", err)
 	}
 	switch ev.Type {
 	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
 	case watch.Error:
-		var st event[*metav1.Status]
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &st); err != nil || st.Object == nil {
-			return "", nil, fmt.Errorf("decode the status of a watch's ERROR event: %w", err)
-		}
-		return watch.Error, st.Object, nil
+		return "", nil, errors.New("decode the status of a watch's ERROR event: it has none")
 	default:
 		return "", nil, fmt.Errorf("got invalid watch event type: %q", ev.Type)
 	}

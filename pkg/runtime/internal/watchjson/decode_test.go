@@ -131,3 +131,16 @@ func TestDecoderBadStreams(t *testing.T) {
 	assert.ErrorContains(t, decode(`x{"type":"ADDED","object":{}}`), "outside of an event")
 	assert.ErrorContains(t, decode(`{"type":"ADDED","object":{"data":7}}`), "decode a watch event")
 }
+
+// TestDecoderErrorOfAKindWithAStatus: an ERROR event decodes as its
+// Status for a kind whose status is a struct, which the Status' "status"
+// string does not fit (the 410 Gone that ends a watch after compaction).
+func TestDecoderErrorOfAKindWithAStatus(t *testing.T) {
+	t.Parallel()
+	gone := `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}` + "\n"
+	typ, obj, err := NewDecoder[*corev1.Pod](io.NopCloser(strings.NewReader(gone))).Decode()
+	require.NoError(t, err)
+	assert.Equal(t, watch.Error, typ)
+	assert.Equal(t, int32(410), obj.(*metav1.Status).Code)
+	assert.Equal(t, metav1.StatusReasonExpired, obj.(*metav1.Status).Reason)
+}
