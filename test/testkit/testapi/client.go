@@ -1,13 +1,10 @@
 package testapi
 
 import (
-	"context"
 	"net/http"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -60,14 +57,7 @@ func (c *Clientset) Gadgets(namespace string) Client {
 // GadgetListWatch lists and watches Gadgets in namespace, as the
 // generated controller glue does.
 func GadgetListWatch(c *Clientset, namespace string) *cache.ListWatch {
-	return &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Gadgets(namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return c.Gadgets(namespace).Watch(ctx, o)
-		},
-	}
+	return opruntime.ListWatch[*Gadget](c.rest, "gadgets", namespace)
 }
 
 // Kind is the runtime.Kind the generated controller glue builds.
