@@ -223,20 +223,8 @@ func (c *Controller[T]) runTimed(ctx context.Context, a *plug.Action[T], r telem
 	if timeout < 0 {
 		return c.run(ctx, a)
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("runtime: controller %s: the %s of %s ran past its ActionTimeout of %s: %w", c.name, r.Verb, r.Key, timeout, context.DeadlineExceeded))
-	defer cancel()
-	grace := max(timeout/10, time.Second)
-	deadline := time.AfterFunc(timeout, func() {
-		c.op.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: r, Timeout: timeout})
-	})
-	held := c.op.stuck.Action(c.name, r.Key.String())
-	stuck := time.AfterFunc(timeout+grace, func() {
-		held.Mark()
-		c.op.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: r, Timeout: timeout, Stuck: true})
-	})
-	defer deadline.Stop()
-	defer stuck.Stop()
-	defer held.Finish()
+	ctx, d := c.op.stuck.Arm(ctx, c.op.bus, c.name, r, timeout)
+	defer d.Done()
 	return c.run(ctx, a)
 }
 

@@ -4,13 +4,17 @@
 package inflight
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Set tracks the keys handlers and Runnables work on, to name the
@@ -61,7 +65,10 @@ type Stuck struct {
 	Gauge *prometheus.GaugeVec
 }
 
-// Action is one action that may get stuck.
+// Action is one action that may get stuck. Its zero value is not one:
+// Stuck.Begin makes it one. It is a value so that the action's owner can
+// hold it in its own struct, and it learns its key only when it is
+// marked, so that an action that is never stuck allocates nothing here.
 type Action struct {
 	s                *Stuck
 	controller, key  string
@@ -69,19 +76,19 @@ type Action struct {
 	marked, finished bool
 }
 
-// Action returns the action of controller on key, not stuck yet.
-func (s *Stuck) Action(controller, key string) *Action {
-	return &Action{s: s, controller: controller, key: key}
+// Begin makes a the action of controller, not stuck yet.
+func (s *Stuck) Begin(a *Action, controller string) {
+	*a = Action{s: s, controller: controller}
 }
 
-// Mark records that the action is stuck, unless it has finished.
-func (a *Action) Mark() {
+// Mark records that the action on key is stuck, unless it has finished.
+func (a *Action) Mark(key string) {
 	a.s.mu.Lock()
 	defer a.s.mu.Unlock()
 	if a.finished || a.marked {
 		return
 	}
-	a.marked, a.since = true, time.Now()
+	a.marked, a.since, a.key = true, time.Now(), key
 	if a.s.by == nil {
 		a.s.by = map[*Action]struct{}{}
 	}
@@ -119,3 +126,65 @@ func (s *Stuck) Err() error {
 	slices.Sort(all)
 	return fmt.Errorf("%d handler(s) stuck past their action timeout, their context cancelled: %s", len(all), strings.Join(all, ", "))
 }
+
+// Deadline is one action's ActionTimeout, armed by Stuck.Arm.
+type Deadline struct {
+	bus    *telemetry.Bus
+	cause  timedOut
+	held   Action
+	cancel context.CancelFunc
+	timer  *time.Timer
+	stuck  bool // the timer fired at the deadline; its next firing ends the grace period
+}
+
+// Arm returns ctx with the timeout of controller's action r, and the
+// Deadline that reports it on bus: a ReconcileTimedOut at the deadline,
+// and another, Stuck, when the action still runs max(timeout/10, 1s)
+// after it, which also marks the action stuck. The action calls Done when
+// its handler returns.
+//
+// One allocation holds what the deadline needs; the cause is formatted
+// only when read; one timer fires at the deadline and again at the end
+// of the grace period. An action that ends in time, which is nearly every
+// action, pays for little more than its context.
+func (s *Stuck) Arm(ctx context.Context, bus *telemetry.Bus, controller string, r telemetry.Reconcile, timeout time.Duration) (context.Context, *Deadline) {
+	d := &Deadline{bus: bus, cause: timedOut{controller: controller, r: r, timeout: timeout}}
+	s.Begin(&d.held, controller)
+	ctx, d.cancel = context.WithTimeoutCause(ctx, timeout, &d.cause)
+	d.timer = time.AfterFunc(math.MaxInt64, d.fire) // armed here: fire reads d.timer
+	d.timer.Reset(timeout)
+	return ctx, d
+}
+
+// Done disarms the deadline and cancels the action's context.
+func (d *Deadline) Done() {
+	d.timer.Stop()
+	d.held.Finish()
+	d.cancel()
+}
+
+// fire runs on the timer's goroutine, one firing at a time.
+func (d *Deadline) fire() {
+	e := telemetry.ReconcileTimedOut{Reconcile: d.cause.r, Timeout: d.cause.timeout}
+	if d.stuck {
+		d.held.Mark(d.cause.r.Key.String())
+		e.Stuck = true
+	} else {
+		d.stuck = true
+		d.timer.Reset(max(d.cause.timeout/10, time.Second))
+	}
+	d.bus.Emit(e)
+}
+
+// timedOut is the cause of an action's context cancelled at its deadline.
+type timedOut struct {
+	controller string
+	r          telemetry.Reconcile
+	timeout    time.Duration
+}
+
+func (e *timedOut) Error() string {
+	return fmt.Sprintf("runtime: controller %s: the %s of %s ran past its ActionTimeout of %s: %v", e.controller, e.r.Verb, e.r.Key, e.timeout, context.DeadlineExceeded)
+}
+
+func (e *timedOut) Unwrap() error { return context.DeadlineExceeded }

@@ -1,0 +1,89 @@
+package inflight
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
+)
+
+func recorded(b *telemetry.Bus) func() []telemetry.ReconcileTimedOut {
+	var (
+		mu  sync.Mutex
+		got []telemetry.ReconcileTimedOut
+	)
+	telemetry.On(b, func(e telemetry.ReconcileTimedOut) {
+		mu.Lock()
+		got = append(got, e)
+		mu.Unlock()
+	})
+	return func() []telemetry.ReconcileTimedOut {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]telemetry.ReconcileTimedOut(nil), got...)
+	}
+}
+
+var reconcile = telemetry.Reconcile{Controller: "gadget", Key: cache.ObjectName{Namespace: "ns", Name: "a"}, Verb: "Add"}
+
+// TestDeadlinePasses: the context ends at the deadline with a cause that
+// names the action and wraps context.DeadlineExceeded; the deadline is
+// reported, then, a grace period later (1s at the least), the action is
+// reported and held as stuck until Done.
+func TestDeadlinePasses(t *testing.T) {
+	t.Parallel()
+	var (
+		s   Stuck
+		bus telemetry.Bus
+	)
+	events := recorded(&bus)
+	ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, 20*time.Millisecond)
+	<-ctx.Done()
+	cause := context.Cause(ctx)
+	require.ErrorIs(t, cause, context.DeadlineExceeded)
+	assert.EqualError(t, cause, "runtime: controller gadget: the Add of ns/a ran past its ActionTimeout of 20ms: context deadline exceeded")
+	require.Eventually(t, func() bool { return len(events()) == 1 }, 5*time.Second, time.Millisecond, "the deadline reported")
+	assert.Equal(t, telemetry.ReconcileTimedOut{Reconcile: reconcile, Timeout: 20 * time.Millisecond}, events()[0])
+	assert.NoError(t, s.Err(), "not stuck before the grace period ends")
+	require.Eventually(t, func() bool { return len(events()) == 2 }, 5*time.Second, 10*time.Millisecond, "the stuck action reported after its grace period")
+	assert.True(t, events()[1].Stuck)
+	assert.ErrorContains(t, s.Err(), "1 handler(s) stuck past their action timeout, their context cancelled: gadget ns/a for ")
+	d.Done()
+	assert.NoError(t, s.Err(), "not stuck once it returned")
+}
+
+// TestDeadlineDoneInTime: an action that returns in time reports nothing
+// and its context ends as cancelled, not timed out.
+func TestDeadlineDoneInTime(t *testing.T) {
+	t.Parallel()
+	var (
+		s   Stuck
+		bus telemetry.Bus
+	)
+	events := recorded(&bus)
+	ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, time.Hour)
+	d.Done()
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	assert.Empty(t, events())
+	assert.NoError(t, s.Err())
+}
+
+// BenchmarkArm is the cost of an action's deadline when the action ends
+// in time (see runtime's BenchmarkNoopReconcile for the whole action).
+func BenchmarkArm(b *testing.B) {
+	var (
+		s   Stuck
+		bus telemetry.Bus
+	)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, d := s.Arm(context.Background(), &bus, "gadget", reconcile, time.Hour)
+		d.Done()
+	}
+}
