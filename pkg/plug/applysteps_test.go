@@ -46,6 +46,17 @@ func TestApplyStatus(t *testing.T) {
 		require.NoError(t, run(a, func(a *plug.Action[*widget]) error { a.Object.Status.Phase = "Ready"; return nil }, plug.ApplyStatus(testEnv(c, nil, nil))))
 		assert.Empty(t, c.patches)
 	})
+	t.Run("not written when only its Go value differs, not its JSON", func(t *testing.T) {
+		c := &fakeClient{}
+		w := newWidget(3, 3)
+		w.Status.Phase = "Ready"
+		a := plug.NewAction(plug.Reconcile, w, logr.Discard())
+		require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
+			a.Object.Status.Conditions = []metav1.Condition{} // nil in the cache; omitted from the JSON either way
+			return nil
+		}, plug.ApplyStatus(testEnv(c, nil, nil))))
+		assert.Empty(t, c.patches)
+	})
 	t.Run("failure: Degraded written, observedGeneration kept, error returned", func(t *testing.T) {
 		c := &fakeClient{}
 		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())

@@ -151,6 +151,13 @@ func WriteStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 }
 
 func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
+	if statusEqual(a.Object, a.Observed()) {
+		// The common case, a handler that leaves the status as it found
+		// it: equal values marshal to equal JSON, so the comparison below
+		// would find nothing to write, at the cost of two encodings.
+		a.Memory().Delete(statusMemoKey)
+		return nil
+	}
 	desired, ok, err := statusJSON(a.Object)
 	if err != nil || !ok {
 		return err
@@ -240,6 +247,18 @@ func statusJSON(obj any) (data []byte, ok bool, err error) {
 	}
 	data, err = json.Marshal(v.Elem().Field(idx).Interface())
 	return data, true, err
+}
+
+// statusEqual reports whether a and b, pointers to structs of one type,
+// have deeply equal status fields. False says nothing: statusJSON decides.
+func statusEqual(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Kind() != reflect.Pointer || va.IsNil() || vb.Kind() != reflect.Pointer || vb.IsNil() ||
+		va.Type() != vb.Type() || va.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	idx, ok := statusField(va.Elem().Type())
+	return ok && reflect.DeepEqual(va.Elem().Field(idx).Addr().Interface(), vb.Elem().Field(idx).Addr().Interface())
 }
 
 // statusType is the Go type of obj's status field.
