@@ -14,7 +14,14 @@ import (
 // an outage every action of a controller fails the same way, and
 // client-go's event writer retries each Event; their lines would bury
 // everything else.
+//
+// sink is the sink of a logger, initialized already: give the result to
+// that logger's WithSink. The sink is told of the frame this one adds, so
+// that a line's caller is the code that wrote it.
 func LimitRepeats(sink logr.LogSink, every time.Duration) logr.LogSink {
+	if cd, ok := sink.(logr.CallDepthLogSink); ok {
+		sink = cd.WithCallDepth(1) // this sink's own frame
+	}
 	return &limitSink{next: sink, state: &limitState{every: every, last: map[limitKey]limitEntry{}}}
 }
 
@@ -50,19 +57,31 @@ func (s *limitState) allow(key limitKey) (bool, int) {
 	return true, e.suppressed
 }
 
+// limitSink also defers the values given to WithValues until a line is
+// written: the runtime makes a logger with an action's values for every
+// action, and most actions write no line. A handler of slog formats the
+// values it is given at once.
 type limitSink struct {
 	next       logr.LogSink
+	pending    []any // values for next, not given to it yet
 	state      *limitState
 	name       string
 	controller string
 }
 
+// sink is next with the pending values.
+func (l *limitSink) sink() logr.LogSink {
+	if len(l.pending) == 0 {
+		return l.next
+	}
+	return l.next.WithValues(l.pending...)
+}
+
 var _ logr.CallDepthLogSink = (*limitSink)(nil)
 
-func (l *limitSink) Init(info logr.RuntimeInfo) {
-	info.CallDepth++ // this sink's own frame
-	l.next.Init(info)
-}
+// Init does nothing: the sink LimitRepeats wraps was initialized by its
+// own logger, and told of this sink's frame.
+func (l *limitSink) Init(logr.RuntimeInfo) {}
 
 func (l *limitSink) Enabled(level int) bool { return l.next.Enabled(level) }
 
@@ -74,7 +93,7 @@ func (l *limitSink) Info(level int, msg string, kvs ...any) {
 		}
 		kvs = withSuppressed(kvs, n)
 	}
-	l.next.Info(level, msg, kvs...)
+	l.sink().Info(level, msg, kvs...)
 }
 
 func (l *limitSink) Error(err error, msg string, kvs ...any) {
@@ -82,7 +101,7 @@ func (l *limitSink) Error(err error, msg string, kvs ...any) {
 	if !ok {
 		return
 	}
-	l.next.Error(err, msg, withSuppressed(kvs, n)...)
+	l.sink().Error(err, msg, withSuppressed(kvs, n)...)
 }
 
 func (l *limitSink) fromClientGo() bool {
@@ -98,7 +117,7 @@ func withSuppressed(kvs []any, n int) []any {
 
 func (l *limitSink) WithValues(kvs ...any) logr.LogSink {
 	c := *l
-	c.next = l.next.WithValues(kvs...)
+	c.pending = append(l.pending[:len(l.pending):len(l.pending)], kvs...)
 	for i := 0; i+1 < len(kvs); i += 2 {
 		if k, ok := kvs[i].(string); ok && k == "controller" {
 			if v, ok := kvs[i+1].(string); ok {
@@ -111,7 +130,7 @@ func (l *limitSink) WithValues(kvs ...any) logr.LogSink {
 
 func (l *limitSink) WithName(name string) logr.LogSink {
 	c := *l
-	c.next = l.next.WithName(name)
+	c.next, c.pending = l.sink().WithName(name), nil
 	if c.name == "" {
 		c.name = name
 	} else {

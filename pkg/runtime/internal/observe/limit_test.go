@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 )
@@ -23,7 +22,7 @@ func TestLimitRepeats(t *testing.T) {
 		lines = append(lines, prefix+" "+args)
 		mu.Unlock()
 	}, funcr.Options{})
-	log := logr.New(LimitRepeats(base.GetSink(), 100*time.Millisecond)).WithName("op")
+	log := base.WithSink(LimitRepeats(base.GetSink(), 100*time.Millisecond)).WithName("op")
 	a, b := log.WithValues("controller", "a"), log.WithValues("controller", "b")
 	boom := errors.New("connection refused")
 	for range 50 {
@@ -49,4 +48,21 @@ func TestLimitRepeats(t *testing.T) {
 	assert.Equal(t, 1, count(`"suppressed"=49`), "the count of what was left out")
 	assert.Equal(t, 50, count("handled"), "info lines pass")
 	assert.Equal(t, 1, count("watch ended"), "client-go's repeats are limited")
+}
+
+// The values given to WithValues are written with every line, in their
+// order, around a WithName, and the caller is the line's (as the runtime
+// wraps a user's logger), though the sink hands them on only when a line
+// is written.
+func TestLimitSinkValues(t *testing.T) {
+	var lines []string
+	base := funcr.New(func(prefix, args string) { lines = append(lines, prefix+" "+args) }, funcr.Options{LogCaller: funcr.All})
+	log := base.WithSink(LimitRepeats(base.GetSink(), time.Minute)).WithValues("a", 1).WithName("op").WithValues("b", 2)
+	log.Info("one", "c", 3)
+	log.WithValues("d", 4).Error(errors.New("boom"), "two")
+	log.V(1).Info("not enabled")
+	if assert.Len(t, lines, 2) {
+		assert.Regexp(t, `^op "caller"=\{"file"="limit_test.go" "line"=\d+\} "level"=0 "msg"="one" "a"=1 "b"=2 "c"=3$`, lines[0])
+		assert.Regexp(t, `^op "caller"=\{"file"="limit_test.go" "line"=\d+\} "msg"="two" "error"="boom" "a"=1 "b"=2 "d"=4$`, lines[1])
+	}
 }
