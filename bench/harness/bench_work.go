@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/opgen-sdk/opgen/bench/internal/probe"
@@ -101,10 +103,20 @@ func (s *suite) benchOverhead(ctx context.Context) error {
 			if err == nil {
 				time.Sleep(500 * time.Millisecond)
 			}
+			profiled := make(chan struct{})
+			if dir := os.Getenv("BENCH_CPU_PROFILES"); dir != "" && err == nil {
+				go func() {
+					defer close(profiled)
+					saveCPUProfile(p, s.cfg.window, filepath.Join(dir, fmt.Sprintf("noop-%s-%d.pprof", v, r)))
+				}()
+			} else {
+				close(profiled)
+			}
 			var m window
 			if err == nil {
 				m, err = measureWindow(p, s.cfg.window)
 			}
+			<-profiled
 			p.stop()
 			if err != nil {
 				return err
