@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -88,9 +89,14 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	}
 	informerCtx, stopInformers := context.WithCancel(cachefill.Fill(context.WithoutCancel(ctx)))
 	defer stopInformers()
+	restoreGC := cachefill.PaceGC()
+	defer restoreGC()
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return err
 	}
+	go cachefill.PaceUntilIdle(ctx, restoreGC, func() bool {
+		return !slices.ContainsFunc(o.plan.controllers, func(c runner) bool { return c.queued() > 0 })
+	})
 	if ctx.Err() != nil {
 		return nil // stopped before the caches synced: never ready
 	}
@@ -111,7 +117,6 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 // startCaches starts the shared factories, sets the controllers up, starts
 // their informers and waits for all of them to sync.
 func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
-	defer cachefill.PaceGC()()
 	o.mu.Lock()
 	factories := make(map[string]syncer, len(o.factories))
 	for ns, f := range o.factories {
