@@ -216,13 +216,18 @@ func (m *Member) apply(ctx context.Context, l *coordinationv1.Lease) error {
 // that takes every bucket at its start lists them a few at a time.
 const takeConcurrency = 4
 
-// takeAll takes the buckets, takeConcurrency at a time. Each counts until
-// its caches synced.
+// takeAll takes the buckets, takeConcurrency at a time, but the first
+// alone: its objects are handled as soon as its caches synced, instead of
+// when the first of several lists sharing the API server ends (after a
+// crash, every member lists at once). Each counts until its caches synced.
 func (m *Member) takeAll(ctx context.Context, buckets []int) error {
 	slots := make(chan struct{}, takeConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for _, b := range buckets {
+	for i, b := range buckets {
+		if i == 1 {
+			wg.Wait()
+		}
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
