@@ -132,9 +132,12 @@ type Deadline struct {
 	bus    *telemetry.Bus
 	cause  timedOut
 	held   Action
+	ctx    context.Context
 	cancel context.CancelFunc
 	timer  *time.Timer
-	stuck  bool // the timer fired at the deadline; its next firing ends the grace period
+	mu     sync.Mutex // orders fire's re-arming with Done
+	done   bool       // Done was called: fire reports nothing
+	stuck  bool       // the timer fired at the deadline; its next firing ends the grace period
 }
 
 // Arm returns ctx with the timeout of controller's action r, and the
@@ -150,21 +153,36 @@ type Deadline struct {
 func (s *Stuck) Arm(ctx context.Context, bus *telemetry.Bus, controller string, r telemetry.Reconcile, timeout time.Duration) (context.Context, *Deadline) {
 	d := &Deadline{bus: bus, cause: timedOut{controller: controller, r: r, timeout: timeout}}
 	s.Begin(&d.held, controller)
-	ctx, d.cancel = context.WithTimeoutCause(ctx, timeout, &d.cause)
+	d.ctx, d.cancel = context.WithTimeoutCause(ctx, timeout, &d.cause)
 	d.timer = time.AfterFunc(math.MaxInt64, d.fire) // armed here: fire reads d.timer
 	d.timer.Reset(timeout)
-	return ctx, d
+	return d.ctx, d
 }
 
 // Done disarms the deadline and cancels the action's context.
+// An action that returns at its deadline, before the timer's firing, is
+// reported here: every action whose context ended at its deadline is.
 func (d *Deadline) Done() {
+	d.mu.Lock()
+	d.done = true
 	d.timer.Stop()
+	missed := !d.stuck && context.Cause(d.ctx) == error(&d.cause)
+	d.mu.Unlock()
 	d.held.Finish()
 	d.cancel()
+	if missed {
+		d.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: d.cause.r, Timeout: d.cause.timeout})
+	}
 }
 
-// fire runs on the timer's goroutine, one firing at a time.
+// fire runs on the timer's goroutine, one firing at a time. A firing
+// that raced with Done reports nothing and does not re-arm the timer.
 func (d *Deadline) fire() {
+	d.mu.Lock()
+	if d.done {
+		d.mu.Unlock()
+		return
+	}
 	e := telemetry.ReconcileTimedOut{Reconcile: d.cause.r, Timeout: d.cause.timeout}
 	if d.stuck {
 		d.held.Mark(d.cause.r.Key.String())
@@ -173,6 +191,7 @@ func (d *Deadline) fire() {
 		d.stuck = true
 		d.timer.Reset(max(d.cause.timeout/10, time.Second))
 	}
+	d.mu.Unlock()
 	d.bus.Emit(e)
 }
 

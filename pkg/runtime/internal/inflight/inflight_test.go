@@ -58,6 +58,26 @@ func TestDeadlinePasses(t *testing.T) {
 	assert.NoError(t, s.Err(), "not stuck once it returned")
 }
 
+// TestDeadlineDoneAtTheDeadline: an action that returns when its context
+// ends is reported as timed out once, whether or not the timer fired
+// first, and never as stuck.
+func TestDeadlineDoneAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		var (
+			s   Stuck
+			bus telemetry.Bus
+		)
+		events := recorded(&bus)
+		ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, time.Millisecond)
+		<-ctx.Done()
+		d.Done()
+		require.Eventually(t, func() bool { return len(events()) >= 1 }, 5*time.Second, time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // a late firing of the timer would show now
+		assert.Equal(t, []telemetry.ReconcileTimedOut{{Reconcile: reconcile, Timeout: time.Millisecond}}, events())
+	}
+}
+
 // TestDeadlineDoneInTime: an action that returns in time reports nothing
 // and its context ends as cancelled, not timed out.
 func TestDeadlineDoneInTime(t *testing.T) {
