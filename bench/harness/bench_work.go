@@ -63,7 +63,7 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 				}
 				var m window
 				if err == nil {
-					m, err = measureWindow(p, s.cfg.window)
+					m, err = measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("status-%s-w%d-%d", v, w, r))
 				}
 				p.stop()
 				if err != nil {
@@ -103,20 +103,10 @@ func (s *suite) benchOverhead(ctx context.Context) error {
 			if err == nil {
 				time.Sleep(500 * time.Millisecond)
 			}
-			profiled := make(chan struct{})
-			if dir := os.Getenv("BENCH_CPU_PROFILES"); dir != "" && err == nil {
-				go func() {
-					defer close(profiled)
-					saveCPUProfile(p, s.cfg.window, filepath.Join(dir, fmt.Sprintf("noop-%s-%d.pprof", v, r)))
-				}()
-			} else {
-				close(profiled)
-			}
 			var m window
 			if err == nil {
-				m, err = measureWindow(p, s.cfg.window)
+				m, err = measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("noop-%s-%d", v, r))
 			}
-			<-profiled
 			p.stop()
 			if err != nil {
 				return err
@@ -207,4 +197,21 @@ func (s *suite) latencyOnce(ctx context.Context, v string) error {
 	s.res.add("latency.overhead.p99", v, ms(percentile(fw, 99)-percentile(bare, 99)))
 	s.res.add("latency.samples", v, float64(len(fw)))
 	return nil
+}
+
+// measureWindowProfiled is measureWindow with, when BENCH_CPU_PROFILES
+// names a directory, a CPU profile of the window saved there as
+// name.pprof.
+func measureWindowProfiled(p *proc, d time.Duration, name string) (window, error) {
+	dir := os.Getenv("BENCH_CPU_PROFILES")
+	if dir == "" {
+		return measureWindow(p, d)
+	}
+	profiled := make(chan struct{})
+	go func() {
+		defer close(profiled)
+		saveCPUProfile(p, d, filepath.Join(dir, name+".pprof"))
+	}()
+	defer func() { <-profiled }()
+	return measureWindow(p, d)
 }

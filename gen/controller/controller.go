@@ -7,8 +7,9 @@
 // For a kind Widget the glue declares
 //
 //   - WidgetKind(op): the runtime.Kind, built from the generated clientset
-//     (its ListWatch lists and watches through the clientset's REST
-//     client, which lets the runtime report relists);
+//     (its ListWatch lists and watches, and its Client gets and patches,
+//     through the clientset's REST client, with the runtime's one-pass
+//     JSON decoding; the list-watch lets the runtime report relists);
 //   - WidgetOptions(): the runtime.ControllerOptions the markers declare
 //     (owned kinds, watches with their mapping functions, reconcile period,
 //     workers);
@@ -282,11 +283,9 @@ func (g glue) kindNamed(f *jen.File, name string) {
 		jen.Return(jen.Id(lowerFirst(name)+"Kind").Call(jen.Id("cs")), jen.Nil()),
 	)
 	f.Line()
-	client := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot(k.GoPlural())
-	if k.Namespaced {
-		client = client.Call(jen.Id("namespace"))
-	} else {
-		client = client.Call()
+	namespace := jen.Id("namespace")
+	if !k.Namespaced {
+		namespace = jen.Lit("")
 	}
 	restClient := jen.Id("cs").Dot(k.Version.ClientGroup()).Call().Dot("RESTClient").Call()
 	f.Func().Id(lowerFirst(name) + "Kind").Params(jen.Id("cs").Qual(g.p.ClientsetPackage(), "Interface")).Add(kindType.Clone()).Block(
@@ -298,7 +297,7 @@ func (g glue) kindNamed(f *jen.File, name string) {
 				jen.Return(jen.Qual(runtimePkg, "ListWatch").Types(g.obj()).Call(restClient, jen.Lit(k.Plural), jen.Id("namespace"))),
 			),
 			"Client", jen.Func().Params(jen.Id("namespace").String()).Qual(plugPkg, "Client").Types(g.obj()).Block(
-				jen.Return(client),
+				jen.Return(jen.Qual(runtimePkg, "Client").Types(g.obj()).Call(restClient.Clone(), jen.Lit(k.Plural), namespace)),
 			),
 		))),
 	)

@@ -47,6 +47,15 @@ func (k Kind[T]) GVR() schema.GroupVersionResource {
 	return k.GVK.GroupVersion().WithResource(k.Resource)
 }
 
+// Client is the Kind.Client opgen generates: it gets and patches the
+// resource in namespace ("" for a cluster-scoped one) through c (a
+// generated clientset's RESTClient) as the clientset's typed client does,
+// and decodes the object the server returns in one pass, where client-go
+// reads its JSON three times.
+func Client[T apis.Object](c rest.Interface, resource, namespace string) plug.Client[T] {
+	return watchjson.NewClient[T](c, resource, namespace)
+}
+
 // ListWatch is the Kind.ListWatch opgen generates: it lists the resource
 // in namespace through c (a generated clientset's RESTClient) as
 // client-go's cache.NewListWatchFromClient does, and watches it with a

@@ -62,7 +62,7 @@ func loadKind(cs versioned.Interface) runtime.Kind[*loadv1.Load] {
 			return runtime.ListWatch[*loadv1.Load](cs.LoadV1().RESTClient(), "loads", namespace)
 		},
 		Client: func(namespace string) plug.Client[*loadv1.Load] {
-			return cs.LoadV1().Loads(namespace)
+			return runtime.Client[*loadv1.Load](cs.LoadV1().RESTClient(), "loads", namespace)
 		},
 	}
 }

@@ -69,7 +69,9 @@ func Kind(c *Clientset) opruntime.Kind[*Gadget] {
 		ListWatch: func(namespace string) *cache.ListWatch {
 			return GadgetListWatch(c, namespace)
 		},
-		Client: func(namespace string) plug.Client[*Gadget] { return c.Gadgets(namespace) },
+		Client: func(namespace string) plug.Client[*Gadget] {
+			return opruntime.Client[*Gadget](c.rest, "gadgets", namespace)
+		},
 	}
 }
 

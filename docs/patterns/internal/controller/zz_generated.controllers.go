@@ -62,7 +62,7 @@ func scheduleKind(cs versioned.Interface) runtime.Kind[*batchpatternsv1.Schedule
 			return runtime.ListWatch[*batchpatternsv1.Schedule](cs.BatchV1().RESTClient(), "schedules", namespace)
 		},
 		Client: func(namespace string) plug.Client[*batchpatternsv1.Schedule] {
-			return cs.BatchV1().Schedules(namespace)
+			return runtime.Client[*batchpatternsv1.Schedule](cs.BatchV1().RESTClient(), "schedules", namespace)
 		},
 	}
 }

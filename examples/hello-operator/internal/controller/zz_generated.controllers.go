@@ -63,7 +63,7 @@ func greetingKind(cs versioned.Interface) runtime.Kind[*hellov1.Greeting] {
 			return runtime.ListWatch[*hellov1.Greeting](cs.HelloV1().RESTClient(), "greetings", namespace)
 		},
 		Client: func(namespace string) plug.Client[*hellov1.Greeting] {
-			return cs.HelloV1().Greetings(namespace)
+			return runtime.Client[*hellov1.Greeting](cs.HelloV1().RESTClient(), "greetings", namespace)
 		},
 	}
 }

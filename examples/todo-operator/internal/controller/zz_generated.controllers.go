@@ -66,7 +66,7 @@ func todoKind(cs versioned.Interface) runtime.Kind[*todov1.Todo] {
 			return runtime.ListWatch[*todov1.Todo](cs.TodoV1().RESTClient(), "todos", namespace)
 		},
 		Client: func(namespace string) plug.Client[*todov1.Todo] {
-			return cs.TodoV1().Todos(namespace)
+			return runtime.Client[*todov1.Todo](cs.TodoV1().RESTClient(), "todos", namespace)
 		},
 	}
 }

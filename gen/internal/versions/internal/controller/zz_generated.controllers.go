@@ -61,7 +61,7 @@ func shapeKind(cs versioned.Interface) runtime.Kind[*shapesv1.Shape] {
 			return runtime.ListWatch[*shapesv1.Shape](cs.ShapesV1().RESTClient(), "shapes", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shapesv1.Shape] {
-			return cs.ShapesV1().Shapes(namespace)
+			return runtime.Client[*shapesv1.Shape](cs.ShapesV1().RESTClient(), "shapes", namespace)
 		},
 	}
 }
@@ -114,7 +114,7 @@ func shapeV2Kind(cs versioned.Interface) runtime.Kind[*shapesv2.Shape] {
 			return runtime.ListWatch[*shapesv2.Shape](cs.ShapesV2().RESTClient(), "shapes", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shapesv2.Shape] {
-			return cs.ShapesV2().Shapes(namespace)
+			return runtime.Client[*shapesv2.Shape](cs.ShapesV2().RESTClient(), "shapes", namespace)
 		},
 	}
 }

@@ -69,7 +69,7 @@ func indexKind(cs versioned.Interface) runtime.Kind[*shopv1.Index] {
 			return runtime.ListWatch[*shopv1.Index](cs.ShopV1().RESTClient(), "indexes", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shopv1.Index] {
-			return cs.ShopV1().Indexes()
+			return runtime.Client[*shopv1.Index](cs.ShopV1().RESTClient(), "indexes", "")
 		},
 	}
 }
@@ -121,7 +121,7 @@ func orderKind(cs versioned.Interface) runtime.Kind[*shopv1.Order] {
 			return runtime.ListWatch[*shopv1.Order](cs.ShopV1().RESTClient(), "orders", namespace)
 		},
 		Client: func(namespace string) plug.Client[*shopv1.Order] {
-			return cs.ShopV1().Orders(namespace)
+			return runtime.Client[*shopv1.Order](cs.ShopV1().RESTClient(), "orders", namespace)
 		},
 	}
 }

@@ -65,7 +65,7 @@ func widgetKind(cs versioned.Interface) runtime.Kind[*storev1.Widget] {
 			return runtime.ListWatch[*storev1.Widget](cs.StoreV1().RESTClient(), "widgets", namespace)
 		},
 		Client: func(namespace string) plug.Client[*storev1.Widget] {
-			return cs.StoreV1().Widgets(namespace)
+			return runtime.Client[*storev1.Widget](cs.StoreV1().RESTClient(), "widgets", namespace)
 		},
 	}
 }
@@ -120,7 +120,7 @@ func gadgetKind(cs versioned.Interface) runtime.Kind[*storev1.Gadget] {
 			return runtime.ListWatch[*storev1.Gadget](cs.StoreV1().RESTClient(), "gadgets", namespace)
 		},
 		Client: func(namespace string) plug.Client[*storev1.Gadget] {
-			return cs.StoreV1().Gadgets()
+			return runtime.Client[*storev1.Gadget](cs.StoreV1().RESTClient(), "gadgets", "")
 		},
 	}
 }

@@ -1,0 +1,81 @@
+package watchjson
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// A server of one ConfigMap, ns/a: GET and PATCH (of the object or its
+// status) return it; any other name is a 404 Status. It records the
+// requests.
+func configMapServer(t *testing.T) (*kubernetes.Clientset, *[]string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: "7", Labels: map[string]string{"x": "y"}},
+		Data:       map[string]string{"k": "v {\"quoted\"}"},
+	}
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		seen = append(seen, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Content-Type")+" "+string(body))
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/api/v1/namespaces/ns/configmaps/a" && r.URL.Path != "/api/v1/namespaces/ns/configmaps/a/status" {
+			w.WriteHeader(http.StatusNotFound)
+			_ = json.NewEncoder(w).Encode(apierrors.NewNotFound(corev1.Resource("configmaps"), "b").Status())
+			return
+		}
+		_ = json.NewEncoder(w).Encode(cm)
+	}))
+	t.Cleanup(srv.Close)
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	require.NoError(t, err)
+	return cs, &seen
+}
+
+// TestClientAsClientGo: Get and Patch send the typed client's requests and
+// return what it returns, errors included.
+func TestClientAsClientGo(t *testing.T) {
+	cs, seen := configMapServer(t)
+	ctx := context.Background()
+	ours := NewClient[*corev1.ConfigMap](cs.CoreV1().RESTClient(), "configmaps", "ns")
+	theirs := cs.CoreV1().ConfigMaps("ns")
+
+	got, err := ours.Get(ctx, "a", metav1.GetOptions{ResourceVersion: "7"})
+	require.NoError(t, err)
+	want, err := theirs.Get(ctx, "a", metav1.GetOptions{ResourceVersion: "7"})
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Empty(t, got.APIVersion, "TypeMeta cleared, as the typed client clears it")
+
+	patch := []byte(`{"data":{"k":"w"}}`)
+	opts := metav1.PatchOptions{FieldManager: "m", Force: new(true)}
+	got, err = ours.Patch(ctx, "a", types.ApplyPatchType, patch, opts, "status")
+	require.NoError(t, err)
+	want, err = theirs.Patch(ctx, "a", types.ApplyPatchType, patch, opts, "status")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	_, err = ours.Get(ctx, "b", metav1.GetOptions{})
+	_, wantErr := theirs.Get(ctx, "b", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "got %v", err)
+	assert.Equal(t, wantErr.Error(), err.Error())
+
+	require.Len(t, *seen, 6)
+	for i := 0; i < 6; i += 2 {
+		assert.Equal(t, (*seen)[i+1], (*seen)[i], "the typed client's request")
+	}
+}
