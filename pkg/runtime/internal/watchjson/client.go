@@ -15,9 +15,9 @@ import (
 // Client gets and patches the objects of one resource in one namespace as
 // client-go's generated typed client does (gentype.Client), and decodes
 // the object the server returns in one pass, where client-go's decoder
-// reads the JSON three times (a validity scan, the kind, the object). A
-// status write returns the whole object: its decoding was a fifth of an
-// operator's CPU per write.
+// reads the JSON three times (a validity scan, the kind, the object): a
+// status write returns the whole object, and reading it once takes about
+// 40% less CPU (BenchmarkDecodeObject: 36 against 59 µs for 4 KB).
 type Client[T runtime.Object] struct {
 	c                   rest.Interface
 	resource, namespace string
@@ -58,11 +58,17 @@ func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, d
 // client-go's typed clients return it. Its TypeMeta is cleared, as theirs
 // is.
 func decodeResult[T runtime.Object](r rest.Result) (T, error) {
-	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
 	body, err := r.Raw()
 	if err != nil {
-		return obj, r.Error() // the server's Status, as an APIStatus error
+		return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T), r.Error() // the server's Status, as an APIStatus error
 	}
+	return decodeObject[T](body)
+}
+
+// decodeObject decodes the JSON of one T in one pass, with the options
+// client-go's JSON serializer uses, and clears its TypeMeta.
+func decodeObject[T runtime.Object](body []byte) (T, error) {
+	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(body, obj); err != nil {
 		return obj, err
 	}
