@@ -98,7 +98,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 	}
 	for _, m := range []string{"someone", "opgen"} {
 		cm.ManagedFields = append(cm.ManagedFields, metav1.ManagedFieldsEntry{Manager: m, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:key-00":{},"f:key-01":{},"f:key-02":{},"f:key-03":{}}}`)}})
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:key-00":{},"f:key-01":{},"f:key-02":{},"f:key-03":{}}}`)})
 	}
 	body, err := json.Marshal(cm)
 	require.NoError(b, err)
