@@ -13,17 +13,22 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-func recorded(b *telemetry.Bus) func() []telemetry.ReconcileTimedOut {
+// armed arms the deadline of reconcile with timeout, on a Stuck and a Bus
+// of its own, and returns what the bus reported so far with it.
+func armed(timeout time.Duration) (*Stuck, context.Context, *Deadline, func() []telemetry.ReconcileTimedOut) {
 	var (
+		s   Stuck
+		bus telemetry.Bus
 		mu  sync.Mutex
 		got []telemetry.ReconcileTimedOut
 	)
-	telemetry.On(b, func(e telemetry.ReconcileTimedOut) {
+	telemetry.On(&bus, func(e telemetry.ReconcileTimedOut) {
 		mu.Lock()
 		got = append(got, e)
 		mu.Unlock()
 	})
-	return func() []telemetry.ReconcileTimedOut {
+	ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, timeout)
+	return &s, ctx, d, func() []telemetry.ReconcileTimedOut {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]telemetry.ReconcileTimedOut(nil), got...)
@@ -38,12 +43,7 @@ var reconcile = telemetry.Reconcile{Controller: "gadget", Key: cache.ObjectName{
 // reported and held as stuck until Done.
 func TestDeadlinePasses(t *testing.T) {
 	t.Parallel()
-	var (
-		s   Stuck
-		bus telemetry.Bus
-	)
-	events := recorded(&bus)
-	ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, 20*time.Millisecond)
+	s, ctx, d, events := armed(20 * time.Millisecond)
 	<-ctx.Done()
 	cause := context.Cause(ctx)
 	require.ErrorIs(t, cause, context.DeadlineExceeded)
@@ -64,12 +64,7 @@ func TestDeadlinePasses(t *testing.T) {
 func TestDeadlineDoneAtTheDeadline(t *testing.T) {
 	t.Parallel()
 	for range 20 {
-		var (
-			s   Stuck
-			bus telemetry.Bus
-		)
-		events := recorded(&bus)
-		ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, time.Millisecond)
+		_, ctx, d, events := armed(time.Millisecond)
 		<-ctx.Done()
 		d.Done()
 		require.Eventually(t, func() bool { return len(events()) >= 1 }, 5*time.Second, time.Millisecond)
@@ -82,12 +77,7 @@ func TestDeadlineDoneAtTheDeadline(t *testing.T) {
 // and its context ends as cancelled, not timed out.
 func TestDeadlineDoneInTime(t *testing.T) {
 	t.Parallel()
-	var (
-		s   Stuck
-		bus telemetry.Bus
-	)
-	events := recorded(&bus)
-	ctx, d := s.Arm(context.Background(), &bus, "gadget", reconcile, time.Hour)
+	s, ctx, d, events := armed(time.Hour)
 	d.Done()
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
 	assert.Empty(t, events())
