@@ -112,15 +112,18 @@ func (ms migrations) crdChanges(ctx context.Context, gr schema.GroupResource) <-
 			return crds.Watch(ctx, opts)
 		},
 	}
+	wake := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	// The first list's Add wakes it too: a CRD changed after the first
+	// check and before that list would otherwise wait storageCheckEvery.
 	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw,
 		ObjectType:    &unstructured.Unstructured{},
-		Handler: cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}},
+		Handler:       cache.ResourceEventHandlerFuncs{AddFunc: func(any) { wake() }, UpdateFunc: func(_, _ any) { wake() }},
 	})
 	go informer.RunWithContext(ctx)
 	return changed
