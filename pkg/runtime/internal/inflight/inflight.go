@@ -65,20 +65,14 @@ type Stuck struct {
 	Gauge *prometheus.GaugeVec
 }
 
-// Action is one action that may get stuck. Its zero value is not one:
-// Stuck.Begin makes it one. It is a value so that the action's owner can
-// hold it in its own struct, and it learns its key only when it is
-// marked, so that an action that is never stuck allocates nothing here.
+// Action is one action that may get stuck, held in its Deadline (Arm
+// makes it). It learns its key only when it is marked, so that an action
+// that is never stuck allocates nothing here.
 type Action struct {
 	s                *Stuck
 	controller, key  string
 	since            time.Time
 	marked, finished bool
-}
-
-// Begin makes a the action of controller, not stuck yet.
-func (s *Stuck) Begin(a *Action, controller string) {
-	*a = Action{s: s, controller: controller}
 }
 
 // Mark records that the action on key is stuck, unless it has finished.
@@ -151,8 +145,7 @@ type Deadline struct {
 // of the grace period. An action that ends in time, which is nearly every
 // action, pays for little more than its context.
 func (s *Stuck) Arm(ctx context.Context, bus *telemetry.Bus, controller string, r telemetry.Reconcile, timeout time.Duration) (context.Context, *Deadline) {
-	d := &Deadline{bus: bus, cause: timedOut{controller: controller, r: r, timeout: timeout}}
-	s.Begin(&d.held, controller)
+	d := &Deadline{bus: bus, cause: timedOut{controller: controller, r: r, timeout: timeout}, held: Action{s: s, controller: controller}}
 	d.ctx, d.cancel = context.WithTimeoutCause(ctx, timeout, &d.cause)
 	d.timer = time.AfterFunc(math.MaxInt64, d.fire) // armed here: fire reads d.timer
 	d.timer.Reset(timeout)

@@ -60,7 +60,7 @@ func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, d
 func decodeResult[T runtime.Object](r rest.Result) (T, error) {
 	body, err := r.Raw()
 	if err != nil {
-		return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T), r.Error() // the server's Status, as an APIStatus error
+		return newObject[T](), r.Error() // the server's Status, as an APIStatus error
 	}
 	return decodeObject[T](body)
 }
@@ -68,10 +68,15 @@ func decodeResult[T runtime.Object](r rest.Result) (T, error) {
 // decodeObject decodes the JSON of one T in one pass, with the options
 // client-go's JSON serializer uses, and clears its TypeMeta.
 func decodeObject[T runtime.Object](body []byte) (T, error) {
-	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+	obj := newObject[T]()
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(body, obj); err != nil {
 		return obj, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return obj, nil
+}
+
+// newObject returns a new, empty T (T is a pointer to a struct).
+func newObject[T runtime.Object]() T {
+	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
 }
