@@ -138,11 +138,11 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 		go inf.RunWithContext(informerCtx)
 	}
 	all = append(all, o.caches.all...)
-	syncs := make([]cache.InformerSynced, len(all))
+	synced := make([]cache.DoneChecker, len(all)) // no polling: work starts as the last list ends
 	for i, inf := range all {
-		syncs[i] = inf.HasSynced
+		synced[i] = inf.HasSyncedChecker()
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
+	if !cache.WaitFor(ctx, "", synced...) {
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -89,7 +89,7 @@ func (s *spread) run(ctx context.Context) error {
 	if err := s.renew(ctx); err != nil {
 		s.log.Error(err, "cannot write this replica's member Lease yet; retrying", "lease", s.member)
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	if !cache.WaitFor(ctx, "", inf.HasSyncedChecker()) {
 		return nil
 	}
 	var wg sync.WaitGroup

@@ -90,6 +90,33 @@ func (s *Informers) HasSynced() bool {
 	return true
 }
 
+// HasSyncedChecker is done once the informers of the buckets held now have
+// synced (at once when none is held), or never if they stop first.
+func (s *Informers) HasSyncedChecker() cache.DoneChecker {
+	s.mu.RLock()
+	ctx, checks := s.ctx, make([]cache.DoneChecker, 0, len(s.held))
+	for _, b := range s.held {
+		checks = append(checks, b.inf.HasSyncedChecker())
+	}
+	s.mu.RUnlock()
+	done := make(chan struct{})
+	if len(checks) == 0 {
+		close(done)
+		return heldSynced(done)
+	}
+	go func() {
+		if cache.WaitFor(ctx, "", checks...) {
+			close(done)
+		}
+	}()
+	return heldSynced(done)
+}
+
+type heldSynced chan struct{}
+
+func (heldSynced) Name() string            { return "the held buckets' informers" }
+func (h heldSynced) Done() <-chan struct{} { return h }
+
 // synced reports whether bucket b's informer synced (true when b is not
 // held).
 func (s *Informers) synced(b int) bool {

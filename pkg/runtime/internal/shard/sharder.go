@@ -30,7 +30,7 @@ type Sharder struct {
 	leases  cache.SharedIndexInformer
 	members *memberLeases
 	kinds   []Kind
-	synced  []cache.InformerSynced
+	synced  []cache.DoneChecker
 	queue   workqueue.TypedRateLimitingInterface[item]
 	kick    chan struct{}
 	leading atomic.Bool // the queue fills only while Run runs
@@ -90,7 +90,7 @@ func (s *Sharder) Watch(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	s.synced = []cache.InformerSynced{s.leases.HasSynced}
+	s.synced = []cache.DoneChecker{s.leases.HasSyncedChecker()}
 	for kind, k := range s.kinds {
 		for _, inf := range k.Informers {
 			if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -99,7 +99,7 @@ func (s *Sharder) Watch(ctx context.Context) error {
 			}); err != nil {
 				return err
 			}
-			s.synced = append(s.synced, inf.HasSynced)
+			s.synced = append(s.synced, inf.HasSyncedChecker())
 		}
 	}
 	go s.leases.RunWithContext(ctx)
@@ -134,7 +134,7 @@ func (s *Sharder) onLease(obj any, f func(*coordinationv1.Lease)) {
 // every RetryPeriod, which retries a failed write.
 func (s *Sharder) Run(ctx context.Context) error {
 	defer s.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+	if !cache.WaitFor(ctx, "", s.synced...) {
 		return nil
 	}
 	if err := s.load(ctx); err != nil {
