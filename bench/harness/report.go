@@ -43,6 +43,7 @@ func (s *suite) checks() []check {
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.large)},
 		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.small), metric: "peakrss.small.bytes", base: crTuned, limit: 0.75, atMost: true},
 		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: crTuned, limit: 0.75, atMost: true},
+		{name: "peak RSS, empty namespace", metric: "peakrss.empty.bytes", base: cr, limit: 1.0, atMost: true},
 		{name: "heap per cached object vs stock", metric: "heap.perobject.bytes", base: cr, limit: 0.5, atMost: true, chart: "heap/object vs stock"},
 		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 0.8, atMost: true, chart: "heap/object vs tuned"},
 		{name: "object writes on restart, owned", metric: "owned.writes", limit: 0, atMost: true, unit: "writes", scale: 1},
