@@ -41,9 +41,11 @@ func (c Client[T]) Get(ctx context.Context, name string, opts metav1.GetOptions)
 }
 
 // Patch patches the object named name (or its subresource) and returns
-// the object the server returns.
+// the object the server returns. A copy of it waits a moment for the
+// write's watch event (written), which a Decoder of the same client then
+// does not decode.
 func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
-	return decodeResult[T](c.c.Patch(pt).
+	obj, err := decodeResult[T](c.c.Patch(pt).
 		NamespaceIfScoped(c.namespace, c.namespace != "").
 		Resource(c.resource).
 		Name(name).
@@ -52,6 +54,10 @@ func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, d
 		Body(data).
 		SetHeader("Accept", "application/json").
 		Do(ctx))
+	if err == nil {
+		written.remember(c.c, c.resource, obj) // its watch event is not decoded again
+	}
+	return obj, err
 }
 
 // decodeResult returns the object of r, a new empty T with r's error as
