@@ -88,7 +88,18 @@ func TestClientAsClientGo(t *testing.T) {
 // returns, 4 KB with managedFields: client-go's decoder (the typed
 // client's) against decodeObject.
 func BenchmarkDecodeObject(b *testing.B) {
-	cm := statusWritten()
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: "7", Labels: map[string]string{"app": "bench", "tier": "backend"}},
+		Data:       map[string]string{},
+	}
+	for i := range 40 {
+		cm.Data[fmt.Sprintf("key-%02d", i)] = strings.Repeat("v", 40)
+	}
+	for _, m := range []string{"someone", "opgen"} {
+		cm.ManagedFields = append(cm.ManagedFields, metav1.ManagedFieldsEntry{Manager: m, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:key-00":{},"f:key-01":{},"f:key-02":{},"f:key-03":{}}}`)})
+	}
 	body, err := json.Marshal(cm)
 	require.NoError(b, err)
 	theirs := runtime.WithoutVersionDecoder{Decoder: scheme.Codecs.UniversalDeserializer()}
@@ -108,22 +119,4 @@ func BenchmarkDecodeObject(b *testing.B) {
 			}
 		}
 	})
-}
-
-// statusWritten is what a status write of a 4 KB ConfigMap returns, with
-// managedFields, as the API server writes it.
-func statusWritten() *corev1.ConfigMap {
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: "7", Labels: map[string]string{"app": "bench", "tier": "backend"}},
-		Data:       map[string]string{},
-	}
-	for i := range 40 {
-		cm.Data[fmt.Sprintf("key-%02d", i)] = strings.Repeat("v", 40)
-	}
-	for _, m := range []string{"someone", "opgen"} {
-		cm.ManagedFields = append(cm.ManagedFields, metav1.ManagedFieldsEntry{Manager: m, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:key-00":{},"f:key-01":{},"f:key-02":{},"f:key-03":{}}}`)})
-	}
-	return cm
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,7 +201,18 @@ func TestWrittenDropsOlderEntries(t *testing.T) {
 // returned taken at the write (remember) and handed over at the event
 // (peekEvent, take).
 func BenchmarkOwnWriteEvent(b *testing.B) {
-	cm := statusWritten()
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: "7", Labels: map[string]string{"app": "bench", "tier": "backend"}},
+		Data:       map[string]string{},
+	}
+	for i := range 40 {
+		cm.Data[fmt.Sprintf("key-%02d", i)] = strings.Repeat("v", 40)
+	}
+	for _, m := range []string{"someone", "opgen"} {
+		cm.ManagedFields = append(cm.ManagedFields, metav1.ManagedFieldsEntry{Manager: m, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:key-00":{},"f:key-01":{},"f:key-02":{},"f:key-03":{}}}`)})
+	}
 	obj, err := json.Marshal(cm)
 	require.NoError(b, err)
 	frame := []byte(`{"type":"MODIFIED","object":` + string(obj) + `}`)
