@@ -41,11 +41,9 @@ func (c Client[T]) Get(ctx context.Context, name string, opts metav1.GetOptions)
 }
 
 // Patch patches the object named name (or its subresource) and returns
-// the object the server returns. A copy of it waits a moment for the
-// write's watch event (written), which a Decoder of the same client then
-// does not decode.
+// the object the server returns.
 func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
-	obj, err := decodeResult[T](c.c.Patch(pt).
+	return decodeResult[T](c.c.Patch(pt).
 		NamespaceIfScoped(c.namespace, c.namespace != "").
 		Resource(c.resource).
 		Name(name).
@@ -54,10 +52,6 @@ func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, d
 		Body(data).
 		SetHeader("Accept", "application/json").
 		Do(ctx))
-	if err == nil {
-		written.remember(c.c, c.resource, obj) // its watch event is not decoded again
-	}
-	return obj, err
 }
 
 // decodeResult returns the object of r, a new empty T with r's error as

@@ -9,10 +9,6 @@
 // braces and decodes it with the same JSON library and options client-go
 // uses, once. The objects it returns are those client-go's typed client
 // returns: the same fields, TypeMeta empty.
-//
-// The event of a write made through this package's Client is not decoded
-// at all: the decoder hands over a copy of what the write returned
-// (written.go).
 package watchjson
 
 import (
@@ -38,11 +34,6 @@ import (
 type Decoder[T runtime.Object] struct {
 	body   io.ReadCloser
 	frames frames
-	// c and resource are the client and resource watched, whose own
-	// writes' events the decoder takes from written; c is nil for none.
-	c        rest.Interface
-	resource string
-	key      []byte // scratch for written.take
 }
 
 // NewDecoder returns the decoder of body, which it closes on Close.
@@ -62,13 +53,6 @@ func (d *Decoder[T]) Decode() (watch.EventType, runtime.Object, error) {
 	frame, err := d.frames.next()
 	if err != nil {
 		return "", nil, err
-	}
-	if d.c != nil {
-		typ, obj, key, ok := written.take(d.c, d.resource, frame, d.key)
-		d.key = key
-		if t, isT := obj.(T); ok && isT {
-			return typ, t, nil
-		}
 	}
 	var ev event[T]
 	err = sigsjson.UnmarshalCaseSensitivePreserveInts(frame, &ev)
@@ -199,9 +183,7 @@ func Watch[T runtime.Object](ctx context.Context, c rest.Interface, resource, na
 		}
 		return nil, err
 	}
-	d := NewDecoder[T](body)
-	d.c, d.resource = c, resource
-	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), d,
+	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), NewDecoder[T](body),
 		// 500: the cause of a decoding error is unknown, as client-go says.
 		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
 }
