@@ -58,6 +58,7 @@ func (s *suite) checks() []check {
 		c = append(c,
 			check{name: fmt.Sprintf("throughput, %d workers", w), metric: fmt.Sprintf("throughput.w%d.reconciles", w), base: cr, limit: 1.0, chart: fmt.Sprintf("throughput %dw", w)},
 			check{name: fmt.Sprintf("throughput, %d workers, of the raw apply bound", w), metric: fmt.Sprintf("throughput.w%d.writes", w), raw: rawWrites(applyPatch, w), bench: "throughput", limit: 0.9},
+			check{name: fmt.Sprintf("CPU per 1,000 writes, %d workers", w), metric: fmt.Sprintf("throughput.w%d.cpuPer1000", w), base: cr, limit: 0.8, atMost: true},
 		)
 	}
 	c = append(c,
