@@ -73,7 +73,8 @@ func (a *Action[T]) Memory() *Memory {
 func (a *Action[T]) SetMemory(m *Memory) { a.memory = m }
 
 // Observed returns the object as it was read from the cache, before the
-// handler ran. Treat it as read-only.
+// handler ran. Treat it as read-only: it is the cached object, and its
+// maps may be shared with other cached objects.
 func (a *Action[T]) Observed() T { return a.observed }
 
 // Descendant is an object the action's object owns, given as a server-side

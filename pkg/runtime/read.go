@@ -20,7 +20,8 @@ import (
 
 // Reader reads the objects of one built-in kind from the operator's shared
 // caches: no API request per read, and the objects are shared, so treat
-// them as read-only (DeepCopy before changing one).
+// them as read-only (DeepCopy before changing one). Cached objects share
+// more than that: objects with equal labels or annotations hold one map.
 //
 // The generated <Kind>Readers of a controller return Readers for the kinds
 // its +opgen:controller:reads and owns markers name, whose RBAC (get, list,

@@ -1,143 +1,349 @@
 package cachefill
 
 import (
+	"hash/maphash"
+	"maps"
 	"reflect"
+	"strings"
 	"sync"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// internMax is the longest string intern shares: longer ones (a
-// last-applied-configuration annotation) are rarely repeated and cost more
-// to hash than they would save.
+// internMax is the longest annotation value intern shares: longer ones (a
+// last-applied-configuration) are rarely repeated.
 const internMax = 128
 
-// internTableMax bounds the intern table: when it is full it starts over,
-// so strings of deleted objects and strings seen once (names, UIDs) are not
-// kept for good; strings that repeat are back in it at their next sight.
-const internTableMax = 1 << 14
+// internLongMax is the longest string intern shares elsewhere: a
+// description, a script or a certificate bundle repeats across objects
+// as often as a short value does.
+const internLongMax = 4 << 10
 
-// interned is the process's intern table: the transforms of every informer
-// share it.
-var interned struct {
+// The tables bound what they keep: when one is full it starts over, so
+// what deleted objects held is not kept for good, and what repeats is
+// back at its second sight after that.
+const (
+	internTableMax   = 1 << 14 // strings
+	internTableBytes = 4 << 20 // their bytes
+	sharedMapsMax    = 1 << 12 // maps
+	sharedMapMax     = 32      // the entries of a map shared
+	seenOnceMax      = 1 << 14 // hashes of what was seen once
+)
+
+// tables are the process's tables of what cached objects share: the
+// transforms of every informer use them. A string or a map goes in at
+// its second sight; at its first only its hash is kept, so that what no
+// other object holds (a name, a UID, a map with the object's name in it)
+// neither fills the tables nor stays in them after its object is gone.
+var tables struct {
 	sync.Mutex
-	m map[string]string
+	strs     map[string]string
+	strBytes int
+	maps     map[uint64]map[string]string
+	once     map[uint64]struct{}
 }
 
-// intern returns the copy of s that the cached objects share, and makes s
-// that copy when there is none: a hit costs a map lookup and no
-// allocation.
-func intern(s string) string {
-	if s == "" || len(s) > internMax {
-		return s
+var seed = maphash.MakeSeed()
+
+// seenBefore records h and reports whether it was recorded before; a
+// hash seen before is forgotten, its value goes into a table. Called
+// with tables locked.
+func seenBefore(h uint64) bool {
+	if _, ok := tables.once[h]; ok {
+		delete(tables.once, h)
+		return true
 	}
-	interned.Lock()
-	c, ok := interned.m[s]
-	if !ok {
-		switch {
-		case interned.m == nil:
-			interned.m = make(map[string]string, 1024)
-		case len(interned.m) >= internTableMax:
-			clear(interned.m) // keeps its buckets: no allocation
-		}
-		interned.m[s] = s
-		c = s
+	switch {
+	case tables.once == nil:
+		tables.once = make(map[uint64]struct{}, 1024)
+	case len(tables.once) >= seenOnceMax:
+		clear(tables.once) // keeps its buckets: no allocation
 	}
-	interned.Unlock()
-	return c
+	tables.once[h] = struct{}{}
+	return false
 }
 
-// internMeta replaces the strings that repeat from object to object in m's
-// metadata (namespace, label and annotation keys and values, owner
-// reference kinds, managedFields heads) by shared copies. The values do
-// not change: a handler sees the same object.
-func internMeta(m metav1.Object) {
-	m.SetNamespace(intern(m.GetNamespace()))
-	if l := m.GetLabels(); len(l) > 0 {
-		m.SetLabels(internMap(l))
+// intern returns the copy of s that the cached objects share, and whether
+// there is one: at the second sight of s, a copy of s goes into the
+// table. A hit costs a map lookup and no allocation. Strings longer than
+// limit are returned as they are.
+func intern(s string, limit int) (string, bool) {
+	if s == "" || len(s) > limit {
+		return s, false
 	}
-	if a := m.GetAnnotations(); len(a) > 0 {
-		m.SetAnnotations(internMap(a))
+	tables.Lock()
+	defer tables.Unlock()
+	if c, ok := tables.strs[s]; ok {
+		return c, true
 	}
-	if refs := m.GetOwnerReferences(); len(refs) > 0 {
-		for i := range refs {
-			refs[i].APIVersion = intern(refs[i].APIVersion)
-			refs[i].Kind = intern(refs[i].Kind)
-		}
-		m.SetOwnerReferences(refs)
+	if !seenBefore(maphash.String(seed, s)) {
+		return s, false
 	}
-	if entries := m.GetManagedFields(); len(entries) > 0 {
-		for i := range entries {
-			e := &entries[i]
-			e.Manager, e.APIVersion, e.FieldsType, e.Subresource = intern(e.Manager), intern(e.APIVersion), intern(e.FieldsType), intern(e.Subresource)
-			e.Operation = metav1.ManagedFieldsOperationType(intern(string(e.Operation)))
-		}
-		m.SetManagedFields(entries)
+	switch {
+	case tables.strs == nil:
+		tables.strs = make(map[string]string, 1024)
+	case len(tables.strs) >= internTableMax || tables.strBytes+len(s) > internTableBytes:
+		clear(tables.strs)
+		tables.strBytes = 0
 	}
+	c := strings.Clone(s) // its own: s may be packed with its object's other strings
+	tables.strs[c] = c
+	tables.strBytes += len(c)
+	return c, true
 }
 
-// internMap returns m with its keys and values interned.
-func internMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
+// mapHash is a hash of m's entries, whatever their order.
+func mapHash(m map[string]string) uint64 {
+	var sum uint64
 	for k, v := range m {
-		out[intern(k)] = intern(v)
+		sum += maphash.String(seed, k)*31 ^ maphash.String(seed, v)
 	}
-	return out
+	return sum
+}
+
+// share returns the map the cached objects share that equals m, or, when
+// there is none, the map prepare makes of m (with its strings interned),
+// which goes into the table at the second sight of an equal map. kept
+// reports whether the map returned is in the table: it must not be
+// changed, every object that holds it would change.
+func share(m map[string]string, prepare func(map[string]string) map[string]string) (_ map[string]string, kept bool) {
+	if len(m) > sharedMapMax {
+		return prepare(m), false
+	}
+	h := mapHash(m)
+	tables.Lock()
+	c, ok := tables.maps[h]
+	tables.Unlock()
+	if ok && maps.Equal(c, m) {
+		return c, true
+	}
+	m = prepare(m)
+	tables.Lock()
+	defer tables.Unlock()
+	if ok || !seenBefore(h) { // a different map with the same hash keeps its place
+		return m, false
+	}
+	switch {
+	case tables.maps == nil:
+		tables.maps = make(map[uint64]map[string]string, 256)
+	case len(tables.maps) >= sharedMapsMax:
+		clear(tables.maps)
+	}
+	tables.maps[h] = m
+	return m, true
 }
 
 var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 
 // Intern shares the strings of the object obj points to with the other
 // cached objects: its metadata's (internMeta) and every other exported
-// string field, through pointers, slices, arrays and maps. The values do
-// not change.
+// string field, through pointers, slices, arrays and maps; a string map
+// equal to one another object holds is replaced by that one; a slice with
+// room to spare is copied to one without; and the strings no other object
+// holds are copied into one allocation. The values do not change. The
+// caches' transforms call it last: a map it shared must not be changed
+// after.
 func Intern(obj any) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	internValue(v.Elem(), 0)
+	p := packers.Get().(*packer)
+	p.walk(v.Elem(), 0)
+	p.pack()
+	packers.Put(p)
 }
 
-func internValue(v reflect.Value, depth int) {
+// packer walks an object, interning what repeats, and collects the
+// strings it could not share, to copy them into one allocation: each
+// string apart costs its own rounding to a size class and an object more
+// for the collector to mark.
+type packer struct {
+	n       int
+	fields  []reflect.Value // settable strings
+	ptrs    []*string
+	entries []mapEntry // values of maps no other object holds
+}
+
+type mapEntry struct {
+	m map[string]string
+	k string
+}
+
+var packers = sync.Pool{New: func() any { return new(packer) }}
+
+// packMax is the longest string packed: a longer one gains little from
+// sharing its allocation.
+const packMax = internLongMax
+
+// field interns the string v holds, or collects it.
+func (p *packer) field(v reflect.Value, limit int) {
+	s := v.String()
+	if s == "" || !v.CanSet() {
+		return
+	}
+	if c, ok := intern(s, limit); ok {
+		v.SetString(c)
+	} else if len(s) <= packMax {
+		p.n += len(s)
+		p.fields = append(p.fields, v)
+	}
+}
+
+// ptr is field for a string of the metadata.
+func (p *packer) ptr(s *string, limit int) {
+	if *s == "" {
+		return
+	}
+	if c, ok := intern(*s, limit); ok {
+		*s = c
+	} else if len(*s) <= packMax {
+		p.n += len(*s)
+		p.ptrs = append(p.ptrs, s)
+	}
+}
+
+// stringMap returns m, or the equal map another object holds, with its
+// strings interned; copy says whether to intern into a copy (the keys too)
+// or in place (the values: rebuilding a map to share its keys costs more
+// than it saves).
+func (p *packer) stringMap(m map[string]string, limit int, copy bool) map[string]string {
+	mark := len(p.entries)
+	out, kept := share(m, func(m map[string]string) map[string]string {
+		out := m
+		if copy {
+			out = make(map[string]string, len(m))
+		}
+		for k, v := range m {
+			if copy {
+				k, _ = intern(k, internMax)
+			}
+			c, ok := intern(v, limit)
+			out[k] = c
+			if !ok && c != "" && len(c) <= packMax {
+				p.n += len(c)
+				p.entries = append(p.entries, mapEntry{out, k})
+			}
+		}
+		return out
+	})
+	if kept { // shared: its strings stay where they are
+		for _, e := range p.entries[mark:] {
+			p.n -= len(e.m[e.k])
+		}
+		p.entries = p.entries[:mark]
+	}
+	return out
+}
+
+// pack copies the strings collected into one allocation.
+func (p *packer) pack() {
+	if len(p.fields)+len(p.ptrs)+len(p.entries) > 1 {
+		buf := make([]byte, 0, p.n)
+		put := func(s string) string {
+			start := len(buf)
+			buf = append(buf, s...)
+			return unsafe.String(&buf[start], len(s)) // buf never grows: the strings stay valid
+		}
+		for _, v := range p.fields {
+			v.SetString(put(v.String()))
+		}
+		for _, s := range p.ptrs {
+			*s = put(*s)
+		}
+		for _, e := range p.entries {
+			e.m[e.k] = put(e.m[e.k])
+		}
+	}
+	clear(p.fields)
+	clear(p.ptrs)
+	clear(p.entries)
+	p.n, p.fields, p.ptrs, p.entries = 0, p.fields[:0], p.ptrs[:0], p.entries[:0]
+}
+
+// meta interns m's strings that repeat from object to object (namespace,
+// label and annotation keys and values, owner reference kinds,
+// managedFields heads) and collects the others (name, UID, version).
+func (p *packer) meta(m *metav1.ObjectMeta) {
+	p.ptr(&m.Namespace, internMax)
+	p.ptr(&m.Name, internMax)
+	p.ptr(&m.GenerateName, internMax)
+	p.ptr((*string)(&m.UID), internMax)
+	p.ptr(&m.ResourceVersion, internMax)
+	if len(m.Labels) > 0 {
+		m.Labels = p.stringMap(m.Labels, internMax, true)
+	}
+	if len(m.Annotations) > 0 {
+		m.Annotations = p.stringMap(m.Annotations, internMax, true)
+	}
+	for i := range m.OwnerReferences {
+		r := &m.OwnerReferences[i]
+		p.ptr(&r.APIVersion, internMax)
+		p.ptr(&r.Kind, internMax)
+		p.ptr(&r.Name, internMax)
+		p.ptr((*string)(&r.UID), internMax)
+	}
+	for i := range m.Finalizers {
+		p.ptr(&m.Finalizers[i], internMax)
+	}
+	for i := range m.ManagedFields {
+		e := &m.ManagedFields[i]
+		p.ptr(&e.Manager, internMax)
+		p.ptr(&e.APIVersion, internMax)
+		p.ptr(&e.FieldsType, internMax)
+		p.ptr(&e.Subresource, internMax)
+		p.ptr((*string)(&e.Operation), internMax)
+	}
+}
+
+func (p *packer) walk(v reflect.Value, depth int) {
 	if depth > 32 {
 		return
 	}
 	switch v.Kind() {
 	case reflect.String:
-		if s := v.String(); s != "" && len(s) <= internMax && v.CanSet() {
-			v.SetString(intern(s))
-		}
+		p.field(v, internLongMax)
 	case reflect.Pointer:
 		if !v.IsNil() {
-			internValue(v.Elem(), depth+1)
+			p.walk(v.Elem(), depth+1)
 		}
 	case reflect.Struct:
 		if v.Type() == objectMetaType {
 			if v.CanAddr() {
-				internMeta(v.Addr().Interface().(*metav1.ObjectMeta))
+				p.meta(v.Addr().Interface().(*metav1.ObjectMeta))
 			}
 			return
 		}
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				internValue(f, depth+1)
+				p.walk(f, depth+1)
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return
 		}
+		if v.Kind() == reflect.Slice && v.Cap() > v.Len() && v.Len() > 0 && v.CanSet() {
+			// The decoder grows a slice by doubling: 10 items take 16
+			// places, which the cache would keep for good.
+			exact := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(exact, v)
+			v.Set(exact)
+		}
 		for i := range v.Len() {
-			internValue(v.Index(i), depth+1)
+			p.walk(v.Index(i), depth+1)
 		}
 	case reflect.Map:
-		// map[string]string values in place (rebuilding the map to share
-		// its keys too costs more than it saves); other maps are left alone
-		if m, ok := v.Interface().(map[string]string); ok && v.CanSet() {
-			for k, e := range m {
-				m[k] = intern(e)
+		if m, ok := v.Interface().(map[string]string); ok && v.CanSet() && len(m) > 0 {
+			if c := p.stringMap(m, internLongMax, false); !sameMap(c, m) {
+				v.Set(reflect.ValueOf(c))
 			}
 		}
 	}
+}
+
+// sameMap reports whether a and b are the same map (not only equal).
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

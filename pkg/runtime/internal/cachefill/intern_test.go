@@ -2,16 +2,22 @@ package cachefill
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // TestInternObject checks that the transform leaves the objects' values as
-// decoded and that two objects share their repeated strings, in the
-// metadata and in the spec.
+// decoded and that two objects share their repeated strings and maps, in
+// the metadata and in the spec.
 func TestInternObject(t *testing.T) {
 	ctx := Fill(context.Background())
 	stream := decodeWatch(t, 3, true)
@@ -44,6 +50,131 @@ func TestInternObject(t *testing.T) {
 	require.True(t, same(a.Spec.Env[3].Name, b.Spec.Env[3].Name), "string in a slice of structs")
 	require.True(t, same(a.Spec.Command[1], b.Spec.Command[1]), "string in a slice")
 	require.True(t, same(a.ManagedFields[0].Manager, b.ManagedFields[0].Manager), "managedFields head")
-	require.False(t, same(a.Spec.Description, b.Spec.Description), "strings over internMax stay apart")
+	require.True(t, same(a.Spec.Description, b.Spec.Description), "a long string outside the annotations")
 	require.False(t, same(a.Name, b.Name))
+	require.True(t, sameMap(a.Annotations, b.Annotations), "equal annotations, one map")
+	require.False(t, sameMap(a.Labels, b.Labels), "labels that differ (the instance), a map each")
+	require.False(t, sameMap(a.Spec.Config, b.Spec.Config), "a spec map that differs")
+
+}
+
+// TestInternPacks checks that the strings of an object that no other
+// object holds end up side by side in one allocation, and keep their
+// values.
+func TestInternPacks(t *testing.T) {
+	fresh := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()) // in no table yet
+	o := &decodeLoad{
+		ObjectMeta: metav1.ObjectMeta{Name: fresh + "-name", UID: types.UID(fresh + "-uid"), Labels: map[string]string{"app": fresh + "-label"}},
+		Spec: decodeLoadSpec{
+			Image:  fresh + "-image",
+			Env:    []decodeEnvVar{{Name: fresh + "-A", Value: fresh + "-a"}, {Name: fresh + "-B", Value: fresh + "-b"}},
+			Config: map[string]string{"k": fresh + "-config"},
+		},
+	}
+	want := o.DeepCopyObject()
+	Intern(o)
+	require.Equal(t, want, o)
+	own := []string{o.Name, string(o.UID), o.Labels["app"], o.Spec.Image, o.Spec.Env[0].Name, o.Spec.Env[0].Value, o.Spec.Env[1].Name, o.Spec.Env[1].Value, o.Spec.Config["k"]}
+	first, last, n := uintptr(math.MaxUint64), uintptr(0), 0
+	for _, s := range own {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		first, last, n = min(first, p), max(last, p+uintptr(len(s))), n+len(s)
+	}
+	require.Equal(t, n, int(last-first), "the %d strings only this object holds, side by side", len(own))
+}
+
+// TestInternLimits checks what is not shared: an annotation value over
+// internMax, a string over internLongMax, and a map of another object
+// equal to none.
+func TestInternLimits(t *testing.T) {
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	obj := func() *decodeLoad {
+		return &decodeLoad{
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+				"long":  strings.Repeat("a", internMax+1),
+				"short": strings.Repeat("b", internMax),
+			}},
+			Spec: decodeLoadSpec{
+				Description: strings.Repeat("c", internLongMax+1),
+				Image:       strings.Repeat("d", internLongMax),
+				Config:      map[string]string{"k": strings.Repeat("e", 3)},
+			},
+		}
+	}
+	// The second object of a value puts it in the table, the third finds it there.
+	_, a, b := obj(), obj(), obj()
+	Intern(obj())
+	Intern(a)
+	b.Annotations["long"] = strings.Repeat("a", internMax+1) + "!" // b's annotations differ from a's
+	b.Spec.Config["other"] = "x"
+	Intern(b)
+	require.False(t, same(a.Annotations["long"], b.Annotations["long"][:internMax+1]), "an annotation value over internMax")
+	require.True(t, same(a.Annotations["short"], b.Annotations["short"]), "an annotation value of internMax")
+	require.False(t, same(a.Spec.Description, b.Spec.Description), "a string over internLongMax")
+	require.True(t, same(a.Spec.Image, b.Spec.Image), "a string of internLongMax")
+	require.True(t, same(a.Spec.Config["k"], b.Spec.Config["k"]), "the values of a map shared with none")
+	require.Equal(t, map[string]string{"k": "eee", "other": "x"}, b.Spec.Config)
+}
+
+// TestTrimOwnedSharedAnnotations checks that TrimOwned, which moves the
+// hash annotation out of the annotations, does so before they are shared:
+// owned objects declared alike carry equal annotations, and trimming one
+// must not change the next.
+func TestTrimOwnedSharedAnnotations(t *testing.T) {
+	const manager, hashAnnotation = "opgen-load", "opgen.dev/applied-hash"
+	own := func(name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: "ns",
+			Annotations: map[string]string{hashAnnotation: "h1", "team": "blue"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{
+				Manager: manager, Operation: metav1.ManagedFieldsOperationApply,
+				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{}}`)},
+			}},
+		}}
+	}
+	var objs []*corev1.ConfigMap
+	for i := range 3 {
+		o := own(fmt.Sprint("cm-", i))
+		_, err := TrimOwned(o, manager, hashAnnotation)
+		require.NoError(t, err)
+		objs = append(objs, o)
+	}
+	for _, o := range objs {
+		fields, hash, ok := OwnApply(o, manager, hashAnnotation)
+		require.True(t, ok)
+		require.Equal(t, "h1", hash, "%s: the hash annotation, kept in the entry", o.Name)
+		require.Equal(t, FieldsHash([]byte(`{"f:data":{}}`)), fields)
+		require.Equal(t, map[string]string{"team": "blue"}, o.Annotations)
+	}
+	require.True(t, sameMap(objs[1].Annotations, objs[2].Annotations), "the rest of the annotations, shared from the second sight on")
+}
+
+// BenchmarkTrim reports the cache transform's cost per Load-shaped
+// object as decoded from a watch (ns/op is per object).
+//
+//	go test ./pkg/runtime/internal/cachefill -run '^$' -bench BenchmarkTrim -benchmem
+func BenchmarkTrim(b *testing.B) {
+	const n = 1000
+	stream := decodeWatch(b, n, true)
+	ctx := Fill(context.Background())
+	rc := decodeClient(b, stream, "opgen-load", true)
+	for b.Loop() {
+		b.StopTimer()
+		objs, err := watchLoads(ctx, rc)
+		if err != nil || len(objs) != n {
+			b.Fatal(err, len(objs))
+		}
+		b.StartTimer()
+		for _, o := range objs {
+			_, _ = trimOwn(o, "opgen-load")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/object")
+}
+
+// resetTables empties the intern tables.
+func resetTables() {
+	tables.Lock()
+	tables.strs, tables.strBytes, tables.maps, tables.once = nil, 0, nil, nil
+	tables.Unlock()
 }

@@ -19,14 +19,20 @@ func Own(e *metav1.ManagedFieldsEntry, manager string) bool {
 // field set (manager, operation, apiVersion, time, subresource). Then it
 // interns the object's strings.
 func Trim(obj any, manager string, heads bool) (any, error) {
+	trim(obj, manager, heads)
+	Intern(obj)
+	return obj, nil
+}
+
+// trim is Trim without Intern.
+func trim(obj any, manager string, heads bool) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		return obj, nil
+		return
 	}
-	defer Intern(obj)
 	entries := m.GetManagedFields()
 	if entries == nil {
-		return obj, nil
+		return
 	}
 	var out []metav1.ManagedFieldsEntry
 	for i := range entries {
@@ -41,7 +47,6 @@ func Trim(obj any, manager string, heads bool) (any, error) {
 		out = append(out, e)
 	}
 	m.SetManagedFields(out)
-	return obj, nil
 }
 
 // FieldsHashType is the FieldsType of an own entry that TrimOwned kept in
@@ -57,10 +62,11 @@ const FieldsHashType = "opgen.dev/fields-hash"
 // maps are dear in Go: an object whose only annotation that was keeps
 // none.
 func TrimOwned(obj any, manager, hashAnnotation string) (any, error) {
-	obj, err := Trim(obj, manager, false)
+	trim(obj, manager, false)
+	defer Intern(obj) // last: the annotations change below, a shared map must not
 	m, ok := obj.(metav1.Object)
-	if err != nil || !ok {
-		return obj, err
+	if !ok {
+		return obj, nil
 	}
 	entries := m.GetManagedFields()
 	for i := range entries {

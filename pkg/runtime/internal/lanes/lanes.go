@@ -113,6 +113,11 @@ func (q *Queue) Pop() cache.ObjectName {
 	key := q.fifo[l][0]
 	q.fifo[l][0] = cache.ObjectName{}
 	q.fifo[l] = q.fifo[l][1:]
+	if len(q.fifo[l]) == 0 {
+		// An empty slice of a lane keeps its whole array: after a
+		// start's burst, one of every object's key.
+		q.fifo[l] = nil
+	}
 	if l == laneUser {
 		q.Marks.serving(key)
 	}

@@ -76,3 +76,20 @@ func TestRetryKeepsTheLane(t *testing.T) {
 	assert.Equal(t, "2", q.Pop().Name, "the retried user change goes first")
 	assert.Equal(t, "10", q.Pop().Name)
 }
+
+// A lane that drains lets its array go: after a start's burst of 10,000
+// keys the queue holds nothing.
+func TestDrainedLaneReleasesItsArray(t *testing.T) {
+	q := &Queue{Urgent: func(cache.ObjectName) bool { return false }, Marks: &Marks{}}
+	for i := range 10000 {
+		q.Push(key(i))
+	}
+	for q.Len() > 1 {
+		q.Pop()
+	}
+	assert.NotZero(t, cap(q.fifo[laneBulk]), "one key left: the array stays")
+	q.Pop()
+	for l := range lanes {
+		assert.Zero(t, cap(q.fifo[l]), "lane %s", Names[l])
+	}
+}
