@@ -32,19 +32,21 @@ import (
 func Logger[T apis.Object]() Step[T] {
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
 		start := time.Now()
-		a.Log.V(1).Info("handling")
-		if l := a.Log.V(1); l.Enabled() {
-			// Only then: a disabled apply log costs nothing per apply.
-			ctx = context.WithValue(ctx, applyLogKey{}, l)
+		debug := a.Log.V(1)
+		on := debug.Enabled() // checked first: a disabled Info call boxes its arguments all the same
+		if on {
+			debug.Info("handling")
+			ctx = context.WithValue(ctx, applyLogKey{}, debug) // only then: a disabled apply log costs nothing per apply
 		}
 		err := next(ctx)
 		switch {
 		case err != nil:
 			a.Log.Error(err, "handler failed", "terminal", IsTerminal(err), "duration", time.Since(start))
+		case !on:
 		case a.Halted():
-			a.Log.V(1).Info("halted", "duration", time.Since(start))
+			debug.Info("halted", "duration", time.Since(start))
 		default:
-			a.Log.V(1).Info("handled", "duration", time.Since(start), "requeueAfter", a.Requeue())
+			debug.Info("handled", "duration", time.Since(start), "requeueAfter", a.Requeue())
 		}
 		return err
 	})
