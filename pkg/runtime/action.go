@@ -47,7 +47,7 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 	if leadCtx.Err() != nil {
 		return false // shutting down: take no new work
 	}
-	defer c.op.inflight.Begin(c.name, key.String())()
+	defer c.op.inflight.End(c.op.inflight.Begin(c.name, key))
 	c.handle(ctx, key)
 	return true
 }

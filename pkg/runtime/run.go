@@ -246,8 +246,7 @@ func (o *Operator) workOn(leadCtx context.Context, controllers []runner, runnabl
 	}
 	for _, r := range runnables {
 		wg.Go(func() {
-			done := o.inflight.Begin("runnable", fmt.Sprintf("%T", r))
-			defer done()
+			defer o.inflight.End(o.inflight.Begin("runnable", cache.ObjectName{Name: fmt.Sprintf("%T", r)}))
 			runRunnable(leadCtx, o.log, r)
 		})
 	}

@@ -6,9 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // internMax is the longest annotation value intern shares: longer ones (a
@@ -64,21 +64,21 @@ func seenBefore(h uint64) bool {
 	return false
 }
 
-// intern returns the copy of s that the cached objects share, and whether
-// there is one: at the second sight of s, a copy of s goes into the
+// intern returns the copy of s that the cached objects share, or s when
+// there is none: at the second sight of s, a copy of s goes into the
 // table. A hit costs a map lookup and no allocation. Strings longer than
 // limit are returned as they are.
-func intern(s string, limit int) (string, bool) {
+func intern(s string, limit int) string {
 	if s == "" || len(s) > limit {
-		return s, false
+		return s
 	}
 	tables.Lock()
 	defer tables.Unlock()
 	if c, ok := tables.strs[s]; ok {
-		return c, true
+		return c
 	}
 	if !seenBefore(maphash.String(seed, s)) {
-		return s, false
+		return s
 	}
 	switch {
 	case tables.strs == nil:
@@ -87,10 +87,10 @@ func intern(s string, limit int) (string, bool) {
 		clear(tables.strs)
 		tables.strBytes = 0
 	}
-	c := strings.Clone(s) // its own: s may be packed with its object's other strings
+	c := strings.Clone(s) // its own: s may be a slice of a longer string
 	tables.strs[c] = c
 	tables.strBytes += len(c)
-	return c, true
+	return c
 }
 
 // mapHash is a hash of m's entries, whatever their order.
@@ -104,25 +104,24 @@ func mapHash(m map[string]string) uint64 {
 
 // share returns the map the cached objects share that equals m, or, when
 // there is none, the map prepare makes of m (with its strings interned),
-// which goes into the table at the second sight of an equal map. kept
-// reports whether the map returned is in the table: it must not be
-// changed, every object that holds it would change.
-func share(m map[string]string, prepare func(map[string]string) map[string]string) (_ map[string]string, kept bool) {
+// which goes into the table at the second sight of an equal map. A map in
+// the table must not be changed: every object that holds it would change.
+func share(m map[string]string, prepare func(map[string]string) map[string]string) map[string]string {
 	if len(m) > sharedMapMax {
-		return prepare(m), false
+		return prepare(m)
 	}
 	h := mapHash(m)
 	tables.Lock()
 	c, ok := tables.maps[h]
 	tables.Unlock()
 	if ok && maps.Equal(c, m) {
-		return c, true
+		return c
 	}
 	m = prepare(m)
 	tables.Lock()
 	defer tables.Unlock()
 	if ok || !seenBefore(h) { // a different map with the same hash keeps its place
-		return m, false
+		return m
 	}
 	switch {
 	case tables.maps == nil:
@@ -131,7 +130,7 @@ func share(m map[string]string, prepare func(map[string]string) map[string]strin
 		clear(tables.maps)
 	}
 	tables.maps[h] = m
-	return m, true
+	return m
 }
 
 var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
@@ -139,185 +138,90 @@ var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 // Intern shares the strings of the object obj points to with the other
 // cached objects: its metadata's (internMeta) and every other exported
 // string field, through pointers, slices, arrays and maps; a string map
-// equal to one another object holds is replaced by that one; a slice with
-// room to spare is copied to one without; and the strings no other object
-// holds are copied into one allocation. The values do not change. The
-// caches' transforms call it last: a map it shared must not be changed
-// after.
+// equal to one another object holds is replaced by that one; and a slice
+// with room to spare is copied to one without. The values do not change.
+// The caches' transforms call it last: a map it shared must not be
+// changed after.
 func Intern(obj any) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	p := packers.Get().(*packer)
-	p.walk(v.Elem(), 0)
-	p.pack()
-	packers.Put(p)
+	internValue(v.Elem(), 0)
 }
 
-// packer walks an object, interning what repeats, and collects the
-// strings it could not share, to copy them into one allocation: each
-// string apart costs its own rounding to a size class and an object more
-// for the collector to mark.
-type packer struct {
-	n       int
-	fields  []reflect.Value // settable strings
-	ptrs    []*string
-	entries []mapEntry // values of maps no other object holds
-}
-
-type mapEntry struct {
-	m map[string]string
-	k string
-}
-
-var packers = sync.Pool{New: func() any { return new(packer) }}
-
-// packMax is the longest string packed: a longer one gains little from
-// sharing its allocation.
-const packMax = internLongMax
-
-// field interns the string v holds, or collects it.
-func (p *packer) field(v reflect.Value, limit int) {
-	s := v.String()
-	if s == "" || !v.CanSet() {
-		return
+// internMeta interns m's strings: those that repeat from object to object
+// (namespace, label and annotation keys and values, owner references,
+// finalizers, managedFields heads), and those that repeat from one version
+// of the object to the next (name, UID).
+func internMeta(m *metav1.ObjectMeta) {
+	m.Namespace = intern(m.Namespace, internMax)
+	m.Name = intern(m.Name, internMax)
+	m.GenerateName = intern(m.GenerateName, internMax)
+	m.UID = types.UID(intern(string(m.UID), internMax))
+	if len(m.Labels) > 0 {
+		m.Labels = share(m.Labels, internMap)
 	}
-	if c, ok := intern(s, limit); ok {
-		v.SetString(c)
-	} else if len(s) <= packMax {
-		p.n += len(s)
-		p.fields = append(p.fields, v)
+	if len(m.Annotations) > 0 {
+		m.Annotations = share(m.Annotations, internMap)
+	}
+	for i := range m.OwnerReferences {
+		r := &m.OwnerReferences[i]
+		r.APIVersion, r.Kind, r.Name = intern(r.APIVersion, internMax), intern(r.Kind, internMax), intern(r.Name, internMax)
+		r.UID = types.UID(intern(string(r.UID), internMax))
+	}
+	for i := range m.Finalizers {
+		m.Finalizers[i] = intern(m.Finalizers[i], internMax)
+	}
+	for i := range m.ManagedFields {
+		e := &m.ManagedFields[i]
+		e.Manager, e.APIVersion, e.FieldsType, e.Subresource = intern(e.Manager, internMax), intern(e.APIVersion, internMax), intern(e.FieldsType, internMax), intern(e.Subresource, internMax)
+		e.Operation = metav1.ManagedFieldsOperationType(intern(string(e.Operation), internMax))
 	}
 }
 
-// ptr is field for a string of the metadata.
-func (p *packer) ptr(s *string, limit int) {
-	if *s == "" {
-		return
-	}
-	if c, ok := intern(*s, limit); ok {
-		*s = c
-	} else if len(*s) <= packMax {
-		p.n += len(*s)
-		p.ptrs = append(p.ptrs, s)
-	}
-}
-
-// stringMap returns m, or the equal map another object holds, with its
-// strings interned; copy says whether to intern into a copy (the keys too)
-// or in place (the values: rebuilding a map to share its keys costs more
-// than it saves).
-func (p *packer) stringMap(m map[string]string, limit int, copy bool) map[string]string {
-	mark := len(p.entries)
-	out, kept := share(m, func(m map[string]string) map[string]string {
-		out := m
-		if copy {
-			out = make(map[string]string, len(m))
-		}
-		for k, v := range m {
-			if copy {
-				k, _ = intern(k, internMax)
-			}
-			c, ok := intern(v, limit)
-			out[k] = c
-			if !ok && c != "" && len(c) <= packMax {
-				p.n += len(c)
-				p.entries = append(p.entries, mapEntry{out, k})
-			}
-		}
-		return out
-	})
-	if kept { // shared: its strings stay where they are
-		for _, e := range p.entries[mark:] {
-			p.n -= len(e.m[e.k])
-		}
-		p.entries = p.entries[:mark]
+// internMap returns a copy of m with its keys and values interned, up to
+// internMax: an annotation's value may be long and unique.
+func internMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[intern(k, internMax)] = intern(v, internMax)
 	}
 	return out
 }
 
-// pack copies the strings collected into one allocation.
-func (p *packer) pack() {
-	if len(p.fields)+len(p.ptrs)+len(p.entries) > 1 {
-		buf := make([]byte, 0, p.n)
-		put := func(s string) string {
-			start := len(buf)
-			buf = append(buf, s...)
-			return unsafe.String(&buf[start], len(s)) // buf never grows: the strings stay valid
-		}
-		for _, v := range p.fields {
-			v.SetString(put(v.String()))
-		}
-		for _, s := range p.ptrs {
-			*s = put(*s)
-		}
-		for _, e := range p.entries {
-			e.m[e.k] = put(e.m[e.k])
-		}
+// internValues interns m's values in place and returns m: rebuilding a
+// map to share its keys too costs more than it saves.
+func internValues(m map[string]string) map[string]string {
+	for k, v := range m {
+		m[k] = intern(v, internLongMax)
 	}
-	clear(p.fields)
-	clear(p.ptrs)
-	clear(p.entries)
-	p.n, p.fields, p.ptrs, p.entries = 0, p.fields[:0], p.ptrs[:0], p.entries[:0]
+	return m
 }
 
-// meta interns m's strings that repeat from object to object (namespace,
-// label and annotation keys and values, owner reference kinds,
-// managedFields heads) and collects the others (name, UID, version).
-func (p *packer) meta(m *metav1.ObjectMeta) {
-	p.ptr(&m.Namespace, internMax)
-	p.ptr(&m.Name, internMax)
-	p.ptr(&m.GenerateName, internMax)
-	p.ptr((*string)(&m.UID), internMax)
-	p.ptr(&m.ResourceVersion, internMax)
-	if len(m.Labels) > 0 {
-		m.Labels = p.stringMap(m.Labels, internMax, true)
-	}
-	if len(m.Annotations) > 0 {
-		m.Annotations = p.stringMap(m.Annotations, internMax, true)
-	}
-	for i := range m.OwnerReferences {
-		r := &m.OwnerReferences[i]
-		p.ptr(&r.APIVersion, internMax)
-		p.ptr(&r.Kind, internMax)
-		p.ptr(&r.Name, internMax)
-		p.ptr((*string)(&r.UID), internMax)
-	}
-	for i := range m.Finalizers {
-		p.ptr(&m.Finalizers[i], internMax)
-	}
-	for i := range m.ManagedFields {
-		e := &m.ManagedFields[i]
-		p.ptr(&e.Manager, internMax)
-		p.ptr(&e.APIVersion, internMax)
-		p.ptr(&e.FieldsType, internMax)
-		p.ptr(&e.Subresource, internMax)
-		p.ptr((*string)(&e.Operation), internMax)
-	}
-}
-
-func (p *packer) walk(v reflect.Value, depth int) {
+func internValue(v reflect.Value, depth int) {
 	if depth > 32 {
 		return
 	}
 	switch v.Kind() {
 	case reflect.String:
-		p.field(v, internLongMax)
+		if s := v.String(); s != "" && v.CanSet() {
+			v.SetString(intern(s, internLongMax))
+		}
 	case reflect.Pointer:
 		if !v.IsNil() {
-			p.walk(v.Elem(), depth+1)
+			internValue(v.Elem(), depth+1)
 		}
 	case reflect.Struct:
 		if v.Type() == objectMetaType {
 			if v.CanAddr() {
-				p.meta(v.Addr().Interface().(*metav1.ObjectMeta))
+				internMeta(v.Addr().Interface().(*metav1.ObjectMeta))
 			}
 			return
 		}
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				p.walk(f, depth+1)
+				internValue(f, depth+1)
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -332,11 +236,11 @@ func (p *packer) walk(v reflect.Value, depth int) {
 			v.Set(exact)
 		}
 		for i := range v.Len() {
-			p.walk(v.Index(i), depth+1)
+			internValue(v.Index(i), depth+1)
 		}
 	case reflect.Map:
 		if m, ok := v.Interface().(map[string]string); ok && v.CanSet() && len(m) > 0 {
-			if c := p.stringMap(m, internLongMax, false); !sameMap(c, m) {
+			if c := share(m, internValues); !sameMap(c, m) {
 				v.Set(reflect.ValueOf(c))
 			}
 		}

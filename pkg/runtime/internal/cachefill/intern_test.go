@@ -3,7 +3,6 @@ package cachefill
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // TestInternObject checks that the transform leaves the objects' values as
@@ -58,29 +56,48 @@ func TestInternObject(t *testing.T) {
 
 }
 
-// TestInternPacks checks that the strings of an object that no other
-// object holds end up side by side in one allocation, and keep their
-// values.
-func TestInternPacks(t *testing.T) {
+// TestInternSecondSight checks that a string or a map enters the tables
+// at its second sight only, so that what one object alone holds (a name,
+// labels with its name) is not kept there; and that a slice the decoder
+// grew keeps no spare room.
+func TestInternSecondSight(t *testing.T) {
 	fresh := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()) // in no table yet
-	o := &decodeLoad{
-		ObjectMeta: metav1.ObjectMeta{Name: fresh + "-name", UID: types.UID(fresh + "-uid"), Labels: map[string]string{"app": fresh + "-label"}},
-		Spec: decodeLoadSpec{
-			Image:  fresh + "-image",
-			Env:    []decodeEnvVar{{Name: fresh + "-A", Value: fresh + "-a"}, {Name: fresh + "-B", Value: fresh + "-b"}},
-			Config: map[string]string{"k": fresh + "-config"},
-		},
+	obj := func() *decodeLoad {
+		env := make([]decodeEnvVar, 3, 4)
+		env[0].Name, env[1].Name, env[2].Name = "A", "B", "C"
+		return &decodeLoad{
+			ObjectMeta: metav1.ObjectMeta{Name: strings.Clone(fresh), Labels: map[string]string{"app": fresh + "-app"}},
+			Spec:       decodeLoadSpec{Env: env},
+		}
 	}
-	want := o.DeepCopyObject()
-	Intern(o)
-	require.Equal(t, want, o)
-	own := []string{o.Name, string(o.UID), o.Labels["app"], o.Spec.Image, o.Spec.Env[0].Name, o.Spec.Env[0].Value, o.Spec.Env[1].Name, o.Spec.Env[1].Value, o.Spec.Config["k"]}
-	first, last, n := uintptr(math.MaxUint64), uintptr(0), 0
-	for _, s := range own {
-		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-		first, last, n = min(first, p), max(last, p+uintptr(len(s))), n+len(s)
+	inTables := func() (str, labels bool) {
+		tables.Lock()
+		defer tables.Unlock()
+		_, str = tables.strs[fresh]
+		for _, m := range tables.maps {
+			labels = labels || m["app"] == fresh+"-app"
+		}
+		return str, labels
 	}
-	require.Equal(t, n, int(last-first), "the %d strings only this object holds, side by side", len(own))
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+
+	first := obj()
+	Intern(first)
+	str, labels := inTables()
+	require.False(t, str, "a string seen once is not kept")
+	require.False(t, labels, "a map seen once is not kept")
+	require.Equal(t, 3, cap(first.Spec.Env), "no spare room")
+	require.Equal(t, "C", first.Spec.Env[2].Name)
+
+	second, third := obj(), obj()
+	Intern(second)
+	Intern(third)
+	str, labels = inTables()
+	require.True(t, str)
+	require.True(t, labels)
+	require.True(t, same(second.Name, third.Name), "shared from the second sight on")
+	require.True(t, sameMap(second.Labels, third.Labels))
+	require.False(t, same(first.Name, second.Name), "the first keeps its own")
 }
 
 // TestInternLimits checks what is not shared: an annotation value over

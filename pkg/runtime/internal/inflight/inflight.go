@@ -13,34 +13,43 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Set tracks the keys handlers and Runnables work on, to name the
-// ones a shutdown leaves behind.
+// ones a shutdown leaves behind. Recording costs no allocation: the names
+// are formatted only when listed.
 type Set struct {
 	mu   sync.Mutex
 	next uint64
-	keys map[uint64]string
+	keys map[uint64]entry
 }
 
-// Begin records that controller works on key until the returned function
-// is called.
-func (f *Set) Begin(controller, key string) (end func()) {
+type entry struct {
+	controller string
+	key        cache.ObjectName
+}
+
+// Begin records that controller works on key until End is called with
+// the id it returns.
+func (f *Set) Begin(controller string, key cache.ObjectName) (id uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.keys == nil {
-		f.keys = map[uint64]string{}
+		f.keys = map[uint64]entry{}
 	}
 	f.next++
-	id := f.next
-	f.keys[id] = controller + " " + key
-	return func() {
-		f.mu.Lock()
-		delete(f.keys, id)
-		f.mu.Unlock()
-	}
+	f.keys[f.next] = entry{controller, key}
+	return f.next
+}
+
+// End records that the work Begin returned id for ended.
+func (f *Set) End(id uint64) {
+	f.mu.Lock()
+	delete(f.keys, id)
+	f.mu.Unlock()
 }
 
 // List returns "controller key" of everything in flight, sorted.
@@ -48,8 +57,8 @@ func (f *Set) List() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]string, 0, len(f.keys))
-	for _, k := range f.keys {
-		out = append(out, k)
+	for _, e := range f.keys {
+		out = append(out, e.controller+" "+e.key.String())
 	}
 	slices.Sort(out)
 	return out
