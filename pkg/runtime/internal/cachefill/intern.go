@@ -150,15 +150,14 @@ func Intern(obj any) {
 	internValue(v.Elem(), 0)
 }
 
-// internMeta interns m's strings: those that repeat from object to object
+// internMeta interns m's strings that repeat from object to object
 // (namespace, label and annotation keys and values, owner references,
-// finalizers, managedFields heads), and those that repeat from one version
-// of the object to the next (name, UID).
+// finalizers, managedFields heads). Not the name nor the UID: only the
+// object's next version repeats them, and a table entry would outlive
+// the version it saved a copy for.
 func internMeta(m *metav1.ObjectMeta) {
 	m.Namespace = intern(m.Namespace, internMax)
-	m.Name = intern(m.Name, internMax)
 	m.GenerateName = intern(m.GenerateName, internMax)
-	m.UID = types.UID(intern(string(m.UID), internMax))
 	if len(m.Labels) > 0 {
 		m.Labels = share(m.Labels, internMap)
 	}

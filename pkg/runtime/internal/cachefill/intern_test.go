@@ -57,17 +57,17 @@ func TestInternObject(t *testing.T) {
 }
 
 // TestInternSecondSight checks that a string or a map enters the tables
-// at its second sight only, so that what one object alone holds (a name,
-// labels with its name) is not kept there; and that a slice the decoder
-// grew keeps no spare room.
+// at its second sight only, so that what one object alone holds (a value
+// of its own, labels with its name) is not kept there; that the name is
+// not interned; and that a slice the decoder grew keeps no spare room.
 func TestInternSecondSight(t *testing.T) {
 	fresh := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()) // in no table yet
 	obj := func() *decodeLoad {
 		env := make([]decodeEnvVar, 3, 4)
 		env[0].Name, env[1].Name, env[2].Name = "A", "B", "C"
 		return &decodeLoad{
-			ObjectMeta: metav1.ObjectMeta{Name: strings.Clone(fresh), Labels: map[string]string{"app": fresh + "-app"}},
-			Spec:       decodeLoadSpec{Env: env},
+			ObjectMeta: metav1.ObjectMeta{Name: fresh + "-name", Labels: map[string]string{"app": fresh + "-app"}},
+			Spec:       decodeLoadSpec{Image: strings.Clone(fresh), Env: env},
 		}
 	}
 	inTables := func() (str, labels bool) {
@@ -95,9 +95,10 @@ func TestInternSecondSight(t *testing.T) {
 	str, labels = inTables()
 	require.True(t, str)
 	require.True(t, labels)
-	require.True(t, same(second.Name, third.Name), "shared from the second sight on")
+	require.True(t, same(second.Spec.Image, third.Spec.Image), "shared from the second sight on")
 	require.True(t, sameMap(second.Labels, third.Labels))
-	require.False(t, same(first.Name, second.Name), "the first keeps its own")
+	require.False(t, same(first.Spec.Image, second.Spec.Image), "the first keeps its own")
+	require.False(t, same(second.Name, third.Name), "a name is not interned")
 }
 
 // TestInternLimits checks what is not shared: an annotation value over
