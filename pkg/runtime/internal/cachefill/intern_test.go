@@ -146,7 +146,7 @@ func TestTrimOwnedSharedAnnotations(t *testing.T) {
 			Annotations: map[string]string{hashAnnotation: "h1", "team": "blue"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: manager, Operation: metav1.ManagedFieldsOperationApply,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{}}`)},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{}}`),
 			}},
 		}}
 	}
