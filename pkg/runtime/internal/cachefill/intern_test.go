@@ -32,7 +32,6 @@ func TestInternObject(t *testing.T) {
 	cached(t, want, false) // the same transform, for the managedFields
 	require.Equal(t, want, got, "interning changes no value")
 
-	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
 	a, b := got[1], got[2]
 	require.True(t, same(a.Namespace, b.Namespace), "namespace")
 	for k := range a.Labels {
@@ -79,7 +78,6 @@ func TestInternSecondSight(t *testing.T) {
 		}
 		return str, labels
 	}
-	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
 
 	first := obj()
 	Intern(first)
@@ -105,7 +103,6 @@ func TestInternSecondSight(t *testing.T) {
 // internMax, a string over internLongMax, and a map of another object
 // equal to none.
 func TestInternLimits(t *testing.T) {
-	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
 	obj := func() *decodeLoad {
 		return &decodeLoad{
 			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
@@ -189,6 +186,9 @@ func BenchmarkTrim(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/object")
 }
+
+// same reports whether a and b are one string in memory (not only equal).
+func same(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
 
 // resetTables empties the intern tables.
 func resetTables() {
