@@ -239,14 +239,7 @@ func internValue(v reflect.Value, depth int) {
 		}
 	case reflect.Map:
 		if m, ok := v.Interface().(map[string]string); ok && v.CanSet() && len(m) > 0 {
-			if c := share(m, internValues); !sameMap(c, m) {
-				v.Set(reflect.ValueOf(c))
-			}
+			v.Set(reflect.ValueOf(share(m, internValues)))
 		}
 	}
-}
-
-// sameMap reports whether a and b are the same map (not only equal).
-func sameMap(a, b map[string]string) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

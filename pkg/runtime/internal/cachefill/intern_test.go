@@ -3,6 +3,7 @@ package cachefill
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +196,9 @@ func resetTables() {
 	tables.Lock()
 	tables.strs, tables.strBytes, tables.maps, tables.once = nil, 0, nil, nil
 	tables.Unlock()
+}
+
+// sameMap reports whether a and b are the same map (not only equal).
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
