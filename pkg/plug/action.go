@@ -2,6 +2,7 @@ package plug
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -39,6 +40,7 @@ type Action[T apis.Object] struct {
 	observed     T
 	descendants  []Descendant
 	labels       map[string]string
+	labelsShared bool // labels is a step's map, copied before a change
 	events       []Event
 	requeueAfter time.Duration
 	halted       bool
@@ -101,16 +103,27 @@ func (a *Action[T]) Own(descendants ...Descendant) {
 // them itself; ApplyDescendants adds them (the ManagedByLabel step uses
 // it).
 func (a *Action[T]) LabelDescendants(labels map[string]string) {
+	if a.labels == nil || a.labelsShared {
+		own := make(map[string]string, len(a.labels)+len(labels))
+		maps.Copy(own, a.labels)
+		a.labels, a.labelsShared = own, false
+	}
+	maps.Copy(a.labels, labels)
+}
+
+// shareLabels is LabelDescendants for labels that never change (a step's
+// own map): the first labels asked for are kept as they are, and copied
+// only when more are added, so most actions allocate nothing here.
+func (a *Action[T]) shareLabels(labels map[string]string) {
 	if a.labels == nil {
-		a.labels = make(map[string]string, len(labels))
+		a.labels, a.labelsShared = labels, true
+		return
 	}
-	for k, v := range labels {
-		a.labels[k] = v
-	}
+	a.LabelDescendants(labels)
 }
 
 // DescendantLabels returns the labels asked for with LabelDescendants; for
-// steps.
+// steps, which must not change the map.
 func (a *Action[T]) DescendantLabels() map[string]string { return a.labels }
 
 // Descendants returns what Own declared, in order; for steps.

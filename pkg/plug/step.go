@@ -35,17 +35,38 @@ type Pipeline[T apis.Object] []Step[T]
 
 // Run runs the pipeline on a. After a step calls a.Halt, the steps after it
 // are skipped.
+//
+// One Next serves every step: it runs the step after the one that called
+// it, so a step may call next more than once (each call runs the rest of
+// the pipeline again), but only while its Run runs and from its goroutine,
+// as the action itself is used.
 func (p Pipeline[T]) Run(ctx context.Context, a *Action[T]) error {
-	return p.from(0, a)(ctx)
+	if len(p) == 0 {
+		return nil
+	}
+	c := &chain[T]{p: p, a: a}
+	c.next = c.run
+	return c.run(ctx)
 }
 
-func (p Pipeline[T]) from(i int, a *Action[T]) Next {
-	return func(ctx context.Context) error {
-		if i == len(p) || a.Halted() {
-			return nil
-		}
-		return p[i].Run(ctx, a, p.from(i+1, a))
+// chain runs one action through a pipeline. at is the step that runs on
+// the next call of next; each call puts it back as it found it when the
+// rest of the pipeline returns.
+type chain[T apis.Object] struct {
+	p    Pipeline[T]
+	a    *Action[T]
+	at   int
+	next Next
+}
+
+func (c *chain[T]) run(ctx context.Context) error {
+	i := c.at
+	if i == len(c.p) || c.a.Halted() {
+		return nil
 	}
+	c.at = i + 1
+	defer func() { c.at = i }()
+	return c.p[i].Run(ctx, c.a, c.next)
 }
 
 // terminalError marks an error that retrying cannot fix.

@@ -94,8 +94,9 @@ const ManagedByLabelKey = "app.kubernetes.io/managed-by"
 // A label the handler sets on a descendant wins. Without ApplyDescendants
 // it has no effect.
 func ManagedByLabel[T apis.Object](value string) Step[T] {
+	labels := map[string]string{ManagedByLabelKey: value}
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
-		a.LabelDescendants(map[string]string{ManagedByLabelKey: value})
+		a.shareLabels(labels)
 		return next(ctx)
 	})
 }

@@ -121,6 +121,47 @@ func TestAddMissingGVK(t *testing.T) {
 	assert.Empty(t, a.Observed().Kind, "the cached object is not changed")
 }
 
+// A step may call next more than once: each call runs the rest of the
+// pipeline again, from the step after it.
+func TestPipelineNextTwice(t *testing.T) {
+	var trace []string
+	step := func(name string, times int) plug.Step[*widget] {
+		return plug.StepFunc[*widget](func(ctx context.Context, a *plug.Action[*widget], next plug.Next) error {
+			for range times {
+				trace = append(trace, name)
+				if err := next(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+	require.NoError(t, plug.Pipeline[*widget]{step("a", 1), step("b", 2), step("c", 1)}.Run(context.Background(), a))
+	assert.Equal(t, []string{"a", "b", "c", "b", "c"}, trace)
+	require.NoError(t, plug.Pipeline[*widget]{}.Run(context.Background(), a), "an empty pipeline does nothing")
+}
+
+// ManagedByLabel's labels are shared by the actions until one adds its
+// own: that action's labels are its alone.
+func TestManagedByLabelShared(t *testing.T) {
+	step := plug.ManagedByLabel[*widget]("test-operator")
+	runWith := func(more map[string]string) map[string]string {
+		a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
+		require.NoError(t, plug.Pipeline[*widget]{step, plug.StepFunc[*widget](func(_ context.Context, a *plug.Action[*widget], _ plug.Next) error {
+			if more != nil {
+				a.LabelDescendants(more)
+			}
+			return nil
+		})}.Run(context.Background(), a))
+		return a.DescendantLabels()
+	}
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator", "team": "a"}, runWith(map[string]string{"team": "a"}))
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, runWith(nil), "the first action's label is not in the next")
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "b"}, runWith(map[string]string{plug.ManagedByLabelKey: "b"}))
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, runWith(nil))
+}
+
 func TestManagedByLabel(t *testing.T) {
 	s := &fakeStore{owned: map[schema.GroupVersionKind]bool{corev1.SchemeGroupVersion.WithKind("ConfigMap"): true}}
 	env := testEnv(&fakeClient{}, s, nil)
