@@ -94,7 +94,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		return
 	}
 	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(verb), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
-	log := c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", verb, "reconcileID", r.ID)
+	log := observe.WithAction(c.log, key.Namespace, key.Name, string(verb), r.ID)
 	if IsPaused(obj) {
 		(pausing[T]{c}).pause(ctx, key, obj, st, log, r)
 		return
@@ -193,7 +193,7 @@ func (c *Controller[T]) goneObject(key cache.ObjectName) (T, bool) {
 // the same name, if the cache holds one, is handled next.
 func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, last T) {
 	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(plug.Delete), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
-	log := c.log.WithValues("namespace", key.Namespace, "name", key.Name, "verb", plug.Delete, "reconcileID", r.ID)
+	log := observe.WithAction(c.log, key.Namespace, key.Name, string(plug.Delete), r.ID)
 	log.V(1).Info("deleted before the finalizer was on it: a late Delete with its last state")
 	err := c.act(ctx, key, c.newAction(plug.Delete, last, log), &objectState{uid: string(last.GetUID())}, r)
 	if err != nil && !plug.IsTerminal(err) {

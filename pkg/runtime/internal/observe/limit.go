@@ -64,17 +64,50 @@ func (s *limitState) allow(key limitKey) (bool, int) {
 type limitSink struct {
 	next       logr.LogSink
 	pending    []any // values for next, not given to it yet
+	action     *actionValues // more, after pending (see WithAction)
 	state      *limitState
 	name       string
 	controller string
 }
 
+// actionValues are the values of one action's logger, kept as strings
+// until a line is written.
+type actionValues struct{ namespace, name, verb, id string }
+
+// WithAction returns log with the values of one action: its object's
+// namespace and name, its verb and its reconcileID. It is
+// log.WithValues("namespace", namespace, "name", name, "verb", verb,
+// "reconcileID", id), which, on the runtime's logger, allocates once
+// instead of eight times: most actions write no line, and boxing the
+// values cost a sixth of the allocations of a no-op action.
+func WithAction(log logr.Logger, namespace, name, verb, id string) logr.Logger {
+	l, ok := log.GetSink().(*limitSink)
+	if !ok || l.action != nil {
+		return log.WithValues("namespace", namespace, "name", name, "verb", verb, "reconcileID", id)
+	}
+	c := struct {
+		s limitSink
+		v actionValues
+	}{*l, actionValues{namespace, name, verb, id}}
+	c.s.action = &c.v
+	return log.WithSink(&c.s)
+}
+
+// values returns the pending values and the action's, in that order.
+func (l *limitSink) values() []any {
+	if l.action == nil {
+		return l.pending
+	}
+	v := l.action
+	return append(l.pending[:len(l.pending):len(l.pending)], "namespace", v.namespace, "name", v.name, "verb", v.verb, "reconcileID", v.id)
+}
+
 // sink is next with the pending values.
 func (l *limitSink) sink() logr.LogSink {
-	if len(l.pending) == 0 {
+	if len(l.pending) == 0 && l.action == nil {
 		return l.next
 	}
-	return l.next.WithValues(l.pending...)
+	return l.next.WithValues(l.values()...)
 }
 
 var _ logr.CallDepthLogSink = (*limitSink)(nil)
@@ -117,7 +150,8 @@ func withSuppressed(kvs []any, n int) []any {
 
 func (l *limitSink) WithValues(kvs ...any) logr.LogSink {
 	c := *l
-	c.pending = append(l.pending[:len(l.pending):len(l.pending)], kvs...)
+	v := l.values()
+	c.pending, c.action = append(v[:len(v):len(v)], kvs...), nil
 	for i := 0; i+1 < len(kvs); i += 2 {
 		if k, ok := kvs[i].(string); ok && k == "controller" {
 			if v, ok := kvs[i+1].(string); ok {
@@ -130,7 +164,7 @@ func (l *limitSink) WithValues(kvs ...any) logr.LogSink {
 
 func (l *limitSink) WithName(name string) logr.LogSink {
 	c := *l
-	c.next, c.pending = l.sink().WithName(name), nil
+	c.next, c.pending, c.action = l.sink().WithName(name), nil, nil
 	if c.name == "" {
 		c.name = name
 	} else {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 )
@@ -65,4 +66,34 @@ func TestLimitSinkValues(t *testing.T) {
 		assert.Regexp(t, `^op "caller"=\{"file"="limit_test.go" "line"=\d+\} "level"=0 "msg"="one" "a"=1 "b"=2 "c"=3$`, lines[0])
 		assert.Regexp(t, `^op "caller"=\{"file"="limit_test.go" "line"=\d+\} "msg"="two" "error"="boom" "a"=1 "b"=2 "d"=4$`, lines[1])
 	}
+}
+
+// WithAction writes what WithValues with the same values writes, with
+// values and names added after it, and allocates once on the runtime's
+// logger.
+func TestWithAction(t *testing.T) {
+	var lines []string
+	base := funcr.New(func(prefix, args string) { lines = append(lines, prefix+" "+args) }, funcr.Options{LogCaller: funcr.All})
+	newLog := func() logr.Logger { // each with its own limit on repeats
+		return base.WithSink(LimitRepeats(base.GetSink(), time.Minute)).WithName("op").WithValues("controller", "gadget")
+	}
+	write := func(l logr.Logger) {
+		l.Info("one", "c", 3)
+		l.WithValues("d", 4).Error(errors.New("boom"), "two")
+		l.WithName("step").Info("three")
+	}
+	write(WithAction(newLog(), "ns", "a", "Add", "7"))
+	got := lines
+	lines = nil
+	write(newLog().WithValues("namespace", "ns", "name", "a", "verb", "Add", "reconcileID", "7"))
+	assert.Len(t, got, 3)
+	assert.Equal(t, lines, got)
+	assert.Contains(t, got[0], `"controller"="gadget" "namespace"="ns" "name"="a" "verb"="Add" "reconcileID"="7" "c"=3`)
+
+	lines = nil
+	write(WithAction(WithAction(newLog(), "ns", "a", "Add", "7"), "ns2", "b", "Modify", "8"))
+	assert.Contains(t, lines[0], `"verb"="Add" "reconcileID"="7" "namespace"="ns2" "name"="b" "verb"="Modify" "reconcileID"="8"`, "on a logger with an action's values, WithAction adds the others after them")
+
+	log := newLog()
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { WithAction(log, "ns", "a", "Add", "7") }))
 }
