@@ -68,8 +68,9 @@ func (f *Set) List() []string {
 // after their timeout: they ignore their cancelled context, and their
 // workers wait for them.
 type Stuck struct {
-	mu sync.Mutex
-	by map[*Action]struct{}
+	mu   sync.Mutex
+	by   map[*Action]struct{}
+	idle sync.Pool // *Deadline, of actions that ended in time
 	// Gauge, when set, counts them by controller.
 	Gauge *prometheus.GaugeVec
 }
@@ -149,14 +150,20 @@ type Deadline struct {
 // after it, which also marks the action stuck. The action calls Done when
 // its handler returns.
 //
-// One allocation holds what the deadline needs; the cause is formatted
-// only when read; one timer fires at the deadline and again at the end
-// of the grace period. An action that ends in time, which is nearly every
-// action, pays for little more than its context.
+// A Deadline and its timer serve action after action: one whose action
+// ended in time is armed again for the next (the timer stopped before it
+// fired, so no firing of the past can reach the next action). The cause
+// is formatted only when read; the timer fires at the deadline and again
+// at the end of the grace period. An action that ends in time, which is
+// nearly every action, pays for little more than its context.
 func (s *Stuck) Arm(ctx context.Context, bus *telemetry.Bus, controller string, r telemetry.Reconcile, timeout time.Duration) (context.Context, *Deadline) {
-	d := &Deadline{bus: bus, cause: timedOut{controller: controller, r: r, timeout: timeout}, held: Action{s: s, controller: controller}}
+	d, _ := s.idle.Get().(*Deadline)
+	if d == nil {
+		d = &Deadline{}
+		d.timer = time.AfterFunc(math.MaxInt64, d.fire) // armed below: fire reads d.timer
+	}
+	*d = Deadline{bus: bus, cause: timedOut{controller: controller, r: r, timeout: timeout}, held: Action{s: s, controller: controller}, timer: d.timer}
 	d.ctx, d.cancel = context.WithTimeoutCause(ctx, timeout, &d.cause)
-	d.timer = time.AfterFunc(math.MaxInt64, d.fire) // armed here: fire reads d.timer
 	d.timer.Reset(timeout)
 	return d.ctx, d
 }
@@ -164,16 +171,23 @@ func (s *Stuck) Arm(ctx context.Context, bus *telemetry.Bus, controller string, 
 // Done disarms the deadline and cancels the action's context.
 // An action that returns at its deadline, before the timer's firing, is
 // reported here: every action whose context ended at its deadline is.
+// The Deadline must not be used after Done.
 func (d *Deadline) Done() {
 	d.mu.Lock()
 	d.done = true
-	d.timer.Stop()
-	missed := !d.stuck && context.Cause(d.ctx) == error(&d.cause)
+	stopped := d.timer.Stop()
+	timedOut := context.Cause(d.ctx) == error(&d.cause)
+	missed := !d.stuck && timedOut
 	d.mu.Unlock()
 	d.held.Finish()
 	d.cancel()
 	if missed {
 		d.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: d.cause.r, Timeout: d.cause.timeout})
+	}
+	if stopped && !timedOut {
+		// In time: nothing refers to d any more (a context that timed out
+		// would, through its cause).
+		d.held.s.idle.Put(d)
 	}
 }
 
