@@ -63,7 +63,7 @@ func (s *limitState) allow(key limitKey) (bool, int) {
 // values it is given at once.
 type limitSink struct {
 	next       logr.LogSink
-	pending    []any // values for next, not given to it yet
+	pending    []any         // values for next, not given to it yet
 	action     *actionValues // more, after pending (see WithAction)
 	state      *limitState
 	name       string
