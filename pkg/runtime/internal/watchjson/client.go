@@ -3,6 +3,7 @@ package watchjson
 import (
 	"context"
 	"reflect"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,11 +32,12 @@ func NewClient[T runtime.Object](c rest.Interface, resource, namespace string) C
 
 // Get returns the object named name.
 func (c Client[T]) Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error) {
-	return decodeResult[T](c.c.Get().
+	r := c.c.Get().
 		NamespaceIfScoped(c.namespace, c.namespace != "").
 		Resource(c.resource).
-		Name(name).
-		VersionedParams(&opts, metav1.ParameterCodec).
+		Name(name)
+	param(r, "resourceVersion", opts.ResourceVersion)
+	return decodeResult[T](r.
 		SetHeader("Accept", "application/json").
 		Do(ctx))
 }
@@ -43,15 +45,33 @@ func (c Client[T]) Get(ctx context.Context, name string, opts metav1.GetOptions)
 // Patch patches the object named name (or its subresource) and returns
 // the object the server returns.
 func (c Client[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
-	return decodeResult[T](c.c.Patch(pt).
+	r := c.c.Patch(pt).
 		NamespaceIfScoped(c.namespace, c.namespace != "").
 		Resource(c.resource).
 		Name(name).
-		SubResource(subresources...).
-		VersionedParams(&opts, metav1.ParameterCodec).
+		SubResource(subresources...)
+	for _, d := range opts.DryRun {
+		r.Param("dryRun", d)
+	}
+	if opts.Force != nil {
+		r.Param("force", strconv.FormatBool(*opts.Force))
+	}
+	param(r, "fieldManager", opts.FieldManager)
+	param(r, "fieldValidation", opts.FieldValidation)
+	return decodeResult[T](r.
 		Body(data).
 		SetHeader("Accept", "application/json").
 		Do(ctx))
+}
+
+// param sets the query parameter name to value unless value is empty.
+// Get and Patch set their options' parameters as VersionedParams(&opts,
+// metav1.ParameterCodec) does, without its reflection, which cost a
+// twentieth of a status write's CPU (TestOptionsAsParameterCodec).
+func param(r *rest.Request, name, value string) {
+	if value != "" {
+		r.Param(name, value)
+	}
 }
 
 // decodeResult returns the object of r, a new empty T with r's error as

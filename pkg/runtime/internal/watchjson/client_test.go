@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -82,6 +83,46 @@ func TestClientAsClientGo(t *testing.T) {
 	for i := 0; i < 6; i += 2 {
 		assert.Equal(t, (*seen)[i+1], (*seen)[i], "the typed client's request")
 	}
+}
+
+// TestOptionsAsParameterCodec: Get and Patch send the query parameters of
+// their options that client-go's parameter codec sends, for every field
+// of the options.
+func TestOptionsAsParameterCodec(t *testing.T) {
+	cs, seen := configMapServer(t)
+	ctx := context.Background()
+	ours := NewClient[*corev1.ConfigMap](cs.CoreV1().RESTClient(), "configmaps", "ns")
+	theirs := cs.CoreV1().ConfigMaps("ns")
+	for _, opts := range []metav1.PatchOptions{
+		{},
+		{FieldManager: "m", Force: new(true)},
+		{Force: new(false), FieldValidation: "Strict", DryRun: []string{metav1.DryRunAll}},
+		{DryRun: []string{"a", "b"}, FieldManager: "with space&amp"},
+	} {
+		_, err := ours.Patch(ctx, "a", types.MergePatchType, []byte(`{}`), opts)
+		require.NoError(t, err)
+		_, err = theirs.Patch(ctx, "a", types.MergePatchType, []byte(`{}`), opts)
+		require.NoError(t, err)
+	}
+	for _, opts := range []metav1.GetOptions{{}, {ResourceVersion: "0"}} {
+		_, err := ours.Get(ctx, "a", opts)
+		require.NoError(t, err)
+		_, err = theirs.Get(ctx, "a", opts)
+		require.NoError(t, err)
+	}
+	require.Len(t, *seen, 12)
+	for i := 0; i < len(*seen); i += 2 {
+		assert.Equal(t, (*seen)[i+1], (*seen)[i], "the typed client's request")
+	}
+	// A field client-go adds to the options must be added to Get and Patch.
+	fields := func(v any) (names []string) {
+		for f := range reflect.TypeOf(v).Fields() {
+			names = append(names, f.Name)
+		}
+		return names
+	}
+	assert.Equal(t, []string{"TypeMeta", "DryRun", "Force", "FieldManager", "FieldValidation"}, fields(metav1.PatchOptions{}))
+	assert.Equal(t, []string{"TypeMeta", "ResourceVersion"}, fields(metav1.GetOptions{}))
 }
 
 // BenchmarkDecodeObject is the decoding of the object a status write
