@@ -13,7 +13,8 @@ import (
 // Step is one stage of a pipeline. Run does its work before and after
 // calling next, which runs the rest of the pipeline (the steps after it and,
 // innermost, the handler), and returns next's error or its own. A step that
-// does not call next ends the pipeline there.
+// does not call next ends the pipeline there. A step may call next more
+// than once, but only while its Run runs and from its goroutine.
 type Step[T apis.Object] interface {
 	Run(ctx context.Context, a *Action[T], next Next) error
 }
