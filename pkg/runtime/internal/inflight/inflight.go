@@ -178,15 +178,16 @@ func (d *Deadline) Done() {
 	stopped := d.timer.Stop()
 	timedOut := context.Cause(d.ctx) == error(&d.cause)
 	missed := !d.stuck && timedOut
+	reuse := stopped && !d.stuck && !timedOut
 	d.mu.Unlock()
 	d.held.Finish()
 	d.cancel()
 	if missed {
 		d.bus.Emit(telemetry.ReconcileTimedOut{Reconcile: d.cause.r, Timeout: d.cause.timeout})
 	}
-	if stopped && !timedOut {
-		// In time: nothing refers to d any more (a context that timed out
-		// would, through its cause).
+	if reuse {
+		// In time, the timer never fired: nothing refers to d any more (a
+		// context that timed out would, through its cause).
 		d.held.s.idle.Put(d)
 	}
 }
