@@ -37,14 +37,18 @@ var variable = []struct {
 }
 
 // normalize returns text's lines, each with the variable parts replaced
-// and trailing blanks removed, without trailing empty lines.
+// and trailing blanks removed, without trailing empty lines, and without
+// the go command's "go: downloading" lines, which show only where the
+// module cache lacks a module.
 func normalize(text string) []string {
 	for _, v := range variable {
 		text = v.re.ReplaceAllString(text, v.with)
 	}
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+	var lines []string
+	for l := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
+		if !strings.HasPrefix(l, "go: downloading ") {
+			lines = append(lines, strings.TrimRight(l, " "))
+		}
 	}
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -85,6 +89,7 @@ func TestNormalizeAndMatch(t *testing.T) {
 	assert.False(t, same("a\n...\nz", "a\nb"))
 	assert.False(t, same("created go.mod", "created go.mod\ncreated main.go"), "a line more is a difference")
 	assert.True(t, same("pod/hello-5d4f8c7b9-x2k4p", "pod/hello-7f9b6c8d44-q8zrv"))
+	assert.True(t, same("adopted guestbook", "go: downloading github.com/onsi/gomega v1.44.0\nadopted guestbook"), "what the module cache lacked is not output")
 }
 
 // TestStepClock: a step over its time limit fails the test, by name.
