@@ -57,7 +57,7 @@ type Operator struct {
 	log         logr.Logger
 	kube        *clients.Set
 	mapper      meta.ResettableRESTMapper
-	factories   map[string]informers.SharedInformerFactory
+	factories   map[string]clients.Factory
 	broadcaster events.EventBroadcaster
 	recorder    events.EventRecorder
 	metrics     *observe.Metrics
@@ -137,7 +137,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	if err := o.buildClients(); err != nil {
 		return nil, err
 	}
-	o.factories = map[string]informers.SharedInformerFactory{}
+	o.factories = map[string]clients.Factory{}
 	if opts.Sharding {
 		le := opts.LeaderElection
 		o.shardKeys = shard.NewKeys(opts.Name, le.Namespace, le.LeaseName, le.Identity)
@@ -226,12 +226,12 @@ func (o *Operator) Informers(namespace string) informers.SharedInformerFactory {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	f, ok := o.factories[namespace]
-	if !ok {
-		f = informers.NewSharedInformerFactoryWithOptions(o.kube.Clientset(), 0,
-			informers.WithNamespace(namespace), informers.WithTransform(o.opts.transform()))
-		o.factories[namespace] = f
+	if f, ok := o.factories[namespace]; ok {
+		return f.(informers.SharedInformerFactory)
 	}
+	f := informers.NewSharedInformerFactoryWithOptions(o.kube.Clientset(), 0,
+		informers.WithNamespace(namespace), informers.WithTransform(o.opts.transform()))
+	o.factories[namespace] = f
 	return f
 }
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/clients"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -118,7 +119,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 // their informers and waits for all of them to sync.
 func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	o.mu.Lock()
-	factories := make(map[string]syncer, len(o.factories))
+	factories := make(map[string]clients.Factory, len(o.factories))
 	for ns, f := range o.factories {
 		f.StartWithContext(informerCtx)
 		factories[ns] = f
@@ -178,10 +179,6 @@ func (o *Operator) setupWhenServed(ctx context.Context, c runner) error {
 		}
 		o.mapper.Reset() // rediscover: the CRD may be installed now
 	}
-}
-
-type syncer interface {
-	WaitForCacheSync(stop <-chan struct{}) map[reflect.Type]bool
 }
 
 // fullKinds returns the kinds whose full informers a factory started.

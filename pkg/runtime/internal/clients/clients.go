@@ -8,14 +8,18 @@
 package clients
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	eventsclient "k8s.io/client-go/kubernetes/typed/events/v1"
@@ -41,8 +45,23 @@ type Set struct {
 	Leases    coordinationclient.CoordinationV1Interface
 	LeaseHTTP *http.Client
 
-	once      sync.Once
-	clientset kubernetes.Interface
+	once sync.Once
+	// clientset is concrete: a field of an interface type would link the
+	// descriptor of every typed client and apply configuration of client-go
+	// (2 MB of read-only data, resident in every process) into every
+	// operator, even one that never calls Clientset.
+	clientset *kubernetes.Clientset
+}
+
+// Factory is what the runtime calls of an informers.SharedInformerFactory.
+// The runtime holds its factories as Factory: a field of client-go's
+// interface would link every typed client, informer and apply
+// configuration its methods name (2 MB of read-only data, resident in
+// every process) into every operator, even one that makes no factory.
+type Factory interface {
+	StartWithContext(ctx context.Context)
+	WaitForCacheSync(stop <-chan struct{}) map[reflect.Type]bool
+	ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error)
 }
 
 // Build makes the clients of cfg on hc, and the Leases' connection.
