@@ -45,19 +45,16 @@ type Set struct {
 	Leases    coordinationclient.CoordinationV1Interface
 	LeaseHTTP *http.Client
 
-	once sync.Once
-	// clientset is concrete: a field of an interface type would link the
-	// descriptor of every typed client and apply configuration of client-go
-	// (2 MB of read-only data, resident in every process) into every
-	// operator, even one that never calls Clientset.
-	clientset *kubernetes.Clientset
+	once      sync.Once
+	clientset *kubernetes.Clientset // concrete, for the reason Factory gives
 }
 
 // Factory is what the runtime calls of an informers.SharedInformerFactory.
-// The runtime holds its factories as Factory: a field of client-go's
-// interface would link every typed client, informer and apply
-// configuration its methods name (2 MB of read-only data, resident in
-// every process) into every operator, even one that makes no factory.
+// The runtime holds its factories as Factory, and the clientset as its
+// concrete type: a field of client-go's interfaces would link every typed
+// client, informer and apply configuration their methods name (2 MB of
+// read-only data, resident in every process) into every operator, even
+// one that never calls Operator.Clientset or Operator.Informers.
 type Factory interface {
 	StartWithContext(ctx context.Context)
 	WaitForCacheSync(stop <-chan struct{}) map[reflect.Type]bool
