@@ -21,7 +21,8 @@ import (
 // Reader reads the objects of one built-in kind from the operator's shared
 // caches: no API request per read, and the objects are shared, so treat
 // them as read-only (DeepCopy before changing one). Cached objects share
-// more than that: objects with equal labels or annotations hold one map.
+// more than that: objects with equal labels or annotations hold one map,
+// and equal slices (a command line, a list of ports) are one slice.
 //
 // The generated <Kind>Readers of a controller return Readers for the kinds
 // its +opgen:controller:reads and owns markers name, whose RBAC (get, list,

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -41,6 +42,7 @@ var tables struct {
 	strs     map[string]string
 	strBytes int
 	maps     map[uint64]map[string]string
+	slices   map[uint64]reflect.Value
 	once     map[uint64]struct{}
 }
 
@@ -69,16 +71,23 @@ func seenBefore(h uint64) bool {
 // table. A hit costs a map lookup and no allocation. Strings longer than
 // limit are returned as they are.
 func intern(s string, limit int) string {
+	c, _ := internOwn(s, limit)
+	return c
+}
+
+// internOwn is intern, and reports whether s is returned, held by no
+// table: the object's own.
+func internOwn(s string, limit int) (c string, isOwn bool) {
 	if s == "" || len(s) > limit {
-		return s
+		return s, true
 	}
 	tables.Lock()
 	defer tables.Unlock()
 	if c, ok := tables.strs[s]; ok {
-		return c
+		return c, false
 	}
 	if !seenBefore(maphash.String(seed, s)) {
-		return s
+		return s, true
 	}
 	switch {
 	case tables.strs == nil:
@@ -87,10 +96,10 @@ func intern(s string, limit int) string {
 		clear(tables.strs)
 		tables.strBytes = 0
 	}
-	c := strings.Clone(s) // its own: s may be a slice of a longer string
+	c = strings.Clone(s) // its own: s may be a slice of a longer string
 	tables.strs[c] = c
 	tables.strBytes += len(c)
-	return c
+	return c, false
 }
 
 // mapHash is a hash of m's entries, whatever their order.
@@ -106,9 +115,10 @@ func mapHash(m map[string]string) uint64 {
 // there is none, the map prepare makes of m (with its strings interned),
 // which goes into the table at the second sight of an equal map. A map in
 // the table must not be changed: every object that holds it would change.
-func share(m map[string]string, prepare func(map[string]string) map[string]string) map[string]string {
+// What prepare recorded in o is dropped when the map goes into the table.
+func share(m map[string]string, o *own, prepare func(map[string]string, *own) map[string]string) map[string]string {
 	if len(m) > sharedMapMax {
-		return prepare(m)
+		return prepare(m, o)
 	}
 	h := mapHash(m)
 	tables.Lock()
@@ -117,12 +127,14 @@ func share(m map[string]string, prepare func(map[string]string) map[string]strin
 	if ok && maps.Equal(c, m) {
 		return c
 	}
-	m = prepare(m)
+	mark := o.mark()
+	m = prepare(m, o)
 	tables.Lock()
 	defer tables.Unlock()
 	if ok || !seenBefore(h) { // a different map with the same hash keeps its place
 		return m
 	}
+	o.undo(mark)
 	switch {
 	case tables.maps == nil:
 		tables.maps = make(map[uint64]map[string]string, 256)
@@ -138,16 +150,20 @@ var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 // Intern shares the strings of the object obj points to with the other
 // cached objects: its metadata's (internMeta) and every other exported
 // string field, through pointers, slices, arrays and maps; a string map
-// equal to one another object holds is replaced by that one; and a slice
-// with room to spare is copied to one without. The values do not change.
-// The caches' transforms call it last: a map it shared must not be
-// changed after.
+// or a slice equal to one another object holds is replaced by that one;
+// and a slice with room to spare is copied to one without. The strings
+// that are the object's alone are copied into one allocation (own). The
+// values do not change. The caches' transforms call it last: a map or a
+// slice it shared must not be changed after.
 func Intern(obj any) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	internValue(v.Elem(), 0)
+	o := owns.Get().(*own)
+	internValue(v.Elem(), 0, o)
+	o.pack()
+	owns.Put(o)
 }
 
 // internMeta interns m's strings that repeat from object to object
@@ -155,14 +171,17 @@ func Intern(obj any) {
 // finalizers, managedFields heads). Not the name nor the UID: only the
 // object's next version repeats them, and a table entry would outlive
 // the version it saved a copy for.
-func internMeta(m *metav1.ObjectMeta) {
+func internMeta(m *metav1.ObjectMeta, o *own) {
 	m.Namespace = intern(m.Namespace, internMax)
 	m.GenerateName = intern(m.GenerateName, internMax)
+	o.add(&m.Name)
+	o.add((*string)(unsafe.Pointer(&m.UID)))
+	o.add(&m.ResourceVersion)
 	if len(m.Labels) > 0 {
-		m.Labels = share(m.Labels, internMap)
+		m.Labels = share(m.Labels, o, internMap)
 	}
 	if len(m.Annotations) > 0 {
-		m.Annotations = share(m.Annotations, internMap)
+		m.Annotations = share(m.Annotations, o, internMap)
 	}
 	for i := range m.OwnerReferences {
 		r := &m.OwnerReferences[i]
@@ -181,46 +200,59 @@ func internMeta(m *metav1.ObjectMeta) {
 
 // internMap returns a copy of m with its keys and values interned, up to
 // internMax: an annotation's value may be long and unique.
-func internMap(m map[string]string) map[string]string {
+func internMap(m map[string]string, o *own) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[intern(k, internMax)] = intern(v, internMax)
+		k = intern(k, internMax)
+		v, isOwn := internOwn(v, internMax)
+		out[k] = v
+		if isOwn {
+			o.addValue(out, k, v)
+		}
 	}
 	return out
 }
 
 // internValues interns m's values in place and returns m: rebuilding a
 // map to share its keys too costs more than it saves.
-func internValues(m map[string]string) map[string]string {
+func internValues(m map[string]string, o *own) map[string]string {
 	for k, v := range m {
-		m[k] = intern(v, internLongMax)
+		v, isOwn := internOwn(v, internLongMax)
+		m[k] = v
+		if isOwn {
+			o.addValue(m, k, v)
+		}
 	}
 	return m
 }
 
-func internValue(v reflect.Value, depth int) {
+func internValue(v reflect.Value, depth int, o *own) {
 	if depth > 32 {
 		return
 	}
 	switch v.Kind() {
 	case reflect.String:
 		if s := v.String(); s != "" && v.CanSet() {
-			v.SetString(intern(s, internLongMax))
+			c, isOwn := internOwn(s, internLongMax)
+			v.SetString(c)
+			if isOwn {
+				o.add((*string)(v.Addr().UnsafePointer()))
+			}
 		}
 	case reflect.Pointer:
 		if !v.IsNil() {
-			internValue(v.Elem(), depth+1)
+			internValue(v.Elem(), depth+1, o)
 		}
 	case reflect.Struct:
 		if v.Type() == objectMetaType {
 			if v.CanAddr() {
-				internMeta(v.Addr().Interface().(*metav1.ObjectMeta))
+				internMeta(v.Addr().Interface().(*metav1.ObjectMeta), o)
 			}
 			return
 		}
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				internValue(f, depth+1)
+				internValue(f, depth+1, o)
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -234,12 +266,22 @@ func internValue(v reflect.Value, depth int) {
 			reflect.Copy(exact, v)
 			v.Set(exact)
 		}
+		mark := o.mark()
 		for i := range v.Len() {
-			internValue(v.Index(i), depth+1)
+			internValue(v.Index(i), depth+1, o)
+		}
+		if v.Kind() == reflect.Slice && v.CanSet() {
+			switch shared, found, stored := shareSlice(v); {
+			case found:
+				v.Set(shared)
+				o.undo(mark)
+			case stored:
+				o.undo(mark)
+			}
 		}
 	case reflect.Map:
 		if m, ok := v.Interface().(map[string]string); ok && v.CanSet() && len(m) > 0 {
-			v.Set(reflect.ValueOf(share(m, internValues)))
+			v.Set(reflect.ValueOf(share(m, o, internValues)))
 		}
 	}
 }

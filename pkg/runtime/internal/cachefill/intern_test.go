@@ -202,3 +202,56 @@ func resetTables() {
 func sameMap(a, b map[string]string) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
+
+// TestInternPacksOwnAndSharesSlices checks that the strings an object
+// alone holds (name, UID, its env and config values, the label with its
+// name) end up side by side in one allocation, and that from the third object on a
+// slice equal to another object's (command, ports, conditions) is that
+// object's, while a slice with a value of its own (env) is not shared.
+func TestInternPacksOwnAndSharesSlices(t *testing.T) {
+	resetTables()
+	t.Cleanup(resetTables)
+	ctx := Fill(context.Background())
+	stream := decodeWatch(t, 4, false)
+	want, err := watchLoads(ctx, decodeClient(t, stream, "opgen-load", false))
+	require.NoError(t, err)
+	got, err := watchLoads(ctx, decodeClient(t, stream, "opgen-load", false))
+	require.NoError(t, err)
+	for _, o := range got {
+		_, err := trimOwn(o, "opgen-load")
+		require.NoError(t, err)
+	}
+	cached(t, want, false)
+	require.Equal(t, want, got, "packing and sharing change no value")
+
+	for _, o := range got[1:] { // the first holds every string as its own
+		owned := []string{o.Name, string(o.UID), o.ResourceVersion, o.Labels["app.kubernetes.io/instance"]}
+		for _, e := range o.Spec.Env {
+			owned = append(owned, e.Value)
+		}
+		for _, v := range o.Spec.Config {
+			owned = append(owned, v)
+		}
+		lo, hi, n := uintptr(0), uintptr(0), 0
+		for _, s := range owned {
+			p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			if lo == 0 || p < lo {
+				lo = p
+			}
+			hi, n = max(hi, p+uintptr(len(s))), n+len(s)
+		}
+		require.Equal(t, uintptr(n), hi-lo, "%s: its own %d strings lie side by side, in one allocation", o.Name, len(owned))
+	}
+
+	c, d := got[2], got[3]
+	require.True(t, sameSlice(c.Spec.Command, d.Spec.Command), "command")
+	require.True(t, sameSlice(c.Spec.Ports, d.Spec.Ports), "ports")
+	require.True(t, sameSlice(c.Status.Conditions, d.Status.Conditions), "conditions")
+	require.False(t, sameSlice(c.Spec.Env, d.Spec.Env), "env, with values of their own")
+	require.False(t, sameSlice(got[1].Spec.Command, c.Spec.Command), "the second sight goes into the table, the third finds it")
+}
+
+// sameSlice reports whether a and b are the same slice in memory.
+func sameSlice[E any](a, b []E) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
