@@ -270,13 +270,11 @@ func internValue(v reflect.Value, depth int, o *own) {
 		for i := range v.Len() {
 			internValue(v.Index(i), depth+1, o)
 		}
-		if v.Kind() == reflect.Slice && v.CanSet() {
-			switch shared, found, stored := shareSlice(v); {
-			case found:
+		// A slice with a string of this object's own has no twin: it is
+		// neither looked up nor counted as seen.
+		if v.Kind() == reflect.Slice && v.CanSet() && o.mark() == mark {
+			if shared, found := shareSlice(v); found {
 				v.Set(shared)
-				o.undo(mark)
-			case stored:
-				o.undo(mark)
 			}
 		}
 	case reflect.Map:

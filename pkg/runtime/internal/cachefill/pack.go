@@ -42,8 +42,8 @@ func (o *own) addValue(m map[string]string, k, v string) {
 	}
 }
 
-// mark and undo drop what was recorded since mark: the strings of a value
-// that a shared one replaced, or that went into a table.
+// mark and undo drop what was recorded since mark: the values of a map
+// that went into a table.
 func (o *own) mark() [2]int { return [2]int{len(o.strs), len(o.vals)} }
 
 func (o *own) undo(m [2]int) {
@@ -86,10 +86,10 @@ const sharedSliceMax = 4 << 10
 // are equal byte for byte: their strings are the same in memory, that is
 // interned, and so are whatever their pointers point to. Called after the
 // items were interned. A slice in the table must not be changed.
-func shareSlice(v reflect.Value) (shared reflect.Value, found, stored bool) {
+func shareSlice(v reflect.Value) (shared reflect.Value, found bool) {
 	size := uintptr(v.Len()) * v.Type().Elem().Size()
 	if size == 0 || size > sharedSliceMax {
-		return v, false, false
+		return v, false
 	}
 	b := unsafe.Slice((*byte)(v.UnsafePointer()), size)
 	h := maphash.Bytes(seed, b)
@@ -97,12 +97,12 @@ func shareSlice(v reflect.Value) (shared reflect.Value, found, stored bool) {
 	defer tables.Unlock()
 	if c, ok := tables.slices[h]; ok {
 		if c.Type() == v.Type() && c.Len() == v.Len() && bytes.Equal(unsafe.Slice((*byte)(c.UnsafePointer()), size), b) {
-			return c, true, false
+			return c, true
 		}
-		return v, false, false // a different slice with the same hash keeps its place
+		return v, false // a different slice with the same hash keeps its place
 	}
 	if !seenBefore(h) {
-		return v, false, false
+		return v, false
 	}
 	switch {
 	case tables.slices == nil:
@@ -111,5 +111,5 @@ func shareSlice(v reflect.Value) (shared reflect.Value, found, stored bool) {
 		clear(tables.slices)
 	}
 	tables.slices[h] = v
-	return v, false, true
+	return v, false
 }
