@@ -197,7 +197,7 @@ func (s *suite) bareWatchLatency(ctx context.Context, group, ns string, n int) (
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	lat, missing := latencies(sw.starts, w.events)
+	lat, missing := latencies(sw.writes, w.events)
 	return lat, missing, nil
 }
 
@@ -212,7 +212,7 @@ func (s *suite) watch(ctx context.Context, group, ns string) (*watcher, func(), 
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &watcher{events: map[string]time.Time{}}
+	w := &watcher{events: firsts{}}
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { w.follow(wctx, wi); close(done) }()

@@ -114,7 +114,7 @@ func writeRate(ctx context.Context, cs versioned.Interface, kind string, conc, n
 // remembers when each write started, by name and resulting generation.
 type specWriter struct {
 	mu     sync.Mutex
-	starts map[string]time.Time // "name/generation" → time the PATCH was sent
+	writes []rec // one per PATCH: the object, its new generation, when it was sent
 	seq    atomic.Int64
 }
 
@@ -123,9 +123,6 @@ func genKey(name string, gen int64) string { return fmt.Sprintf("%s/%d", name, g
 // run writes at rate per second for d, to objects of ns in group's
 // clientset (c patches one object and returns its new generation).
 func (w *specWriter) run(ctx context.Context, rate float64, d time.Duration, n int, patch func(ctx context.Context, name string, body []byte) (int64, error)) error {
-	if w.starts == nil {
-		w.starts = map[string]time.Time{}
-	}
 	w.seq.Store(100 + rand.Int64N(1000))
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
 	defer tick.Stop()
@@ -153,7 +150,7 @@ func (w *specWriter) run(ctx context.Context, rate float64, d time.Duration, n i
 				return
 			}
 			w.mu.Lock()
-			w.starts[genKey(name, gen)] = t
+			w.writes = append(w.writes, rec{name: name, gen: gen, t: t})
 			w.mu.Unlock()
 		})
 	}
@@ -162,7 +159,7 @@ func (w *specWriter) run(ctx context.Context, rate float64, d time.Duration, n i
 // watcher records when watch events for each name/generation arrive.
 type watcher struct {
 	mu     sync.Mutex
-	events map[string]time.Time
+	events firsts
 }
 
 func (w *watcher) follow(ctx context.Context, wi watch.Interface) {
@@ -180,25 +177,60 @@ func (w *watcher) follow(ctx context.Context, wi watch.Interface) {
 			if err != nil {
 				continue
 			}
-			k := genKey(m.GetName(), m.GetGeneration())
 			w.mu.Lock()
-			if _, seen := w.events[k]; !seen {
-				w.events[k] = now
-			}
+			w.events.add(m.GetName(), m.GetGeneration(), now)
 			w.mu.Unlock()
 		}
 	}
 }
 
-// latencies returns, for each write, the time from its start to t[k].
-func latencies(starts, at map[string]time.Time) (out []float64, missing int) {
-	for k, t0 := range starts {
-		t, ok := at[k]
+// firsts holds, per object name, the first time each generation of it was
+// seen (its watch event, or the start of its reconcile).
+type firsts map[string][]rec
+
+func (f firsts) add(name string, gen int64, t time.Time) {
+	for _, r := range f[name] {
+		if r.gen == gen {
+			return
+		}
+	}
+	f[name] = append(f[name], rec{name: name, gen: gen, t: t})
+}
+
+// handled returns the first time generation gen of name, or a later one,
+// was seen. A later generation counts: two writes to one object before its
+// reconcile are handled by one reconcile of the second, as a level-based
+// controller should.
+func (f firsts) handled(name string, gen int64) (t time.Time, ok bool) {
+	for _, r := range f[name] {
+		if r.gen >= gen && (!ok || r.t.Before(t)) {
+			t, ok = r.t, true
+		}
+	}
+	return t, ok
+}
+
+// unhandled counts the writes with nothing seen of their generation.
+func (f firsts) unhandled(writes []rec) int {
+	n := 0
+	for _, w := range writes {
+		if _, ok := f.handled(w.name, w.gen); !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// latencies returns, for each write, the time from its start to the first
+// sight of its generation or a later one in seen.
+func latencies(writes []rec, seen firsts) (out []float64, missing int) {
+	for _, w := range writes {
+		t, ok := seen.handled(w.name, w.gen)
 		if !ok {
 			missing++
 			continue
 		}
-		out = append(out, t.Sub(t0).Seconds())
+		out = append(out, t.Sub(w.t).Seconds())
 	}
 	return out, missing
 }
