@@ -79,7 +79,8 @@ func (s *suite) userChangeOnce(ctx context.Context, v string, n, round int) (col
 
 // changeAndWait changes userChanges objects not in done, one every 50ms,
 // and returns the median latency from a patch to the first reconcile of
-// its generation.
+// its generation (or a later one: firsts.handled; each object is changed
+// once).
 func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, string, []byte) (int64, error), rng *rand.Rand, n int, done map[string]bool, deadline time.Time) (float64, error) {
 	type change struct {
 		name string
@@ -107,15 +108,13 @@ func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, str
 			return 0, fmt.Errorf("%d of %d changes not reconciled in time", len(changes)-len(lat), len(changes))
 		}
 		time.Sleep(20 * time.Millisecond)
-		recs := map[string]time.Time{}
+		recs := firsts{}
 		for _, rc := range p.traces() {
-			if _, ok := recs[genKey(rc.name, rc.gen)]; !ok {
-				recs[genKey(rc.name, rc.gen)] = rc.t
-			}
+			recs.add(rc.name, rc.gen, rc.t)
 		}
 		lat = lat[:0]
 		for _, c := range changes {
-			if t, ok := recs[genKey(c.name, c.gen)]; ok {
+			if t, ok := recs.handled(c.name, c.gen); ok {
 				lat = append(lat, t.Sub(c.at).Seconds())
 			}
 		}

@@ -118,8 +118,6 @@ type specWriter struct {
 	seq    atomic.Int64
 }
 
-func genKey(name string, gen int64) string { return fmt.Sprintf("%s/%d", name, gen) }
-
 // run writes at rate per second for d, to objects of ns in group's
 // clientset (c patches one object and returns its new generation).
 func (w *specWriter) run(ctx context.Context, rate float64, d time.Duration, n int, patch func(ctx context.Context, name string, body []byte) (int64, error)) error {
