@@ -136,7 +136,7 @@ func TestCompareMarkdown(t *testing.T) {
 // and removes the checkout and its registration afterwards.
 func TestWorktrees(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
+		t.Skip("git is not on PATH: the test makes a repository and a worktree with it; install git to run it")
 	}
 	root := t.TempDir()
 	run := func(args ...string) string {
