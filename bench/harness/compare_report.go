@@ -258,16 +258,10 @@ func (s *suite) ranBenchmarks() []string {
 	return out
 }
 
-// writeCompare writes <out>/<date>-compare-<A>-<B>.md and .json and
-// prints the table.
+// writeCompare writes <out>/<compareName>.md and .json and prints the
+// table.
 func (s *suite) writeCompare(dir string) error {
-	name := fmt.Sprintf("%s-compare-%s-%s", s.res.Date, s.res.Sides[sideA].short(), s.res.Sides[sideB].short())
-	if s.res.Sides[sideB].Dirty {
-		name += "-dirty"
-	}
-	if s.cfg.quick {
-		name += "-quick"
-	}
+	name := s.compareName()
 	base := filepath.Join(dir, name)
 	data, err := json.MarshalIndent(s.res, "", "  ")
 	if err != nil {
@@ -282,4 +276,23 @@ func (s *suite) writeCompare(dir string) error {
 	fmt.Printf("A: %s\nB: %s\n\n%s\n", s.res.Sides[sideA].label(), s.res.Sides[sideB].label(), s.compareTable())
 	logf("wrote %s.md and .json", base)
 	return nil
+}
+
+// compareName is <date>-compare-<A>-<B>, then the benchmarks run when
+// -only chose them, so that compares of the same commits over different
+// benchmarks keep their own files.
+func (s *suite) compareName() string {
+	name := fmt.Sprintf("%s-compare-%s-%s", s.res.Date, s.res.Sides[sideA].short(), s.res.Sides[sideB].short())
+	if s.res.Sides[sideB].Dirty {
+		name += "-dirty"
+	}
+	for _, b := range benchmarks {
+		if s.cfg.only[b] {
+			name += "-" + b
+		}
+	}
+	if s.cfg.quick {
+		name += "-quick"
+	}
+	return name
 }

@@ -175,3 +175,15 @@ func TestWorktrees(t *testing.T) {
 	_, _, err = s.checkout(context.Background(), root, sideA, "no-such-ref")
 	assert.ErrorContains(t, err, "rev-parse")
 }
+
+// TestCompareName: compares of the same commits over other benchmarks
+// write files of their own.
+func TestCompareName(t *testing.T) {
+	s := compareSuite()
+	assert.Equal(t, "2026-11-27-compare-e5021a6-b028b89-throughput", s.compareName())
+	s.cfg.only = map[string]bool{"userchange": true, "coldstart": true}
+	assert.Equal(t, "2026-11-27-compare-e5021a6-b028b89-coldstart-userchange", s.compareName(), "in the harness's order")
+	s.cfg.only = nil
+	s.cfg.quick = true
+	assert.Equal(t, "2026-11-27-compare-e5021a6-b028b89-quick", s.compareName())
+}
