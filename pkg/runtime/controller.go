@@ -78,8 +78,6 @@ func (c *Controller[T]) Name() string { return c.name }
 
 func (c *Controller[T]) controllerName() string { return c.name }
 
-func (c *Controller[T]) queued() int { return c.queue.Len() }
-
 // Get returns the cached object with key, not a copy: treat it as
 // read-only. After a write of the controller's own, it returns at least
 // what was written, until the cache shows it.

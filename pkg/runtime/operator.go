@@ -109,8 +109,6 @@ type runner interface {
 	watchesStarted()
 	// work runs the workers until leadCtx ends (see Operator.work).
 	work(leadCtx, handlerCtx context.Context)
-	// queued is how many keys wait in the queue.
-	queued() int
 }
 
 // New returns an operator that talks to the API server with cfg. It checks

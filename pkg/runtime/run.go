@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"sync"
 	"time"
 
@@ -95,9 +94,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return err
 	}
-	go cachefill.PaceUntilIdle(ctx, restoreGC, func() bool {
-		return !slices.ContainsFunc(o.plan.controllers, func(c runner) bool { return c.queued() > 0 })
-	})
+	// The first pass over the objects runs at the process's own GC
+	// target (see cachefill.syncGCPercent for why).
+	restoreGC()
 	if ctx.Err() != nil {
 		return nil // stopped before the caches synced: never ready
 	}

@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/iotest"
 
@@ -369,42 +368,6 @@ func TestPaceGC(t *testing.T) {
 	require.Equal(t, syncGCPercent, debug.SetGCPercent(syncGCPercent), "another operator still syncs")
 	b()
 	require.Equal(t, 100, debug.SetGCPercent(100))
-}
-
-// TestPaceUntilIdle: the target is restored once idle reports true, or
-// when ctx ends, not before.
-func TestPaceUntilIdle(t *testing.T) {
-	t.Parallel()
-	for _, end := range []string{"idle", "ctx"} {
-		t.Run(end, func(t *testing.T) {
-			t.Parallel()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var idle, restored atomic.Bool
-			polled := make(chan struct{}, 1)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				PaceUntilIdle(ctx, func() { restored.Store(true) }, func() bool {
-					select {
-					case polled <- struct{}{}:
-					default:
-					}
-					return idle.Load()
-				})
-			}()
-			<-polled
-			<-polled // polled twice, busy both times
-			require.False(t, restored.Load())
-			if end == "idle" {
-				idle.Store(true)
-			} else {
-				cancel()
-			}
-			<-done
-			require.True(t, restored.Load())
-		})
-	}
 }
 
 // trimOwn is the transform of a cache without heads.

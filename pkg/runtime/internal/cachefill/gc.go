@@ -1,21 +1,25 @@
 package cachefill
 
 import (
-	"context"
 	"math"
 	"os"
 	"runtime/debug"
 	"sync"
-	"time"
 )
 
 // syncGCPercent is the garbage collector's target (GOGC) while the caches
-// fill and the controllers make their first pass over what they hold
-// (PaceUntilIdle). The initial lists decode several times the objects'
-// final size in short-lived garbage, and the first pass allocates a copy
-// of each. At the default 100 the heap peaks near twice the cached
-// objects, and that peak stays the process's peak RSS. 25 keeps it near
-// 1.25 times, for a few more collections during the start.
+// fill. The initial lists decode several times the objects' final size in
+// short-lived garbage. At the default 100 the heap peaks near twice the
+// cached objects, and that peak stays the process's peak RSS. 25 keeps it
+// near 1.25 times, for a few more collections during the fill.
+//
+// The target is restored when the caches have synced, before the
+// controllers' first pass over what they hold. That pass allocates a copy
+// of each object and lifts the heap again (at 10,000 objects of the
+// benchmark's kind, the peak RSS from 79 to 96 MiB), but at 25 its
+// collections ran four times as often, beside the API server on the same
+// cores, and a change someone made during the pass waited 34 ms instead
+// of 20 (bench-compare, 5 rounds).
 const syncGCPercent = 25
 
 // gcPacing counts the operators of the process whose caches fill. The GC
@@ -63,33 +67,3 @@ func lowerGCPercent() int {
 	}
 	return old
 }
-
-// PaceUntilIdle keeps the lower target of PaceGC after the caches synced,
-// until the controllers have worked off what they held then (idle reports
-// every queue empty; it is polled every 50ms), and calls restore: the
-// first pass over every object allocates its copies and its writes, and
-// at the default target that garbage lifts the heap to twice the cached
-// objects once more. It gives up after idleWithin (a replica that stands
-// by does not work its queues off) or when ctx ends.
-func PaceUntilIdle(ctx context.Context, restore func(), idle func() bool) {
-	defer restore()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	limit := time.NewTimer(idleWithin)
-	defer limit.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-limit.C:
-			return
-		case <-tick.C:
-		}
-		if idle() {
-			return
-		}
-	}
-}
-
-// idleWithin bounds PaceUntilIdle.
-const idleWithin = time.Minute
