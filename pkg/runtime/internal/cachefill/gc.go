@@ -19,7 +19,7 @@ import (
 // benchmark's kind, the peak RSS from 79 to 96 MiB), but at 25 its
 // collections ran four times as often, beside the API server on the same
 // cores, and a change someone made during the pass waited 34 ms instead
-// of 20 (bench-compare, 5 rounds).
+// of 20 to 30 (two bench-compares of 5 rounds each).
 const syncGCPercent = 25
 
 // gcPacing counts the operators of the process whose caches fill. The GC
