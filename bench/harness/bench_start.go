@@ -38,7 +38,7 @@ func (p rawPlan) empty() bool { return len(p.concurrency) == 0 && len(p.lists) =
 
 // fullRawPlan is the raw benchmark of a full run.
 func (s *suite) fullRawPlan() rawPlan {
-	p := rawPlan{concurrency: []int{1, 2, 4, 8, 16}, kinds: []string{mergePatch, applyPatch}, lists: []string{"small"}, watch: true}
+	p := rawPlan{concurrency: []int{1, 2, 4, 8, 16}, kinds: []string{mergePatch, applyPatch, watchedApply}, lists: []string{"small"}, watch: true}
 	if s.cfg.runs("coldstart") || s.cfg.runs("owned") {
 		p.lists = append(p.lists, "large")
 	}
@@ -58,7 +58,8 @@ func (s *suite) rawPlan() rawPlan {
 
 // rawKeys returns the raw bounds that the rows of this run's benchmarks
 // are judged against (the targets, or a comparison's rows) or shown
-// beside (the throughput table's merge bound, for controller-runtime).
+// beside (the throughput table's merge bound, for controller-runtime, and
+// its watched apply bound).
 func (s *suite) rawKeys() []string {
 	var keys []string
 	add := func(bench, key string) {
@@ -81,6 +82,7 @@ func (s *suite) rawKeys() []string {
 	}
 	for _, w := range s.cfg.tpWorkers {
 		add("throughput", rawWrites(mergePatch, w))
+		add("throughput", rawWrites(watchedApply, w))
 	}
 	return keys
 }

@@ -93,7 +93,7 @@ func (s *suite) mdRaw(b *strings.Builder) {
 	raw := s.res.Raw
 	var conc []int
 	for _, c := range []int{1, 2, 4, 8, 16} {
-		if len(raw[rawWrites(mergePatch, c)])+len(raw[rawWrites(applyPatch, c)]) > 0 {
+		if len(raw[rawWrites(mergePatch, c)])+len(raw[rawWrites(applyPatch, c)])+len(raw[rawWrites(watchedApply, c)]) > 0 {
 			conc = append(conc, c)
 		}
 	}
@@ -109,16 +109,12 @@ func (s *suite) mdRaw(b *strings.Builder) {
 		if !slices.ContainsFunc(conc, func(c int) bool { return len(raw[rawWrites(mergePatch, c)]) > 0 }) {
 			kinds = "a server-side apply of the whole status with force (what opgen's ApplyStatus sends; the merge patch was not measured, no row of this run is judged against it)"
 		}
-		fmt.Fprintf(b, "Status writes per second to %d objects, each writer on its own objects (median of %d rounds of %v): %s.\n\n", s.cfg.small, s.cfg.rawRounds, s.cfg.rawWindow, kinds)
+		fmt.Fprintf(b, "Status writes per second to %d objects, each writer on its own objects (median of %d rounds of %v): %s. The watched apply is the same apply while a typed watch of the namespace receives and decodes every write's event, as an operator's watch does (shown beside, judged against nothing).\n\n", s.cfg.small, s.cfg.rawRounds, s.cfg.rawWindow, kinds)
 		t := &table{}
-		t.head("concurrency", "merge patch (/s)", "server-side apply (/s)", "apply / merge")
+		t.head("concurrency", "merge patch (/s)", "server-side apply (/s)", "apply / merge", "watched apply (/s)", "watched / apply")
 		for _, c := range conc {
-			m, a := raw[rawWrites(mergePatch, c)], raw[rawWrites(applyPatch, c)]
-			ratio := "–"
-			if len(m) > 0 && len(a) > 0 {
-				ratio = fmt.Sprintf("%.2f", median(a)/median(m))
-			}
-			t.row(fmt.Sprint(c), rawCell(m, 1), rawCell(a, 1), ratio)
+			m, a, w := raw[rawWrites(mergePatch, c)], raw[rawWrites(applyPatch, c)], raw[rawWrites(watchedApply, c)]
+			t.row(fmt.Sprint(c), rawCell(m, 1), rawCell(a, 1), medianRatio(a, m), rawCell(w, 1), medianRatio(w, a))
 		}
 		b.WriteString(t.b.String())
 		b.WriteString("\n")
@@ -187,16 +183,39 @@ func (s *suite) mdThroughput(b *strings.Builder) {
 	b.WriteString("## 3. Write-bound throughput\n\n")
 	fmt.Fprintf(b, "Each reconcile reads the object from the cache and writes its status (a new status.heartbeat, so every reconcile is one write) and asks to be reconciled again at once (RequeueAfter 1µs); %d objects, measured over %v after every object was reconciled once. opgen writes by server-side apply, controller-runtime by merge patch; the raw bound is the raw client at the same concurrency.\n\n", s.cfg.small, s.cfg.window)
 	t := &table{}
-	t.head("workers", "opgen (/s)", "cr (/s)", "opgen / cr", "raw merge bound (/s)", "raw apply bound (/s)", "opgen / apply bound", "cr / merge bound", "CPU s per 1,000: opgen", "cr", "opgen / cr")
+	t.head("workers", "opgen (/s)", "cr (/s)", "opgen / cr", "raw merge bound (/s)", "raw apply bound (/s)", "opgen / apply bound", "cr / merge bound", "watched apply bound (/s)", "opgen / watched apply", "CPU s per 1,000: opgen", "cr", "opgen / cr")
 	for _, w := range s.cfg.tpWorkers {
 		k := fmt.Sprintf("throughput.w%d", w)
-		mb, ab := median(s.res.Raw[rawWrites(mergePatch, w)]), median(s.res.Raw[rawWrites(applyPatch, w)])
+		mb, ab, wb := s.res.Raw[rawWrites(mergePatch, w)], s.res.Raw[rawWrites(applyPatch, w)], s.res.Raw[rawWrites(watchedApply, w)]
+		ow, cw := s.res.get(k+".writes", opgen), s.res.get(k+".writes", cr)
 		t.row(fmt.Sprint(w), s.cell(k+".reconciles", opgen, 1), s.cell(k+".reconciles", cr, 1), s.ratioCell(k+".reconciles", opgen, cr),
-			num(mb), num(ab), fmt.Sprintf("%.2f", median(s.res.get(k+".writes", opgen))/ab), fmt.Sprintf("%.2f", median(s.res.get(k+".writes", cr))/mb),
+			num(median(mb)), num(median(ab)), medianRatio(ow, ab), medianRatio(cw, mb), num(median(wb)), medianRatio(ow, wb),
 			s.cell(k+".cpuPer1000", opgen, 1), s.cell(k+".cpuPer1000", cr, 1), s.ratioCell(k+".cpuPer1000", opgen, cr))
 	}
 	b.WriteString(t.b.String())
 	b.WriteString("\n")
+	if len(s.res.Metrics["throughput.w1.requestMillis"]) == 0 {
+		return
+	}
+	b.WriteString("Where a worker's time went, per status write: in the request (from sending it to its response's headers, timed by the probe's transport in both operators) and beside it (the rest: the framework, the handler, waiting for a CPU).\n\n")
+	t = &table{}
+	t.head("workers", "opgen in the request (ms)", "cr", "opgen beside it (ms)", "cr")
+	for _, w := range s.cfg.tpWorkers {
+		k := fmt.Sprintf("throughput.w%d", w)
+		t.row(fmt.Sprint(w), s.cell(k+".requestMillis", opgen, 1), s.cell(k+".requestMillis", cr, 1),
+			s.cell(k+".besideMillis", opgen, 1), s.cell(k+".besideMillis", cr, 1))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}
+
+// medianRatio is the ratio of the medians of a and b, "–" when either
+// was not measured.
+func medianRatio(a, b []float64) string {
+	if len(a) == 0 || len(b) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", median(a)/median(b))
 }
 
 func (s *suite) mdOverhead(b *strings.Builder) {

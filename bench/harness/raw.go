@@ -21,10 +21,14 @@ import (
 // Patch types of the status-write bound: a JSON merge patch of the changed
 // fields (what controller-runtime's client.MergeFrom sends) and a
 // server-side apply of the whole status by a field manager (what opgen's
-// ApplyStatus sends).
+// ApplyStatus sends). watchedApply is applyPatch while a typed watch of
+// the namespace receives and decodes the event of every write: what the
+// server and the machine do for an operator's writes, with the watch no
+// operator runs without, and nothing of a framework.
 const (
-	mergePatch = "merge"
-	applyPatch = "apply"
+	mergePatch   = "merge"
+	applyPatch   = "apply"
+	watchedApply = "watched"
 )
 
 // rawClient is a plain client-go program on the generated clientset, with
@@ -80,6 +84,13 @@ func statusPatch(kind, ns, name string, gen, heartbeat int64) []byte {
 // objects of the raw namespace and returns writes per second.
 func writeRate(ctx context.Context, cs versioned.Interface, kind string, conc, n int, d time.Duration) (float64, error) {
 	c := cs.LoadV1().Loads(rawNamespace)
+	if kind == watchedApply {
+		stop, err := drainWatch(ctx, cs)
+		if err != nil {
+			return 0, err
+		}
+		defer stop()
+	}
 	var count atomic.Int64
 	var firstErr atomic.Pointer[error]
 	deadline := time.Now().Add(d)
@@ -92,7 +103,7 @@ func writeRate(ctx context.Context, cs versioned.Interface, kind string, conc, n
 			for i := w; time.Now().Before(deadline); i += conc {
 				name := objectName(i % n)
 				pt, opts := types.MergePatchType, metav1.PatchOptions{}
-				if kind == applyPatch {
+				if kind != mergePatch {
 					pt, opts = types.ApplyPatchType, metav1.PatchOptions{FieldManager: "raw-client", Force: ptr.To(true)}
 				}
 				if _, err := c.Patch(ctx, name, pt, statusPatch(kind, rawNamespace, name, 1, hb.Add(1)), opts, "status"); err != nil {
@@ -108,6 +119,27 @@ func writeRate(ctx context.Context, cs versioned.Interface, kind string, conc, n
 		return 0, *e
 	}
 	return float64(count.Load()) / time.Since(start).Seconds(), nil
+}
+
+// drainWatch watches the raw namespace from now on with the typed
+// clientset, decoding and dropping every event, until stop is called.
+func drainWatch(ctx context.Context, cs versioned.Interface) (stop func(), err error) {
+	c := cs.LoadV1().Loads(rawNamespace)
+	l, err := c.List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	wi, err := c.Watch(ctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range wi.ResultChan() {
+		}
+	}()
+	return func() { wi.Stop(); <-done }, nil
 }
 
 // specWriter patches spec.replicas of random objects at a steady rate and

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,8 +45,8 @@ func TestRawBoundNotMeasured(t *testing.T) {
 
 func TestRawPlan(t *testing.T) {
 	plan := testSuite("throughput").rawPlan()
-	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch, mergePatch}}, plan,
-		"the apply bound of the targets, the merge bound of the table")
+	assert.Equal(t, rawPlan{concurrency: []int{1, 4, 16}, kinds: []string{applyPatch, mergePatch, watchedApply}}, plan,
+		"the apply bound of the targets, the merge and watched apply bounds of the table")
 
 	s := testSuite("throughput")
 	s.cfg.compare = []string{"v0.1.0", ""}
@@ -56,7 +57,7 @@ func TestRawPlan(t *testing.T) {
 
 	full := testSuite().rawPlan()
 	assert.Equal(t, []int{1, 2, 4, 8, 16}, full.concurrency)
-	assert.Equal(t, []string{mergePatch, applyPatch}, full.kinds, "the full run's order, as before")
+	assert.Equal(t, []string{mergePatch, applyPatch, watchedApply}, full.kinds, "the full run's order, as before, and the watched apply")
 	assert.True(t, full.watch)
 }
 
@@ -182,4 +183,27 @@ func TestExitsInTheReport(t *testing.T) {
 
 	e := s.evaluate(checkNamed(t, s, "sharding: crash of the leader, its buckets reassigned, 4 replicas (lease 0s + 1s)"))
 	assert.Equal(t, "not measured: 1 replicas exited on their own (see Sharding)", e.valueText())
+}
+
+// TestThroughputTimeSplit: the table of where a worker's time went is
+// written when the probe timed the writes, and left out of a run whose
+// operators did not (an older side of a comparison).
+func TestThroughputTimeSplit(t *testing.T) {
+	s := testSuite("throughput")
+	for _, w := range s.cfg.tpWorkers {
+		k := "throughput.w" + strconv.Itoa(w)
+		s.res.add(k+".reconciles", opgen, 80)
+		s.res.add(k+".reconciles", cr, 70)
+	}
+	var b strings.Builder
+	s.mdThroughput(&b)
+	assert.NotContains(t, b.String(), "Where a worker's time went")
+
+	s.res.add("throughput.w1.requestMillis", opgen, 11.5)
+	s.res.add("throughput.w1.besideMillis", opgen, 1.25)
+	s.res.add("throughput.w1.besideMillis", cr, 2.5)
+	b.Reset()
+	s.mdThroughput(&b)
+	assert.Contains(t, b.String(), "Where a worker's time went")
+	assert.Contains(t, b.String(), "| 1 | 11.5 [11.5–11.5] | – | 1.25 [1.25–1.25] | 2.50 [2.50–2.50] |")
 }

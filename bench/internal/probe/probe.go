@@ -120,6 +120,9 @@ type Probe struct {
 	mu     sync.Mutex
 	out    *bufio.Writer
 	writes sync.Map // "VERB resource[/subresource]" → *atomic.Int64
+	// writeNanos is the same keys → *atomic.Int64: the time from sending
+	// each write to its response's headers.
+	writeNanos sync.Map
 }
 
 // Start serves the stats endpoint and prints its address.
@@ -197,6 +200,11 @@ type Stats struct {
 	// Writes counts API requests other than get, list and watch, by
 	// "VERB resource" (resource/subresource for subresources).
 	Writes map[string]int64 `json:"writes"`
+	// WriteNanos is the time the writes of Writes took, summed by the same
+	// keys: from sending each request to its response's headers. Beside a
+	// window's length it splits a worker's time into waiting for the API
+	// server and the rest.
+	WriteNanos map[string]int64 `json:"writeNanos"`
 }
 
 // Stats reads the counters; with gc it first collects garbage twice and
@@ -221,9 +229,14 @@ func (p *Probe) Stats(gc bool) Stats {
 		AllocBytes:   samples[1].Value.Uint64(),
 		HeapBytes:    samples[2].Value.Uint64(),
 		Writes:       map[string]int64{},
+		WriteNanos:   map[string]int64{},
 	}
 	p.writes.Range(func(k, v any) bool {
 		s.Writes[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	p.writeNanos.Range(func(k, v any) bool {
+		s.WriteNanos[k.(string)] = v.(*atomic.Int64).Load()
 		return true
 	})
 	return s
@@ -236,15 +249,23 @@ type countWrites struct {
 }
 
 func (c countWrites) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		key := r.Method + " " + resourceOf(r.URL.Path)
-		v, ok := c.p.writes.Load(key)
-		if !ok {
-			v, _ = c.p.writes.LoadOrStore(key, new(atomic.Int64))
-		}
-		v.(*atomic.Int64).Add(1)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return c.next.RoundTrip(r)
 	}
-	return c.next.RoundTrip(r)
+	key := r.Method + " " + resourceOf(r.URL.Path)
+	counter(&c.p.writes, key).Add(1)
+	t := time.Now()
+	resp, err := c.next.RoundTrip(r)
+	counter(&c.p.writeNanos, key).Add(int64(time.Since(t)))
+	return resp, err
+}
+
+func counter(m *sync.Map, key string) *atomic.Int64 {
+	v, ok := m.Load(key)
+	if !ok {
+		v, _ = m.LoadOrStore(key, new(atomic.Int64))
+	}
+	return v.(*atomic.Int64)
 }
 
 // resourceOf returns "resource" or "resource/subresource" of an API path:
