@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/bench/internal/probe"
 )
@@ -69,7 +74,7 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 				}
 				var m window
 				if err == nil {
-					m, err = measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("status-%s-w%d-%d", v, w, r))
+					m, err = s.measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("status-%s-w%d-%d", v, w, r))
 				}
 				p.stop()
 				if err != nil {
@@ -117,7 +122,7 @@ func (s *suite) benchOverhead(ctx context.Context) error {
 			}
 			var m window
 			if err == nil {
-				m, err = measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("noop-%s-%d", v, r))
+				m, err = s.measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("noop-%s-%d", v, r))
 			}
 			p.stop()
 			if err != nil {
@@ -233,18 +238,34 @@ func waitReconciled(p *proc, writes []rec, limit time.Duration) firsts {
 }
 
 // measureWindowProfiled is measureWindow with, when BENCH_CPU_PROFILES
-// names a directory, a CPU profile of the window saved there as
-// name.pprof.
-func measureWindowProfiled(p *proc, d time.Duration, name string) (window, error) {
+// names a directory, CPU profiles of the window saved there: the
+// operator's as name.pprof, the API server's as name-apiserver.pprof.
+func (s *suite) measureWindowProfiled(p *proc, d time.Duration, name string) (window, error) {
 	dir := os.Getenv("BENCH_CPU_PROFILES")
 	if dir == "" {
 		return measureWindow(p, d)
 	}
-	profiled := make(chan struct{})
-	go func() {
-		defer close(profiled)
-		saveCPUProfile(p, d, filepath.Join(dir, name+".pprof"))
-	}()
-	defer func() { <-profiled }()
+	var wg sync.WaitGroup
+	wg.Go(func() { saveCPUProfile(p, d, filepath.Join(dir, name+".pprof")) })
+	wg.Go(func() { s.saveAPIServerProfile(d, filepath.Join(dir, name+"-apiserver.pprof")) })
+	defer wg.Wait()
 	return measureWindow(p, d)
+}
+
+// saveAPIServerProfile saves a CPU profile of the API server over d
+// (its /debug/pprof, on by default) at path.
+func (s *suite) saveAPIServerProfile(d time.Duration, path string) {
+	cfg := s.adminConfig()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err == nil {
+		var resp *http.Response
+		if resp, err = hc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", cfg.Host, int(d.Seconds()))); err == nil {
+			defer resp.Body.Close()
+			data, _ := io.ReadAll(resp.Body)
+			err = os.WriteFile(path, data, 0o644)
+		}
+	}
+	if err != nil {
+		logf("   API server CPU profile: %v", err)
+	}
 }
