@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -262,7 +263,11 @@ func (s *suite) saveAPIServerProfile(d time.Duration, path string) {
 		if resp, err = hc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", cfg.Host, int(d.Seconds()))); err == nil {
 			defer resp.Body.Close()
 			data, _ := io.ReadAll(resp.Body)
-			err = os.WriteFile(path, data, 0o644)
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
+			} else {
+				err = os.WriteFile(path, data, 0o644)
+			}
 		}
 	}
 	if err != nil {

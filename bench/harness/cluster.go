@@ -70,7 +70,11 @@ func (s *suite) startCluster(ctx context.Context) error {
 	s.res.Machine["etcdOnTmpfs"] = strconv.FormatBool(s.tmpfs)
 	opts := testenv.Options{Dir: dir}
 	if s.cfg.cbor {
-		opts.APIServerFlags = []string{"--feature-gates=CBORServingAndStorage=true"}
+		opts.APIServerFlags = append(opts.APIServerFlags, "--feature-gates=CBORServingAndStorage=true")
+	}
+	if os.Getenv("BENCH_CPU_PROFILES") != "" {
+		// the API server's own profile of each window (testenv turns it off)
+		opts.APIServerFlags = append(opts.APIServerFlags, "--profiling=true")
 	}
 	s.env = testenv.New(opts)
 	if err := s.env.Start(ctx); err != nil {
