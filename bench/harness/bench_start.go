@@ -58,8 +58,7 @@ func (s *suite) rawPlan() rawPlan {
 
 // rawKeys returns the raw bounds that the rows of this run's benchmarks
 // are judged against (the targets, or a comparison's rows) or shown
-// beside (the throughput table's merge bound, for controller-runtime, and
-// its watched apply bound).
+// beside (the throughput table's merge and watched apply bounds).
 func (s *suite) rawKeys() []string {
 	var keys []string
 	add := func(bench, key string) {
@@ -283,20 +282,6 @@ func (s *suite) benchColdStart(ctx context.Context) error {
 func saveHeapProfile(p *proc, path string) {
 	resp, err := http.Get("http://" + p.addr + "/debug/pprof/heap?gc=1")
 	if err != nil {
-		return
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	_ = os.WriteFile(path, data, 0o644)
-}
-
-// saveCPUProfile writes a CPU profile of p's first d to path, for
-// investigation (BENCH_CPU_PROFILES=dir: the restarts of the owned
-// benchmark).
-func saveCPUProfile(p *proc, d time.Duration, path string) {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, int(d.Seconds())))
-	if err != nil {
-		logf("   CPU profile: %v", err)
 		return
 	}
 	defer resp.Body.Close()

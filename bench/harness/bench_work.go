@@ -274,3 +274,17 @@ func (s *suite) saveAPIServerProfile(d time.Duration, path string) {
 		logf("   API server CPU profile: %v", err)
 	}
 }
+
+// saveCPUProfile writes a CPU profile of p's first d to path, for
+// investigation (BENCH_CPU_PROFILES=dir: the restarts of the owned
+// benchmark, and the windows of measureWindowProfiled).
+func saveCPUProfile(p *proc, d time.Duration, path string) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, int(d.Seconds())))
+	if err != nil {
+		logf("   CPU profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(path, data, 0o644)
+}
