@@ -253,38 +253,40 @@ func (s *suite) measureWindowProfiled(p *proc, d time.Duration, name string) (wi
 	return measureWindow(p, d)
 }
 
-// saveAPIServerProfile saves a CPU profile of the API server over d
-// (its /debug/pprof, on by default) at path.
+// saveAPIServerProfile saves a CPU profile of the API server over d at
+// path (its /debug/pprof: startCluster turns profiling on for
+// BENCH_CPU_PROFILES, testenv leaves it off).
 func (s *suite) saveAPIServerProfile(d time.Duration, path string) {
 	cfg := s.adminConfig()
 	hc, err := rest.HTTPClientFor(cfg)
-	if err == nil {
-		var resp *http.Response
-		if resp, err = hc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", cfg.Host, int(d.Seconds()))); err == nil {
-			defer resp.Body.Close()
-			data, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != http.StatusOK {
-				err = fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
-			} else {
-				err = os.WriteFile(path, data, 0o644)
-			}
-		}
-	}
 	if err != nil {
 		logf("   API server CPU profile: %v", err)
+		return
 	}
+	saveProfile(hc, cfg.Host, d, path, "API server CPU profile")
 }
 
 // saveCPUProfile writes a CPU profile of p's first d to path, for
 // investigation (BENCH_CPU_PROFILES=dir: the restarts of the owned
 // benchmark, and the windows of measureWindowProfiled).
 func saveCPUProfile(p *proc, d time.Duration, path string) {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, int(d.Seconds())))
-	if err != nil {
-		logf("   CPU profile: %v", err)
-		return
+	saveProfile(http.DefaultClient, "http://"+p.addr, d, path, "CPU profile")
+}
+
+// saveProfile gets base's /debug/pprof CPU profile over d with hc and
+// writes it at path; a failure is logged under what, and nothing is saved.
+func saveProfile(hc *http.Client, base string, d time.Duration, path, what string) {
+	resp, err := hc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds())))
+	if err == nil {
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
+		} else {
+			err = os.WriteFile(path, data, 0o644)
+		}
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	_ = os.WriteFile(path, data, 0o644)
+	if err != nil {
+		logf("   %s: %v", what, err)
+	}
 }

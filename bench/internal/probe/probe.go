@@ -2,9 +2,10 @@
 // the same code in each, so that what the harness reads from them costs
 // both the same: the command-line flags they share, a count of reconciles
 // and of the distinct objects seen, a count of the API writes their client
-// makes (by verb and resource), trace lines on stdout, and an HTTP endpoint
-// with those counters, allocations, the Go heap after a forced GC, and
-// pprof's heap and CPU profiles (for investigating a result).
+// makes (by verb and resource) and of the time they took, trace lines on
+// stdout, and an HTTP endpoint with those counters, allocations, the Go
+// heap after a forced GC, and pprof's heap and CPU profiles (for
+// investigating a result).
 //
 // Protocol on stdout, one line each:
 //
