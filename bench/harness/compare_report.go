@@ -34,6 +34,7 @@ func (s *suite) compareRows() []compareRow {
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.small), metric: "peakrss.small.bytes", bench: "coldstart", unit: "MiB", scale: mib},
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.large), metric: "peakrss.large.bytes", bench: "coldstart", unit: "MiB", scale: mib},
 		{name: "peak RSS, empty namespace", metric: "peakrss.empty.bytes", bench: "coldstart", unit: "MiB", scale: mib},
+		{name: fmt.Sprintf("peak RSS less file-backed, N=%d", s.cfg.small), metric: "peakanon.small.bytes", bench: "coldstart", unit: "MiB", scale: mib},
 		{name: "heap per cached object", metric: "heap.perobject.bytes", bench: "coldstart", unit: "B", scale: 1},
 		{name: "start to all reconciled, owned", metric: "coldstart.owned.seconds", bench: "owned", unit: "s", scale: 1},
 		{name: "heap, owned", metric: "heap.owned.bytes", bench: "owned", unit: "MiB", scale: mib},

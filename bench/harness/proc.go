@@ -264,13 +264,21 @@ func (p *proc) cpu() time.Duration {
 // clockTicks is USER_HZ, 100 on Linux.
 const clockTicks = 100
 
-// memory returns the process's VmHWM (peak RSS) and VmRSS, in bytes.
-func (p *proc) memory() (peak, rss float64) {
+// memory returns the process's VmHWM (peak RSS) and, of its RSS now, the
+// file-backed pages (RssFile: its binary's and libraries' pages in memory,
+// the floor of every process of the same binary), in bytes.
+func (p *proc) memory() (peak, file float64) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		return 0, 0
 	}
-	for _, l := range strings.Split(string(data), "\n") {
+	return parseMemory(string(data))
+}
+
+// parseMemory reads VmHWM and RssFile, in bytes, from the text of
+// /proc/PID/status.
+func parseMemory(status string) (peak, file float64) {
+	for _, l := range strings.Split(status, "\n") {
 		f := strings.Fields(l)
 		if len(f) < 2 {
 			continue
@@ -279,11 +287,11 @@ func (p *proc) memory() (peak, rss float64) {
 		switch f[0] {
 		case "VmHWM:":
 			peak = kb * 1024
-		case "VmRSS:":
-			rss = kb * 1024
+		case "RssFile:":
+			file = kb * 1024
 		}
 	}
-	return peak, rss
+	return peak, file
 }
 
 // signal sends sig to the process.

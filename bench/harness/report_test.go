@@ -207,3 +207,20 @@ func TestThroughputTimeSplit(t *testing.T) {
 	assert.Contains(t, b.String(), "Where a worker's time went")
 	assert.Contains(t, b.String(), "| 1 | 11.5 [11.5–11.5] | – | 1.25 [1.25–1.25] | 2.50 [2.50–2.50] |")
 }
+
+func TestParseMemory(t *testing.T) {
+	status := "Name:\top\nVmPeak:\t 1310720 kB\nVmHWM:\t   31144 kB\nVmRSS:\t   30000 kB\nRssAnon:\t    5572 kB\nRssFile:\t   25072 kB\n"
+	peak, file := parseMemory(status)
+	assert.Equal(t, 31144.0*1024, peak)
+	assert.Equal(t, 25072.0*1024, file)
+}
+
+func TestColdStartFileBackedRows(t *testing.T) {
+	s := testSuite("coldstart")
+	s.res.add("coldstart.small.seconds", opgen, 0.5)
+	s.res.add("peakanon.small.bytes", opgen, 10<<20)
+	s.res.add("peakanon.small.bytes", cr, 20<<20)
+	var b strings.Builder
+	s.mdColdStart(&b)
+	assert.Contains(t, b.String(), "| peak RSS less file-backed, N=1000 (MiB) | 10.0 [10.0–10.0] | 20.0 [20.0–20.0] | – | 0.50 [0.50–0.50] | – |")
+}
