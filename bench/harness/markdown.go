@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -10,6 +11,9 @@ func (s *suite) markdown(evs []evaluated, base string) string {
 	var b strings.Builder
 	r := s.res
 	mode := "full"
+	if len(s.cfg.only) > 0 {
+		mode = "partial (`-only " + strings.Join(slices.Sorted(maps.Keys(s.cfg.only)), ",") + "`)"
+	}
 	if s.cfg.quick {
 		mode = "quick (development: small N, few rounds; not for quoting)"
 	}

@@ -224,3 +224,8 @@ func TestColdStartFileBackedRows(t *testing.T) {
 	s.mdColdStart(&b)
 	assert.Contains(t, b.String(), "| peak RSS less file-backed, N=1000 (MiB) | 10.0 [10.0–10.0] | 20.0 [20.0–20.0] | – | 0.50 [0.50–0.50] | – |")
 }
+
+func TestPartialRunSaysSo(t *testing.T) {
+	assert.Contains(t, testSuite().markdown(nil, "x"), "full run.")
+	assert.Contains(t, testSuite("latency", "coldstart").markdown(nil, "x"), "partial (`-only coldstart,latency`) run.")
+}
