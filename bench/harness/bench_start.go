@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -280,13 +279,7 @@ func (s *suite) benchColdStart(ctx context.Context) error {
 // saveHeapProfile writes p's heap profile to path, for investigation
 // (BENCH_HEAP_PROFILES=dir).
 func saveHeapProfile(p *proc, path string) {
-	resp, err := http.Get("http://" + p.addr + "/debug/pprof/heap?gc=1")
-	if err != nil {
-		return
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	_ = os.WriteFile(path, data, 0o644)
+	saveProfile(http.DefaultClient, "http://"+p.addr+"/debug/pprof/heap?gc=1", path, "heap profile")
 }
 
 func (s *suite) sizeN(size string) int {

@@ -263,20 +263,25 @@ func (s *suite) saveAPIServerProfile(d time.Duration, path string) {
 		logf("   API server CPU profile: %v", err)
 		return
 	}
-	saveProfile(hc, cfg.Host, d, path, "API server CPU profile")
+	saveProfile(hc, cpuProfileURL(cfg.Host, d), path, "API server CPU profile")
 }
 
 // saveCPUProfile writes a CPU profile of p's first d to path, for
 // investigation (BENCH_CPU_PROFILES=dir: the restarts of the owned
 // benchmark, and the windows of measureWindowProfiled).
 func saveCPUProfile(p *proc, d time.Duration, path string) {
-	saveProfile(http.DefaultClient, "http://"+p.addr, d, path, "CPU profile")
+	saveProfile(http.DefaultClient, cpuProfileURL("http://"+p.addr, d), path, "CPU profile")
 }
 
-// saveProfile gets base's /debug/pprof CPU profile over d with hc and
-// writes it at path; a failure is logged under what, and nothing is saved.
-func saveProfile(hc *http.Client, base string, d time.Duration, path, what string) {
-	resp, err := hc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds())))
+// cpuProfileURL is the address of base's pprof CPU profile over d.
+func cpuProfileURL(base string, d time.Duration) string {
+	return fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds()))
+}
+
+// saveProfile gets the pprof profile at url with hc and writes it at path;
+// a failure is logged under what, and nothing is saved.
+func saveProfile(hc *http.Client, url, path, what string) {
+	resp, err := hc.Get(url)
 	if err == nil {
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(resp.Body)
