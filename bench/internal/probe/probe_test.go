@@ -3,6 +3,7 @@ package probe
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,4 +35,24 @@ func TestCountWrites(t *testing.T) {
 	assert.Len(t, st.WriteNanos, 2, "timed by the same keys")
 	assert.Positive(t, st.WriteNanos["PATCH loads/status"])
 	assert.Positive(t, st.WriteNanos["DELETE configmaps"])
+}
+
+// TestReconciledCountsUntilExpect: "all" is printed once, at the Expect-th
+// distinct object; a second reconcile of an object does not count; the
+// set of keys is dropped then.
+func TestReconciledCountsUntilExpect(t *testing.T) {
+	var out strings.Builder
+	p := newProbe(Flags{Expect: 2}, &out)
+	p.Reconciled("ns", "a", 1)
+	p.Reconciled("ns", "a", 2)
+	assert.Empty(t, out.String(), "one distinct object of two")
+	assert.EqualValues(t, 1, p.Stats(false).Distinct)
+	p.Reconciled("ns", "b", 1)
+	p.Reconciled("ns", "c", 1)
+	st := p.Stats(false)
+	assert.EqualValues(t, 4, st.Reconciles)
+	assert.EqualValues(t, 2, st.Distinct, "counted until Expect")
+	assert.Positive(t, st.AllAt)
+	assert.Equal(t, "all "+strconv.FormatInt(st.AllAt, 10)+"\n", out.String())
+	assert.Nil(t, p.seen, "the set is dropped at Expect")
 }
