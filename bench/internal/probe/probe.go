@@ -2,11 +2,10 @@
 // the same code in each, so that what the harness reads from them costs
 // both the same: the command-line flags they share, a count of reconciles
 // and, until every expected object was reconciled, of the distinct objects
-// seen, a count of the API writes their client
-// makes (by verb and resource) and of the time they took, trace lines on
-// stdout, and an HTTP endpoint with those counters, allocations, the Go
-// heap after a forced GC, and pprof's heap and CPU profiles (for
-// investigating a result).
+// seen, a count of the API writes their client makes (by verb and
+// resource) and of the time they took, trace lines on stdout, and an HTTP
+// endpoint with those counters, allocations, the Go heap after a forced
+// GC, and pprof's heap and CPU profiles (for investigating a result).
 //
 // Protocol on stdout, one line each:
 //
@@ -122,8 +121,8 @@ type Probe struct {
 	// seen holds the keys of the objects reconciled until Expect of them
 	// were; then it is dropped. Nothing reads it after, and a set of every
 	// object kept for good would count in the heap per cached object the
-	// harness measures, as much in either framework's operator (about 250
-	// bytes an object as a sync.Map).
+	// harness measures, as much in either framework's operator (about 150
+	// bytes an object as the sync.Map it was; bench/README.md).
 	seenMu sync.Mutex
 	seen   map[string]struct{}
 
