@@ -255,7 +255,7 @@ func (r *runner) execute(systems namer.NameSystems, defaultSystem string, target
 	}
 	orderer := namer.Orderer{Namer: systems[defaultSystem]}
 	c.Order = r.ownTypes(orderer.OrderUniverse(c.Universe))
-	c.FileTypes = map[string]generator.FileType{generator.GoFileType: stagingFileType{r}}
+	c.FileTypes = map[string]generator.FileType{generator.GoFileType: stagingFileType{out: r.out, realPath: r.realPath}}
 	var staged []generator.Target
 	for _, t := range targets(&c) {
 		staged = append(staged, stagedTarget{Target: t, dir: r.stagePath(t.Dir())})
@@ -303,13 +303,17 @@ type stagedTarget struct {
 
 func (t stagedTarget) Dir() string { return t.dir }
 
-// stagingFileType assembles gengo's files into the run's Output.
-type stagingFileType struct{ r *runner }
+// stagingFileType assembles gengo's files into the run's Output, at the
+// real path of each staged one.
+type stagingFileType struct {
+	out      *gen.Output
+	realPath func(staged string) string
+}
 
 func (s stagingFileType) AssembleFile(f *generator.File, pathname string) error {
 	src, err := universe.Assemble(f)
 	if err == nil {
-		s.r.out.Go(s.r.realPath(pathname), src)
+		s.out.Go(s.realPath(pathname), src)
 	}
 	return err
 }

@@ -85,7 +85,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "delete-without-uid-precondition", pkg: "./pkg/runtime/", test: "^TestDeleteNowKeepsANewObjectOfTheSameName$",
-		file: "pkg/runtime/descendants.go", old: "\t\tPreconditions:     &metav1.Preconditions{UID: &uid},\n", new: "",
+		file: "pkg/runtime/owned.go", old: "\t\tPreconditions:     &metav1.Preconditions{UID: &uid},\n", new: "",
 	},
 	{
 		name: "crd-max-desc-len-not-wired", pkg: "./cmd/opgen/", test: "^TestCRDMaxDescLen$",
@@ -106,11 +106,11 @@ var mutants = []mutant{
 	},
 	{
 		name: "retry-leaves-the-user-lane", pkg: "./pkg/runtime/", test: "^TestARetriedUserChangeKeepsItsLane$",
-		file: "pkg/runtime/action.go", old: "c.marks.Finished(key, err != nil && !plug.IsTerminal(err))", new: "c.marks.Finished(key, false)",
+		file: "pkg/runtime/action.go", old: "c.queue.Finished(key, err != nil && !plug.IsTerminal(err))", new: "c.queue.Finished(key, false)",
 	},
 	{
 		name: "stuck-handler-not-shown", pkg: "./pkg/runtime/", test: "^TestActionTimeout$",
-		file: "pkg/runtime/action.go", old: "\t\theld.Mark()\n", new: "",
+		file: "pkg/runtime/internal/inflight/inflight.go", old: "\t\td.held.Mark(d.cause.r.Key.String())\n", new: "",
 	},
 	{
 		name: "own-children-not-handled-again", pkg: "./pkg/runtime/", test: "^TestOwnChildOperationsConverge$",

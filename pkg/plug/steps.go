@@ -136,12 +136,7 @@ func Delegate[T apis.Object](h Handler[T]) Step[T] {
 	return StepFunc[T](func(ctx context.Context, a *Action[T], _ Next) (err error) {
 		// A panic is the handler's error: the steps around it (status,
 		// events, metrics) see it as they see any other.
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("handler panicked: %v", r)
-				a.Log.Error(err, "recovered a panic", "stack", string(debug.Stack()))
-			}
-		}()
+		defer Recover(a, &err)
 		switch a.Verb {
 		case Add:
 			return add(ctx, a)
@@ -154,6 +149,16 @@ func Delegate[T apis.Object](h Handler[T]) Step[T] {
 		}
 		return Terminal(fmt.Errorf("plug: unknown verb %q", a.Verb))
 	})
+}
+
+// Recover, deferred, turns a panic into *err, which is then retried like
+// any error, and logs it with its stack on a.Log. Delegate recovers the
+// handler's panics so; the runtime recovers those of the other steps.
+func Recover[T apis.Object](a *Action[T], err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("handler panicked: %v", r)
+		a.Log.Error(*err, "recovered a panic", "stack", string(debug.Stack()))
+	}
 }
 
 // maxNote is the API server's limit on an Event's note, in bytes.

@@ -2,11 +2,10 @@ package runtime
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/inflight"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -43,7 +43,7 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
-	defer c.marks.Finished(key, false) // after act's own call, on every path: lanes forget the key
+	defer c.queue.Finished(key, false) // after act's own call, on every path: lanes forget the key
 	if leadCtx.Err() != nil {
 		return false // shutting down: take no new work
 	}
@@ -56,36 +56,33 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 // on success (and requeue after the period or the asked delay), backoff on
 // error, nothing on a terminal error. A paused object gets no action.
 func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
-	if c.dispatch != nil {
-		release, mine := (versionTurn[T]{c}).take(ctx, key)
+	if c.turns != nil {
+		release, mine := c.turns.take(ctx, key)
 		if !mine {
 			return
 		}
 		defer release()
 	}
-	if last, ok := c.goneObject(key); ok {
+	if last, ok := c.finalizer.goneObject(key); ok {
 		c.lateDelete(ctx, key, last)
 		return
 	}
-	obj, ok := c.Get(key)
+	obj, ok := c.objects.get(key)
+	if ok && c.shard != nil {
+		// Sharded: act only while this member holds the object's bucket;
+		// a release waits for the action.
+		var exit func()
+		if exit, ok = c.shard.enter(obj); ok {
+			defer exit()
+		}
+	}
 	if !ok {
-		c.forget(key)
+		c.states.forget(key)
 		c.queue.Forget(key)
 		return
 	}
-	if c.op.member != nil {
-		// Sharded: act only while this member holds the object's bucket;
-		// a release waits for the action.
-		b, ok := c.op.shardKeys.BucketOf(obj)
-		if !ok || !c.op.member.Enter(b) {
-			c.forget(key)
-			c.queue.Forget(key)
-			return
-		}
-		defer c.op.member.Exit(b)
-	}
-	st := c.state(key, string(obj.GetUID()))
-	if (finalizing[T]{c}).finalizeFirst(ctx, key, obj, st) {
+	st := c.states.of(key, string(obj.GetUID()))
+	if c.finalizer.first(ctx, key, obj, st) {
 		return
 	}
 	verb, act := c.verb(obj, st)
@@ -96,7 +93,8 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(verb), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
 	log := observe.WithAction(c.log, key.Namespace, key.Name, string(verb), r.ID)
 	if IsPaused(obj) {
-		(pausing[T]{c}).pause(ctx, key, obj, st, log, r)
+		c.op.bus.Emit(telemetry.ReconcilePaused{Reconcile: r})
+		c.pause.hold(ctx, key, c.newAction(verb, obj, log), st)
 		return
 	}
 	c.act(ctx, key, c.newAction(verb, obj, log), st, r)
@@ -113,24 +111,16 @@ func (c *Controller[T]) newAction(verb plug.Verb, obj T, log logr.Logger) *plug.
 // comes next. It returns the pipeline's error.
 func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) error {
 	a.SetMemory(&st.memory)
-	if a.Verb == plug.Delete {
-		c.mu.Lock()
-		c.deleting[a.Object.GetUID()] = struct{}{}
-		c.mu.Unlock()
-	}
-	if st.finalized.Swap(false) && !slices.Contains(a.Object.GetFinalizers(), c.finalizer) {
-		// finalizeFirst added it; the cache does not show it yet.
-		a.Object.SetFinalizers(append(a.Object.GetFinalizers(), c.finalizer))
-	}
-	(pausing[T]{c}).resume(a)
+	c.finalizer.acting(a, st)
+	c.pause.resume(a)
 	c.op.bus.Emit(telemetry.ReconcileStarted{Reconcile: r})
 	start, began := time.Now(), c.op.opts.Clock.Now()
 	spanCtx, span := observe.StartReconcile(ctx, c.op.tracer, r)
 	err := c.runTimed(spanCtx, a, r)
 	observe.EndSpan(span, err)
 	var next time.Duration
-	changed := c.store.changes.Take(a.Object.GetUID())
-	c.marks.Finished(key, err != nil && !plug.IsTerminal(err)) // a retry keeps the user lane
+	changed := c.owned.changes.Take(a.Object.GetUID())
+	c.queue.Finished(key, err != nil && !plug.IsTerminal(err)) // a retry keeps the user lane
 	switch {
 	case err == nil:
 		if a.Verb != plug.Delete {
@@ -139,7 +129,7 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 		}
 		c.queue.Forget(key)
 		if changed {
-			c.wake(key, true) // its own children changed: once more, after this action
+			c.queue.Wake(key, true) // its own owned objects changed: once more, after this action
 		}
 		if next > 0 {
 			// The delay counts from when the action began (the time the handler
@@ -159,35 +149,6 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 	return err
 }
 
-// missedDelete reports whether the watch's deletion of last, an object's
-// final state, took away an object that never got the finalizer: the
-// object was deleted while its key waited in the queue (under load, or in
-// a burst). It then gets one Delete with that state, a late one: a handler
-// must not miss the deletion of an object it was told about. Without a
-// Delete in the handler, with a custom pipeline (which decides about
-// finalizers itself), with controllers per version (which one would act is
-// the written version's call, and the object is gone) and for paused
-// objects, there is none.
-func (c *Controller[T]) missedDelete(last T) bool {
-	if !c.deletes || c.opts.Pipeline != nil || c.dispatch != nil || IsPaused(last) || slices.Contains(last.GetFinalizers(), c.finalizer) {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ran := c.deleting[last.GetUID()]; ran {
-		return false // Delete ran and took the finalizer away
-	}
-	return true
-}
-
-// goneObject returns the last state of an object whose late Delete is due.
-func (c *Controller[T]) goneObject(key cache.ObjectName) (T, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	last, ok := c.gone[key]
-	return last, ok
-}
-
 // lateDelete runs the Delete of an object deleted before it had the
 // finalizer, retried like any action until it succeeds. A newer object of
 // the same name, if the cache holds one, is handled next.
@@ -199,13 +160,8 @@ func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, la
 	if err != nil && !plug.IsTerminal(err) {
 		return // act queued the retry
 	}
-	c.mu.Lock()
-	if g, ok := c.gone[key]; ok && g.GetUID() == last.GetUID() {
-		delete(c.gone, key)
-	}
-	delete(c.deleting, last.GetUID())
-	c.mu.Unlock()
-	if _, ok := c.Get(key); ok {
+	c.finalizer.lateDone(key, last)
+	if _, ok := c.objects.get(key); ok {
 		c.queue.Add(key)
 	}
 }
@@ -217,25 +173,15 @@ const DefaultActionTimeout = 10 * time.Minute
 
 // runTimed runs the pipeline within the controller's ActionTimeout. It
 // reports the deadline when it passes, and again when the action still
-// runs a grace period after it.
-func (c *Controller[T]) runTimed(ctx context.Context, a *plug.Action[T], r telemetry.Reconcile) error {
-	timeout := c.opts.ActionTimeout
-	if timeout < 0 {
-		return c.run(ctx, a)
+// runs a grace period after it. The pipeline's Delegate step turns a
+// handler's panic into an error; a panic of another step is one too.
+func (c *Controller[T]) runTimed(ctx context.Context, a *plug.Action[T], r telemetry.Reconcile) (err error) {
+	defer plug.Recover(a, &err)
+	if timeout := c.opts.ActionTimeout; timeout >= 0 {
+		var d *inflight.Deadline
+		ctx, d = c.op.stuck.Arm(ctx, c.op.bus, c.name, r, timeout)
+		defer d.Done()
 	}
-	ctx, d := c.op.stuck.Arm(ctx, c.op.bus, c.name, r, timeout)
-	defer d.Done()
-	return c.run(ctx, a)
-}
-
-// run runs the pipeline, turning a panic into an error that is retried.
-func (c *Controller[T]) run(ctx context.Context, a *plug.Action[T]) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("handler panicked: %v", r)
-			a.Log.Error(err, "recovered a panic", "stack", string(debug.Stack()))
-		}
-	}()
 	return c.pipeline.Run(ctx, a)
 }
 
@@ -258,31 +204,12 @@ func (c *Controller[T]) report(r telemetry.Reconcile, d, next time.Duration, err
 	c.op.bus.Emit(telemetry.ReconcileSucceeded{Reconcile: r, Duration: d, RequeueAfter: next})
 }
 
-// state returns the object's state, new when the object is new or was
-// recreated under the same name.
-func (c *Controller[T]) state(key cache.ObjectName, uid string) *objectState {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	st, ok := c.states[key]
-	if !ok || st.uid != uid {
-		st = &objectState{uid: uid} // memory is allocated by the first step that stores something
-		c.states[key] = st
-	}
-	return st
-}
-
-func (c *Controller[T]) forget(key cache.ObjectName) {
-	c.mu.Lock()
-	delete(c.states, key)
-	c.mu.Unlock()
-}
-
 // verb picks the verb for obj from its state, never from the event that
 // woke the controller; act is false when there is nothing to do. The rules
 // are the package documentation's "Verbs".
 func (c *Controller[T]) verb(obj T, st *objectState) (v plug.Verb, act bool) {
 	if obj.GetDeletionTimestamp() != nil {
-		return plug.Delete, slices.Contains(obj.GetFinalizers(), c.finalizer)
+		return plug.Delete, slices.Contains(obj.GetFinalizers(), c.opts.Finalizer)
 	}
 	handled, known := lastHandled(obj, st)
 	switch {
@@ -306,4 +233,50 @@ func lastHandled[T apis.Object](obj T, st *objectState) (int64, bool) {
 		return og.GetObservedGeneration(), true
 	}
 	return 0, false
+}
+
+// states are what the controller remembers of the objects it handles.
+type states struct {
+	mu sync.Mutex
+	m  map[cache.ObjectName]*objectState
+}
+
+// objectState is what the controller remembers of one object while it
+// exists: the generation it last handled successfully in this process and
+// the steps' memory.
+type objectState struct {
+	uid     string
+	handled int64
+	known   bool
+	memory  plug.Memory // holds no map while no step remembers anything
+	// finalized: the finalizer added the finalizer ahead of the queue and
+	// the object's first action has not run yet. Read by the queue
+	// (urgent) under its lock.
+	finalized atomic.Bool
+}
+
+// of returns the object's state, new when the object is new or was
+// recreated under the same name.
+func (s *states) of(key cache.ObjectName, uid string) *objectState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.m[key]
+	if !ok || st.uid != uid {
+		st = &objectState{uid: uid} // memory is allocated by the first step that stores something
+		s.m[key] = st
+	}
+	return st
+}
+
+// peek returns the object's state, or nil.
+func (s *states) peek(key cache.ObjectName) *objectState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+func (s *states) forget(key cache.ObjectName) {
+	s.mu.Lock()
+	delete(s.m, key)
+	s.mu.Unlock()
 }

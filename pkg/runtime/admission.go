@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"slices"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -36,13 +34,6 @@ func (o *Operator) FinalizerAtCreate(gk schema.GroupKind, obj metav1.Object) str
 	return ""
 }
 
-// finalizerAtCreate is the finalizer obj of kind gk needs from its
-// creation: c's when c handles gk, and needsFinalizer holds but for the
-// deletion timestamp (a new object has none).
 func (c *Controller[T]) finalizerAtCreate(gk schema.GroupKind, obj metav1.Object) string {
-	if c.kind.GVK.GroupKind() != gk || !c.deletes || c.opts.Pipeline != nil || IsPaused(obj) ||
-		slices.Contains(obj.GetFinalizers(), c.finalizer) {
-		return ""
-	}
-	return c.finalizer
+	return c.finalizer.atCreate(gk, obj)
 }

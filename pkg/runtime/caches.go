@@ -45,7 +45,7 @@ type kindCache struct {
 	informers  map[string]cache.SharedIndexInformer // by namespace; "" = all
 	// stores are the descendant stores of the controllers that own the
 	// kind: a sharded member's dropped bucket leaves their memory.
-	stores []*descendantStore
+	stores []*ownedStore
 	// writes holds what the operator's applies of the kind returned, and
 	// the UIDs it deleted, until the cache shows them (internal/ownwrites).
 	writes *ownwrites.Writes[*unstructured.Unstructured]
@@ -133,7 +133,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 		// An informer per bucket held; an owned object is in its
 		// owner's bucket (shard.go).
 		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return s.metadataInformer(kc, ns, s.op.shardKeys.Selector(b))
+			return s.metadataInformer(kc, ns, s.op.sharding.keys.Selector(b))
 		}, nil)
 		set.Dropped = func(objs []any) {
 			kc.owners.Drop(objs)
@@ -146,7 +146,7 @@ func (s *sharedCaches) informer(kc *kindCache, ns string) (cache.SharedIndexInfo
 				}
 			}
 		}
-		s.op.member.Register(set)
+		s.op.sharding.member.Register(set)
 		inf = set
 	} else {
 		var err error

@@ -1,76 +1,135 @@
 package runtime
 
 import (
-	"sync"
+	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 )
 
 // Controller runs one kind's handler: a typed informer feeds keys into a
 // rate-limited work queue, and workers run the pipeline for each key with
 // the verb the object's state calls for (see the package documentation).
+//
+// It is made of parts, each built once by newController and holding what
+// it needs. An event meets them in this order, and the files follow it:
+// objects (informers.go), queue (internal/lanes), turns (versions.go),
+// shard (shard.go), states (action.go), finalizer (finalize.go), pause
+// (pause.go), then the pipeline and its environment (pipeline.go) with
+// the store of owned objects (owned.go).
 type Controller[T apis.Object] struct {
-	name      string
-	kind      Kind[T]
-	opts      ControllerOptions[T]
-	op        *Operator
-	handler   plug.Handler[T]
-	finalizer string
-	deletes   bool
+	name    string
+	kind    Kind[T]
+	opts    ControllerOptions[T]
+	op      *Operator
+	handler plug.Handler[T]
+	log     logr.Logger
+	reconID atomic.Uint64
+
+	objects   *objects[T]
+	queue     *lanes.Keys
+	turns     *versionTurn[T] // nil without ControllerOptions.VersionDispatch
+	shard     *shardFilter[T] // nil without Options.Sharding
+	states    *states
+	finalizer *finalizer[T]
+	pause     *pause[T]
+	owned     *ownedStore
 	env       plug.Env[T]
 	pipeline  plug.Pipeline[T]
-	log       logr.Logger
-
-	caches map[string]cache.SharedIndexInformer // by namespace; "" = all
-	// started holds the informers once synced, for readers beside the
-	// workers (the metrics).
-	started atomic.Pointer[[]cache.SharedIndexInformer]
-	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
-	marks   lanes.Marks // keys woken by someone's change (internal/lanes)
-	// writes holds what the controller's own writes to its objects
-	// returned until the cache shows them (internal/ownwrites).
-	writes  ownwrites.Writes[T]
-	store   *descendantStore
-	reconID atomic.Uint64
-	// dispatch is shared with the controllers of the kind's other
-	// versions (ControllerOptions.VersionDispatch), or nil.
-	dispatch *dispatch.Group[VersionDispatch]
-
-	mu     sync.Mutex
-	states map[cache.ObjectName]*objectState
-	// gone holds the last state of objects deleted before their finalizer
-	// was on them, until their late Delete succeeded (see missedDelete).
-	gone map[cache.ObjectName]T
-	// deleting holds the UIDs whose Delete action started, so that the
-	// watch's deletion of an object whose Delete removed the finalizer is
-	// not taken for a missed one.
-	deleting map[types.UID]struct{}
 }
 
 var _ runner = (*Controller[*metav1.PartialObjectMetadata])(nil)
 
-// objectState is what the controller remembers of one object while it
-// exists: the generation it last handled successfully in this process and
-// the steps' memory.
-type objectState struct {
-	uid     string
-	handled int64
-	known   bool
-	memory  plug.Memory // holds no map while no step remembers anything
-	// finalized: finalizeFirst added the finalizer and the object's first
-	// action has not run yet. Read by the queue (urgent) under its lock.
-	finalized atomic.Bool
+// newController checks opts, fills in their defaults and builds the
+// controller's parts.
+func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T], opts ControllerOptions[T]) (*Controller[T], error) {
+	opts, err := completeOptions(op, kind, opts)
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller[T]{name: opts.Name, kind: kind, opts: opts, op: op, handler: h, log: op.log.WithValues("controller", opts.Name)}
+	c.objects = &objects[T]{caches: map[string]cache.SharedIndexInformer{}}
+	c.states = &states{m: map[cache.ObjectName]*objectState{}}
+	c.queue = lanes.New(lanes.Config{
+		Name: opts.Name, Metrics: op.metrics.Queue, Clock: op.opts.Clock, RateLimiter: opts.RateLimiter,
+		Urgent: func(key cache.ObjectName) bool { return c.finalizer.urgent(key) },
+		Depth:  op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]),
+	})
+	if d := opts.VersionDispatch; d != nil {
+		group, err := op.dispatch.Join(kind.GVK, *d, VersionDispatch.equal)
+		if err != nil {
+			return nil, err
+		}
+		c.turns = &versionTurn[T]{group: group, rule: *d, version: kind.GVK.Version, manager: op.opts.Name,
+			client: kind.Client, objects: c.objects, states: c.states, queue: c.queue, log: c.log}
+	}
+	if s := op.sharding; s != nil {
+		c.shard = &shardFilter[T]{keys: s.keys, member: s.member, objects: c.objects, namespaced: kind.Namespaced}
+	}
+	wakeOwner := func(m metav1.Object) {
+		if owner, ok := kind.ownerOf(m); ok {
+			c.queue.Wake(owner, true)
+		}
+	}
+	c.owned = newOwnedStore(op, opts.Name, wakeOwner, c.shard.bucketLabel)
+	c.env = newEnv(op, kind, opts, h, c.objects, c.queue, c.owned)
+	c.finalizer = newFinalizer(c.env, opts, c.objects, c.states, c.queue, c.log)
+	c.pause = &pause[T]{gvk: kind.GVK, recorder: op.recorder, env: c.env, queue: c.queue}
+	c.pipeline = newPipeline(op.tracer, opts, c.env, h)
+	op.metrics.Stuck.WithLabelValues(opts.Name) // 0 until one is
+	if c.shard != nil {
+		if err := op.metrics.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "opgen_shard_objects", Help: "Objects of the controller's kind in this member's share (its cache).",
+			ConstLabels: prometheus.Labels{"controller": c.name},
+		}, c.objects.count)); err != nil {
+			return nil, fmt.Errorf("runtime.Register: controller %s: %w", c.name, err)
+		}
+	}
+	return c, nil
+}
+
+// completeOptions checks opts and fills in their defaults.
+func completeOptions[T apis.Object](op *Operator, kind Kind[T], opts ControllerOptions[T]) (ControllerOptions[T], error) {
+	opts.Name = orDefault(opts.Name, strings.ToLower(kind.GVK.Kind))
+	opts.Workers = orDefault(opts.Workers, op.opts.Workers)
+	if opts.Workers < 0 || opts.ReconcileEvery < 0 {
+		return opts, fmt.Errorf("runtime.Register: controller %s: Workers (%d) and ReconcileEvery (%s) must not be negative", opts.Name, opts.Workers, opts.ReconcileEvery)
+	}
+	for _, gvk := range opts.Retain {
+		if !slices.Contains(opts.Owns, gvk) {
+			return opts, fmt.Errorf("runtime.Register: controller %s: ControllerOptions.Retain names %s, which it does not own: add it to Owns (+opgen:controller:owns=%s)", opts.Name, markerKind(gvk), markerKind(gvk))
+		}
+	}
+	if opts.Pipeline != nil && len(opts.Steps) > 0 {
+		return opts, fmt.Errorf("runtime.Register: controller %s: ControllerOptions sets both Steps and Pipeline, and a Pipeline replaces the default pipeline that Steps are inserted into: put the %d steps into the pipeline that Pipeline returns, or drop Pipeline", opts.Name, len(opts.Steps))
+	}
+	if opts.UpdateFilter == nil {
+		opts.UpdateFilter = kind.UpdateFilter
+	}
+	if opts.ActionTimeout == 0 {
+		opts.ActionTimeout = DefaultActionTimeout
+	}
+	if opts.RateLimiter == nil {
+		opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()
+	}
+	opts.Finalizer = orDefault(opts.Finalizer, defaultFinalizer(kind.GVK))
+	if d := opts.VersionDispatch; d != nil {
+		if err := d.check(kind.GVK.GroupKind(), kind.GVK.Version); err != nil {
+			return opts, err
+		}
+		opts.UpdateFilter = dispatchFilter(opts.UpdateFilter, *d, op.opts.Name)
+	}
+	return opts, nil
 }
 
 // Name returns the controller's name.
@@ -81,35 +140,8 @@ func (c *Controller[T]) controllerName() string { return c.name }
 // Get returns the cached object with key, not a copy: treat it as
 // read-only. After a write of the controller's own, it returns at least
 // what was written, until the cache shows it.
-func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
-	var zero T
-	inf := c.caches[AllNamespaces]
-	if inf == nil {
-		inf = c.caches[key.Namespace]
-	}
-	if inf == nil {
-		return zero, false
-	}
-	obj, _, err := inf.GetIndexer().GetByKey(key.String())
-	if err != nil {
-		return zero, false
-	}
-	t, ok := obj.(T)
-	return c.writes.Read(key, t, ok)
-}
+func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) { return c.objects.get(key) }
 
 // Enqueue asks for an action on the object with key, as someone's change
 // to it would.
-func (c *Controller[T]) Enqueue(key cache.ObjectName) { c.wake(key, true) }
-
-func (c *Controller[T]) informers() []cache.SharedIndexInformer {
-	out := make([]cache.SharedIndexInformer, 0, len(c.caches))
-	for _, inf := range c.caches {
-		out = append(out, inf)
-	}
-	return out
-}
-
-// The seams below are the concepts a controller holds beside its loop,
-// each a small type over the controller, so that Controller's own methods
-// are its loop's.
+func (c *Controller[T]) Enqueue(key cache.ObjectName) { c.queue.Wake(key, true) }

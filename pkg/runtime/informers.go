@@ -5,41 +5,72 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
-// observeWatch reports the informer's watch failures (WatchFailed), in
-// place of client-go's logging of them;
-// Operator.startCaches reports WatchStarted once every cache synced.
-func observeWatch(inf cache.SharedIndexInformer, op *Operator, w telemetry.Watch) error {
-	return inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		// Logged (at a bounded rate) by the operator's telemetry logger,
-		// not again by client-go's default handler.
-		op.relists.Failed(w, err)
-		op.bus.Emit(telemetry.WatchFailed{Watch: w, Err: err})
-	})
+// objects are the kind's objects as the controller's informers cache
+// them, with what its own writes returned over them until the cache
+// shows them (internal/ownwrites).
+type objects[T apis.Object] struct {
+	caches map[string]cache.SharedIndexInformer // by namespace; "" = all
+	// started holds the informers once synced, for readers beside the
+	// workers (the metrics).
+	started atomic.Pointer[[]cache.SharedIndexInformer]
+	writes  ownwrites.Writes[T]
 }
 
-// watchesStarted emits WatchStarted for each of the controller's
-// informers, in namespace order.
-func (c *Controller[T]) watchesStarted() {
-	infs := c.informers()
-	c.started.Store(&infs)
-	for _, ns := range slices.Sorted(maps.Keys(c.caches)) {
-		c.op.bus.Emit(telemetry.WatchStarted{Watch: telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}})
+// get returns the cached object with key, or the controller's newer
+// write of it.
+func (o *objects[T]) get(key cache.ObjectName) (T, bool) {
+	var zero T
+	inf := o.caches[AllNamespaces]
+	if inf == nil {
+		inf = o.caches[key.Namespace]
 	}
+	if inf == nil {
+		return zero, false
+	}
+	obj, _, err := inf.GetIndexer().GetByKey(key.String())
+	if err != nil {
+		return zero, false
+	}
+	t, ok := obj.(T)
+	return o.writes.Read(key, t, ok)
 }
 
-// newObject returns a new, empty T (T is a pointer to a struct).
-func newObject[T apis.Object]() T {
-	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+func (o *objects[T]) informers() []cache.SharedIndexInformer {
+	out := make([]cache.SharedIndexInformer, 0, len(o.caches))
+	for _, inf := range o.caches {
+		out = append(out, inf)
+	}
+	return out
 }
+
+// count reports the objects cached: a sharded member's share. The metrics
+// are served before the caches are set up, so it reads the informers
+// watchesStarted published, not caches.
+func (o *objects[T]) count() float64 {
+	infs := o.started.Load()
+	if infs == nil {
+		return 0
+	}
+	n := 0
+	for _, inf := range *infs {
+		n += len(inf.GetStore().ListKeys())
+	}
+	return float64(n)
+}
+
+func (c *Controller[T]) informers() []cache.SharedIndexInformer { return c.objects.informers() }
 
 // newInformer makes the kind's informer for ns from Kind.ListWatch, with
 // the operator's transform, the controller's event handler and the watch
@@ -47,19 +78,19 @@ func newObject[T apis.Object]() T {
 func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error) {
 	w := telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}
 	var inf cache.SharedIndexInformer
-	if c.op.member != nil {
+	if s := c.op.sharding; s != nil {
 		// Sharded: an informer per bucket held (shard.go).
 		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return c.kindInformer(ns, w, c.op.shardKeys.Share(b))
-		}, c.op.shardKeys.Route())
+			return c.kindInformer(ns, w, s.keys.Share(b))
+		}, s.keys.Route())
 		set.Dropped = func(objs []any) {
 			for _, obj := range objs {
 				if key, err := cache.ObjectToName(obj); err == nil {
-					c.forget(key)
+					c.states.forget(key)
 				}
 			}
 		}
-		c.op.member.Register(set)
+		s.member.Register(set)
 		inf = set
 	} else {
 		var err error
@@ -77,7 +108,103 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share) (cache.SharedIndexInformer, error) {
 	lw := observe.ObserveLists(c.kind.ListWatch(ns), w, c.op.bus.Emit, &c.op.relists)
 	lw.Selector, lw.ShardSelector = share.Label, share.Server
-	lw.Transform = versionTurn[T]{c}.transform()
+	lw.Transform = dispatchTransform(c.opts.VersionDispatch, c.op)
 	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
 	return inf, observeWatch(inf, c.op, w)
+}
+
+// events turns the informer's events into keys: adds, updates that pass
+// the filter, and deletes. What the initial list adds goes to the bulk
+// lane, the rest to the user lane.
+func (c *Controller[T]) events() cache.ResourceEventHandler {
+	filter := c.opts.UpdateFilter // nil: GenerationOrMetadataChanged
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if key, err := cache.ObjectToName(obj); err == nil {
+				c.queue.Wake(key, !initial)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(T)
+			n, ok2 := newObj.(T)
+			if !ok1 || !ok2 {
+				return
+			}
+			key := cache.ObjectName{Namespace: n.GetNamespace(), Name: n.GetName()}
+			if c.objects.writes.Seen(key, n.GetResourceVersion()) {
+				return // the controller's own write
+			}
+			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
+				c.queue.Wake(key, true)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			key, err := cache.DeletionHandlingObjectToName(obj)
+			if err != nil {
+				return
+			}
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			last, ok := obj.(T)
+			switch {
+			case ok && c.shard != nil && !c.shard.holds(last):
+				// It left this member's share: not a deletion.
+			case ok:
+				c.objects.writes.Forget(key)
+				if c.finalizer.missed(key, last) {
+					c.queue.Wake(key, true)
+				}
+			}
+			c.states.forget(key)
+		},
+	}
+}
+
+// watchesStarted publishes the informers once synced and emits
+// WatchStarted for each, in namespace order.
+func (c *Controller[T]) watchesStarted() {
+	infs := c.objects.informers()
+	c.objects.started.Store(&infs)
+	for _, ns := range slices.Sorted(maps.Keys(c.objects.caches)) {
+		c.op.bus.Emit(telemetry.WatchStarted{Watch: telemetry.Watch{Controller: c.name, GVK: c.kind.GVK, Namespace: ns}})
+	}
+}
+
+// observeWatch reports the informer's watch failures (WatchFailed), in
+// place of client-go's logging of them;
+// Operator.startCaches reports WatchStarted once every cache synced.
+func observeWatch(inf cache.SharedIndexInformer, op *Operator, w telemetry.Watch) error {
+	return inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		// Logged (at a bounded rate) by the operator's telemetry logger,
+		// not again by client-go's default handler.
+		op.relists.Failed(w, err)
+		op.bus.Emit(telemetry.WatchFailed{Watch: w, Err: err})
+	})
+}
+
+// newObject returns a new, empty T (T is a pointer to a struct).
+func newObject[T apis.Object]() T {
+	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+}
+
+// GenerationOrMetadataChanged enqueues an update when the generation, the deletion
+// timestamp, the finalizers, the labels or the annotations changed: what a
+// handler acts on, and never the operator's own status writes.
+func GenerationOrMetadataChanged(oldObj, newObj metav1.Object) bool {
+	return oldObj.GetGeneration() != newObj.GetGeneration() ||
+		(oldObj.GetDeletionTimestamp() == nil) != (newObj.GetDeletionTimestamp() == nil) ||
+		!slices.Equal(oldObj.GetFinalizers(), newObj.GetFinalizers()) ||
+		!maps.Equal(oldObj.GetLabels(), newObj.GetLabels()) ||
+		!maps.Equal(oldObj.GetAnnotations(), newObj.GetAnnotations()) ||
+		oldObj.GetUID() != newObj.GetUID()
+}
+
+// AnyChange enqueues every update that changed the object (a new
+// resourceVersion), status included. It is the default for built-in kinds
+// (package builtin), whose status the cluster writes and a handler watches
+// (a pod printer wants to see a Pod turn Running); the operator writes no
+// status to them unless its handler changes it.
+func AnyChange(oldObj, newObj metav1.Object) bool {
+	return oldObj.GetResourceVersion() != newObj.GetResourceVersion()
 }

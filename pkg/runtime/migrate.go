@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/clients"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/migration"
 )
 
@@ -26,14 +29,27 @@ const storageCheckEvery = 10 * time.Minute
 
 // migrations are the storage migrations of an operator's custom kinds,
 // which its leader runs.
-type migrations struct{ o *Operator }
+type migrations struct {
+	kube     *clients.Set
+	log      logr.Logger
+	recorder events.EventRecorder
+	written  *prometheus.CounterVec // objects written again, by resource
+}
+
+func newMigrations(o *Operator) *migrations {
+	return &migrations{kube: o.kube, log: o.log.WithName("storage-migration"), recorder: o.recorder,
+		written: SharedCollector(o, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_storage_migration_objects_total",
+			Help: "Objects written again to move them to their CRD's storage version, by resource.",
+		}, []string{"resource"}))}
+}
 
 // runnables returns one storage migration for each custom kind with a
 // controller.
-func (ms migrations) runnables() []Runnable {
+func (ms *migrations) runnables(controllers []runner) []Runnable {
 	var out []Runnable
 	seen := map[schema.GroupResource]bool{}
-	for _, c := range ms.o.plan.controllers {
+	for _, c := range controllers {
 		if k, ok := c.(interface{ groupResource() schema.GroupResource }); ok {
 			gr := k.groupResource()
 			if !seen[gr] {
@@ -53,18 +69,14 @@ func (c *Controller[T]) groupResource() schema.GroupResource { return c.kind.GVR
 // while the operator runs) and every storageCheckEvery, retrying a
 // failure with a backoff of up to a minute. A migration that the storage
 // version moved away from stops, and the next starts at once.
-func (ms migrations) of(gr schema.GroupResource) Runnable {
-	o := ms.o
-	written := SharedCollector(o, prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "opgen_storage_migration_objects_total",
-		Help: "Objects written again to move them to their CRD's storage version, by resource.",
-	}, []string{"resource"})).WithLabelValues(gr.String())
+func (ms *migrations) of(gr schema.GroupResource) Runnable {
+	written := ms.written.WithLabelValues(gr.String())
 	m := &migration.Migrator{
-		Dynamic: o.kube.Dynamic, Discovery: o.kube.Discovery, Resource: gr,
-		Log:      o.log.WithName("storage-migration"),
+		Dynamic: ms.kube.Dynamic, Discovery: ms.kube.Discovery, Resource: gr,
+		Log:      ms.log,
 		Migrated: func(n int) { written.Add(float64(n)) },
 		Event: func(crd *unstructured.Unstructured, eventtype, reason, action, note string) {
-			o.recorder.Eventf(crd, nil, eventtype, reason, action, "%s", note)
+			ms.recorder.Eventf(crd, nil, eventtype, reason, action, "%s", note)
 		},
 	}
 	return RunnableFunc(func(ctx context.Context) error {
@@ -96,9 +108,9 @@ func (ms migrations) of(gr schema.GroupResource) Runnable {
 // crdChanges watches the CRD of gr alone (a field selector on its name,
 // which RBAC can grant by name) until ctx ends, and sends on the channel
 // it returns when the CRD changes.
-func (ms migrations) crdChanges(ctx context.Context, gr schema.GroupResource) <-chan struct{} {
+func (ms *migrations) crdChanges(ctx context.Context, gr schema.GroupResource) <-chan struct{} {
 	changed := make(chan struct{}, 1)
-	crds := ms.o.kube.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crds := ms.kube.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	byName := func(opts *metav1.ListOptions) {
 		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", gr.String()).String()
 	}

@@ -33,7 +33,6 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/seen"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -64,11 +63,10 @@ type Operator struct {
 	caches      *sharedCaches
 	// schemas tell the field set of a descendant's apply.
 	schemas *fieldset.Schemas
-	// shard and member are set with Options.Sharding (shard.go).
-	shardKeys *shard.Keys
-	member    *shard.Member
-	bus       *telemetry.Bus
-	tracer    trace.Tracer
+	// sharding is set with Options.Sharding (shard.go).
+	sharding *sharding
+	bus      *telemetry.Bus
+	tracer   trace.Tracer
 
 	mu        sync.Mutex
 	plan      plan // the controllers and Runnables Run runs
@@ -137,9 +135,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	}
 	o.factories = map[string]clients.Factory{}
 	if opts.Sharding {
-		le := opts.LeaderElection
-		o.shardKeys = shard.NewKeys(opts.Name, le.Namespace, le.LeaseName, le.Identity)
-		o.member = shard.NewMember(sharding{o}.env())
+		o.sharding = newSharding(o)
 	}
 	o.caches = newSharedCaches(o)
 	o.schemas = fieldset.NewSchemas(o.kube.Discovery.OpenAPIV3())

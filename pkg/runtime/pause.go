@@ -3,14 +3,15 @@ package runtime
 import (
 	"context"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
-	"github.com/opgen-sdk/opgen/pkg/telemetry"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 )
 
 // PauseAnnotation suspends reconciliation of the object that carries it
@@ -40,39 +41,40 @@ func IsPaused(obj metav1.Object) bool { return obj.GetAnnotations()[PauseAnnotat
 // emitted.
 const pausedKey = "runtime.paused"
 
-// pausing honours PauseAnnotation.
-type pausing[T apis.Object] struct{ c *Controller[T] }
+// pause honours PauseAnnotation for one controller.
+type pause[T apis.Object] struct {
+	gvk      schema.GroupVersionKind
+	recorder events.EventRecorder
+	env      plug.Env[T] // writes the Paused condition
+	queue    *lanes.Keys
+}
 
-// pause records that obj is paused instead of acting on it: the Paused
-// event once, the Paused condition when the kind has conditions (written
-// only when it changes), and nothing else. The key waits for the next
-// change, which an unpause is.
-func (s pausing[T]) pause(ctx context.Context, key cache.ObjectName, obj T, st *objectState, log logr.Logger, r telemetry.Reconcile) {
-	c := s.c
-	c.op.bus.Emit(telemetry.ReconcilePaused{Reconcile: r})
-	a := c.newAction(plug.Verb(r.Verb), obj, log)
-	s.setGVK(a)
+// hold records that a.Object is paused instead of acting on it: the
+// Paused event once, the Paused condition when the kind has conditions
+// (written only when it changes), and nothing else. The key waits for the
+// next change, which an unpause is.
+func (p *pause[T]) hold(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState) {
+	p.setGVK(a)
 	if _, done := st.memory.Get(pausedKey); !done {
-		c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonPaused, "Pause",
+		p.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonPaused, "Pause",
 			"reconciliation paused by the %s annotation; remove it to resume", PauseAnnotation)
 		st.memory.Set(pausedKey, true)
 	}
 	a.SetMemory(&st.memory)
 	if co, ok := any(a.Object).(apis.ConditionsObject); ok {
 		apis.MarkPaused(co, ReasonPaused, "reconciliation is paused by the "+PauseAnnotation+" annotation")
-		if err := plug.WriteStatus(ctx, c.env, a); err != nil {
-			log.Error(err, "could not write the Paused condition; retrying")
-			c.queue.AddRateLimited(key)
+		if err := plug.WriteStatus(ctx, p.env, a); err != nil {
+			a.Log.Error(err, "could not write the Paused condition; retrying")
+			p.queue.AddRateLimited(key)
 			return
 		}
 	}
-	c.queue.Forget(key)
+	p.queue.Forget(key)
 }
 
 // resume runs before the first action after a pause: a Resumed event,
 // and Paused=False on a.Object for the pipeline's status write.
-func (s pausing[T]) resume(a *plug.Action[T]) {
-	c := s.c
+func (p *pause[T]) resume(a *plug.Action[T]) {
 	_, wasPaused := a.Memory().Get(pausedKey)
 	co, hasConditions := any(a.Object).(apis.ConditionsObject)
 	if hasConditions && apis.IsTrue(co, apis.Paused) {
@@ -83,14 +85,13 @@ func (s pausing[T]) resume(a *plug.Action[T]) {
 		return
 	}
 	a.Memory().Delete(pausedKey)
-	s.setGVK(a)
-	c.op.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonResumed, "Resume",
+	p.setGVK(a)
+	p.recorder.Eventf(a.Object, nil, corev1.EventTypeNormal, ReasonResumed, "Resume",
 		"reconciliation resumed: the %s annotation is gone", PauseAnnotation)
 }
 
-func (s pausing[T]) setGVK(a *plug.Action[T]) {
-	c := s.c
+func (p *pause[T]) setGVK(a *plug.Action[T]) {
 	if a.Object.GetObjectKind().GroupVersionKind().Kind == "" {
-		a.Object.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
+		a.Object.GetObjectKind().SetGroupVersionKind(p.gvk)
 	}
 }

@@ -3,59 +3,76 @@ package runtime
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/trace"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 )
 
-// pipelineOf builds the controller's pipeline and its steps' Env.
-type pipelineOf[T apis.Object] struct{ c *Controller[T] }
-
-// newEnv returns what the built-in steps need to know about this controller
-// (ControllerOptions.Pipeline receives it). Its client and descendant store
-// count the writes the steps make through them in opgen_api_writes_total.
-func (s pipelineOf[T]) env() plug.Env[T] {
-	c := s.c
-	count := func(what string) { c.op.metrics.Writes.WithLabelValues(c.name, what).Inc() }
-	env := plug.Env[T]{
-		GVK:          c.kind.GVK,
-		Controller:   c.name,
-		FieldManager: c.op.opts.Name,
-		Finalizer:    c.finalizer,
-		Deletes:      c.deletes,
-		Client:       func(ns string) plug.Client[T] { return countedClient[T]{c.kind.Client(ns), count, ns, c} },
-		Recorder:     c.op.recorder,
+// newPipeline builds a controller's pipeline: plug.Default with
+// opts.Steps before Delegate, or opts.Pipeline, traced.
+func newPipeline[T apis.Object](tracer trace.Tracer, opts ControllerOptions[T], env plug.Env[T], h plug.Handler[T]) plug.Pipeline[T] {
+	if opts.Pipeline != nil {
+		return observe.Traced(tracer, opts.Pipeline(env, h))
 	}
-	if len(c.opts.Owns) > 0 {
-		env.Descendants = countedStore{c.store, count}
-		env.Retain = c.opts.Retain
+	p := plug.Default(env, h)
+	if len(opts.Steps) > 0 {
+		p = append(append(p[:len(p)-1:len(p)-1], opts.Steps...), p[len(p)-1])
+	}
+	return observe.Traced(tracer, p)
+}
+
+// newEnv returns what the built-in steps need to know about a controller
+// (ControllerOptions.Pipeline receives it). Its client and its store of
+// owned objects count the writes the steps make through them in
+// opgen_api_writes_total.
+func newEnv[T apis.Object](op *Operator, kind Kind[T], opts ControllerOptions[T], h plug.Handler[T], objs *objects[T], queue *lanes.Keys, owned *ownedStore) plug.Env[T] {
+	_, deletes := h.(plug.Deleter[T])
+	count := func(what string) { op.metrics.Writes.WithLabelValues(opts.Name, what).Inc() }
+	env := plug.Env[T]{
+		GVK:          kind.GVK,
+		Controller:   opts.Name,
+		FieldManager: op.opts.Name,
+		Finalizer:    opts.Finalizer,
+		Deletes:      deletes,
+		Client: func(ns string) plug.Client[T] {
+			return kindClient[T]{Client: kind.Client(ns), namespace: ns, writes: &objs.writes, queue: queue,
+				count: count}
+		},
+		Recorder: op.recorder,
+	}
+	if len(opts.Owns) > 0 {
+		env.Descendants = owned
+		env.Retain = opts.Retain
 	}
 	return env
 }
 
-// countedClient counts each successful patch of the kind's objects: of the
-// status subresource as "status", of the object itself (the Finalizer
-// step's only write) as "finalizer". The controller remembers what the
-// patch returned (internal/ownwrites).
-type countedClient[T apis.Object] struct {
+// kindClient is the kind's client as the steps write through it. It
+// remembers what each patch returned until the cache shows it
+// (internal/ownwrites), and counts each successful patch: of the status
+// subresource as "status", of the object itself (the Finalizer step's
+// only write) as "finalizer".
+type kindClient[T apis.Object] struct {
 	plug.Client[T]
-	count     func(what string)
 	namespace string
-	c         *Controller[T]
+	writes    *ownwrites.Writes[T]
+	queue     *lanes.Keys // wakes a key whose write a concurrent event hid
+	count     func(what string)
 }
 
-func (c countedClient[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
+func (c kindClient[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
 	key := cache.ObjectName{Namespace: c.namespace, Name: name}
-	c.c.writes.Begin(key)
+	c.writes.Begin(key)
 	obj, err := c.Client.Patch(ctx, name, pt, data, opts, subresources...)
-	if c.c.writes.End(key, obj, err == nil, "") {
-		c.c.wake(key, true)
+	if c.writes.End(key, obj, err == nil, "") {
+		c.queue.Wake(key, true)
 	}
 	if err == nil {
 		what := "finalizer"
@@ -65,62 +82,4 @@ func (c countedClient[T]) Patch(ctx context.Context, name string, pt types.Patch
 		c.count(what)
 	}
 	return obj, err
-}
-
-// countedStore counts each applied descendant as "descendant" and each
-// pruned one as "prune".
-type countedStore struct {
-	plug.DescendantStore
-	count func(what string)
-}
-
-func (s countedStore) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	got, err := s.DescendantStore.Apply(ctx, obj)
-	if err == nil {
-		s.count("descendant")
-	}
-	return got, err
-}
-
-func (s countedStore) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	got, err := s.DescendantStore.Create(ctx, obj)
-	if err == nil {
-		s.count("descendant")
-	}
-	return got, err
-}
-
-func (s countedStore) Delete(ctx context.Context, k plug.ObjectKey, uid types.UID, propagation metav1.DeletionPropagation) error {
-	err := s.DescendantStore.Delete(ctx, k, uid, propagation)
-	if err == nil {
-		s.count("delete")
-	}
-	return err
-}
-
-func (s countedStore) Prune(ctx context.Context, owner types.UID, keep map[plug.ObjectKey]bool, prune func(schema.GroupVersionKind) bool) (int, error) {
-	n, err := s.DescendantStore.Prune(ctx, owner, keep, prune)
-	for range n {
-		s.count("prune")
-	}
-	return n, err
-}
-
-func (s pipelineOf[T]) build() plug.Pipeline[T] {
-	c := s.c
-	return observe.Traced(c.op.tracer, s.steps())
-}
-
-func (s pipelineOf[T]) steps() plug.Pipeline[T] {
-	c := s.c
-	if c.opts.Pipeline != nil {
-		return c.opts.Pipeline(c.env, c.handler)
-	}
-	p := plug.Default(c.env, c.handler)
-	if len(c.opts.Steps) == 0 {
-		return p
-	}
-	out := append(plug.Pipeline[T]{}, p[:len(p)-1]...)
-	out = append(out, c.opts.Steps...)
-	return append(out, p[len(p)-1])
 }

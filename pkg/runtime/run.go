@@ -77,14 +77,14 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	}
 	defer o.broadcaster.Shutdown()
 	var member *memberRun
-	if o.shardKeys != nil {
+	if o.sharding != nil {
 		// A member joins before its caches fill: a replica restarting
 		// keeps its buckets while the other caches list, instead of the
 		// sharder moving them to whoever synced first.
-		if err := (sharding{o}).env().Choose(ctx); err != nil {
+		if err := o.sharding.env.Choose(ctx); err != nil {
 			return err
 		}
-		member = sharding{o}.join(ctx)
+		member = joinSharding(ctx, o)
 		defer member.stop()
 	}
 	informerCtx, stopInformers := context.WithCancel(cachefill.Fill(context.WithoutCancel(ctx)))
@@ -109,7 +109,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		return nil
 	}
 	if member != nil {
-		return sharding{o}.run(ctx, member)
+		return member.lead(ctx, o)
 	}
 	return o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
 }

@@ -98,7 +98,7 @@ func (o *Operator) leaderRunnables() []Runnable {
 	if o.opts.SkipStorageMigration {
 		return out
 	}
-	return append(out, migrations{o}.runnables()...)
+	return append(out, newMigrations(o).runnables(o.plan.controllers)...)
 }
 
 // runRunnable runs r, logging an error it returns and a panic.

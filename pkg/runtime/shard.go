@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -19,16 +20,21 @@ import (
 // can give its buckets to the others. Exit and let the Pod restart.
 var ErrLostMembership = errors.New("runtime: lost the member lease of sharding; stopped working so that the objects can move to other replicas")
 
-// sharding is an operator's part in sharding (Options.Sharding): its
-// member Lease and share, and the sharder while it leads.
-type sharding struct{ o *Operator }
+// sharding is an operator's part in sharding (Options.Sharding): the
+// keys of its buckets and its membership, and what package shard needs of
+// the operator.
+type sharding struct {
+	keys   *shard.Keys
+	member *shard.Member
+	env    shard.Env
+}
 
-// env is what package shard needs of the operator.
-func (s sharding) env() shard.Env {
-	o := s.o
+// newSharding returns the part in sharding of o, whose clients are built.
+func newSharding(o *Operator) *sharding {
 	le := o.opts.LeaderElection
-	return shard.Env{
-		Keys:          o.shardKeys,
+	keys := shard.NewKeys(o.opts.Name, le.Namespace, le.LeaseName, le.Identity)
+	env := shard.Env{
+		Keys:          keys,
 		Coordination:  o.kube.Coordination,
 		Leases:        o.kube.Leases,
 		Metadata:      o.kube.Metadata,
@@ -45,15 +51,15 @@ func (s sharding) env() shard.Env {
 			Buckets: func(n int) { o.metrics.ShardBuckets.Set(float64(n)) },
 		},
 	}
+	return &sharding{keys: keys, member: shard.NewMember(env), env: env}
 }
 
-// sharder returns the sharder of every controller's kind.
-func (s sharding) sharder() (*shard.Sharder, error) {
-	o := s.o
-	env := s.env()
-	env.Log = o.log.WithName("sharder")
+// sharder returns the sharder of the controllers' kinds.
+func (s *sharding) sharder(controllers []runner, log logr.Logger) (*shard.Sharder, error) {
+	env := s.env
+	env.Log = log.WithName("sharder")
 	var kinds []shard.Kind // the kinds to label; none under the server's selector
-	for _, c := range o.plan.controllers {
+	for _, c := range controllers {
 		sk, ok := c.(shardable)
 		if !ok || env.Keys.Server {
 			continue
@@ -67,13 +73,12 @@ func (s sharding) sharder() (*shard.Sharder, error) {
 	return shard.NewSharder(env, kinds), nil
 }
 
-// run runs a sharded replica whose member m joined at start: the
+// lead runs the sharded replica o whose member m joined at start: the
 // controllers' workers on its own share while it holds its member Lease
 // (from now: the caches synced), and the sharder and the Runnables while
 // it leads. Either Lease lost stops both: Run returns ErrLostMembership or
 // ErrLostLeadership.
-func (s sharding) run(ctx context.Context, m *memberRun) error {
-	o := s.o
+func (m *memberRun) lead(ctx context.Context, o *Operator) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	close(m.synced)
@@ -86,7 +91,7 @@ func (s sharding) run(ctx context.Context, m *memberRun) error {
 	// The sharder's caches fill while this replica stands by: a new
 	// leader assigns the buckets of a member that died with the old one
 	// as soon as that member's Lease expired.
-	sh, err := s.sharder()
+	sh, err := o.sharding.sharder(o.plan.controllers, o.log)
 	if err == nil {
 		err = sh.Watch(ctx)
 	}
@@ -118,16 +123,15 @@ type memberRun struct {
 	err    error
 }
 
-// join starts holding this replica's member Lease until ctx ends or stop:
-// its workers run on its share from when synced is closed, while it holds
-// the Lease. The Lease is released once they drained.
-func (s sharding) join(ctx context.Context) *memberRun {
-	o := s.o
+// joinSharding starts holding the member Lease of replica o until ctx
+// ends or stop: its workers run on its share from when synced is closed,
+// while it holds the Lease. The Lease is released once they drained.
+func joinSharding(ctx context.Context, o *Operator) *memberRun {
 	ctx, cancel := context.WithCancelCause(ctx)
 	m := &memberRun{cancel: cancel, synced: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
-		k := o.shardKeys
+		k := o.sharding.keys
 		e := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
 		m.err = e.Run(ctx, func(memberCtx context.Context) bool {
 			select {
@@ -136,7 +140,7 @@ func (s sharding) join(ctx context.Context) *memberRun {
 				return true // never worked: nothing left behind
 			}
 			var follow sync.WaitGroup
-			follow.Go(func() { o.member.Follow(memberCtx) })
+			follow.Go(func() { o.sharding.member.Follow(memberCtx) })
 			drained := o.workOn(memberCtx, o.plan.controllers, nil, false)
 			follow.Wait()
 			return drained
@@ -173,35 +177,41 @@ func (c *Controller[T]) shardKind(selector string) (shard.Kind, error) {
 	return k, nil
 }
 
-// shardSeam is the controller's part in sharding.
-type shardSeam[T apis.Object] struct{ c *Controller[T] }
+// shardFilter is a controller's part in sharding: the objects of this
+// member's share.
+type shardFilter[T apis.Object] struct {
+	keys       *shard.Keys
+	member     *shard.Member
+	objects    *objects[T]
+	namespaced bool
+}
 
-// bucketLabel is the bucket label of a descendant: its controller
+// holds reports whether obj is in a bucket this member holds.
+func (s *shardFilter[T]) holds(obj T) bool {
+	b, ok := s.keys.BucketOf(obj)
+	return ok && s.member.Holds(b)
+}
+
+// enter reports whether this member holds obj's bucket, and holds on to
+// it until exit is called: a release waits for the action.
+func (s *shardFilter[T]) enter(obj T) (exit func(), ok bool) {
+	b, ok := s.keys.BucketOf(obj)
+	if !ok || !s.member.Enter(b) {
+		return nil, false
+	}
+	return func() { s.member.Exit(b) }, true
+}
+
+// bucketLabel is the bucket label of an owned object: its controller
 // owner's, as the cache holds the owner.
-func (s shardSeam[T]) bucketLabel(descendant metav1.Object) string {
-	c, ns, ref := s.c, descendant.GetNamespace(), metav1.GetControllerOfNoCopy(descendant)
+func (s *shardFilter[T]) bucketLabel(owned metav1.Object) string {
+	ns, ref := owned.GetNamespace(), metav1.GetControllerOfNoCopy(owned)
 	if ref == nil {
 		ref = &metav1.OwnerReference{}
 	}
-	if !c.kind.Namespaced {
+	if !s.namespaced {
 		ns = ""
 	}
-	owner, _ := c.Get(cache.ObjectName{Namespace: ns, Name: ref.Name})
-	return c.op.shardKeys.OwnerLabel(ns, ref.Name, ref.UID, owner)
-}
-
-// shardObjects reports the objects of a controller's kind this member
-// caches: its share. The metrics are served before the caches are set up,
-// so it reads the informers watchesStarted published, not c.caches.
-func (s shardSeam[T]) shardObjects() float64 {
-	c := s.c
-	infs := c.started.Load()
-	if infs == nil {
-		return 0
-	}
-	n := 0
-	for _, inf := range *infs {
-		n += len(inf.GetStore().ListKeys())
-	}
-	return float64(n)
+	owner, _ := s.objects.get(cache.ObjectName{Namespace: ns, Name: ref.Name})
+	return s.keys.OwnerLabel(ns, ref.Name, ref.UID, owner)
 }

@@ -6,14 +6,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 )
 
 // VersionAnnotation names, on one object, the API version whose controller
@@ -126,69 +129,75 @@ func writtenVersion(obj metav1.Object, manager string) string {
 	return version
 }
 
-// versionTurn is the controller's seat in its kind's dispatch group
+// versionTurn is a controller's seat in its kind's dispatch group
 // (ControllerOptions.VersionDispatch).
-type versionTurn[T apis.Object] struct{ c *Controller[T] }
+type versionTurn[T apis.Object] struct {
+	group   *dispatch.Group[VersionDispatch]
+	rule    VersionDispatch
+	version string // the controller's
+	manager string // the operator's field manager
+	client  func(namespace string) plug.Client[T]
+	objects *objects[T]
+	states  *states
+	queue   *lanes.Keys
+	log     logr.Logger
+}
 
-// takeTurn decides whether this controller handles key under its
+// take decides whether this controller handles key under its
 // VersionDispatch. When it does, it holds key's turn until release is
 // called; when it does not, the controller forgets the object and the
 // queue the key (or, when the live read failed, retries it with backoff).
-func (s versionTurn[T]) take(ctx context.Context, key cache.ObjectName) (release func(), mine bool) {
-	c := s.c
-	release = c.dispatch.Take(key)
-	obj, ok := c.Get(key)
+func (v *versionTurn[T]) take(ctx context.Context, key cache.ObjectName) (release func(), mine bool) {
+	release = v.group.Take(key)
+	obj, ok := v.objects.get(key)
 	if !ok {
-		c.dispatch.Forget(key)
+		v.group.Forget(key)
 		return release, true // gone: handle as without dispatch
 	}
-	version, manager := c.kind.GVK.Version, c.op.opts.Name
-	mine = c.opts.VersionDispatch.Version(obj, manager) == version
-	if last := c.dispatch.Last(key); mine && last.UID == obj.GetUID() && last.Version != version {
+	mine = v.rule.Version(obj, v.manager) == v.version
+	if last := v.group.Last(key); mine && last.UID == obj.GetUID() && last.Version != v.version {
 		var err error
-		if mine, err = s.confirm(ctx, key, version); err != nil {
+		if mine, err = v.confirm(ctx, key); err != nil {
 			release()
-			c.log.Error(err, "cannot read the object to confirm it moved to this version's controller; retrying with backoff", "namespace", key.Namespace, "name", key.Name)
-			c.queue.AddRateLimited(key)
+			v.log.Error(err, "cannot read the object to confirm it moved to this version's controller; retrying with backoff", "namespace", key.Namespace, "name", key.Name)
+			v.queue.AddRateLimited(key)
 			return nil, false
 		}
 	}
 	if !mine {
 		release()
-		c.forget(key)
-		c.queue.Forget(key)
+		v.states.forget(key)
+		v.queue.Forget(key)
 		return nil, false
 	}
-	c.dispatch.Handled(key, dispatch.HandledBy{UID: obj.GetUID(), Version: version})
+	v.group.Handled(key, dispatch.HandledBy{UID: obj.GetUID(), Version: v.version})
 	return release, true
 }
 
 // confirm reads key from the API server, past this controller's cache,
 // which may lag behind the one of the controller that handled it last,
-// and reports whether the rule sends it to version.
-func (s versionTurn[T]) confirm(ctx context.Context, key cache.ObjectName, version string) (bool, error) {
-	c := s.c
-	live, err := c.kind.Client(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+// and reports whether the rule sends it to this controller's version.
+func (v *versionTurn[T]) confirm(ctx context.Context, key cache.ObjectName) (bool, error) {
+	live, err := v.client(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil // gone: the delete event forgets it
 	case err != nil:
 		return false, err
 	}
-	return c.opts.VersionDispatch.Version(live, c.op.opts.Name) == version, nil
+	return v.rule.Version(live, v.manager) == v.version, nil
 }
 
-// dispatchTransform is the transform of the controller's own informers:
+// dispatchTransform is the transform of a controller's own informers:
 // the operator's, except that with VersionDispatch.Written the
 // managedFields entries stay, without their field sets.
-func (s versionTurn[T]) transform() cache.TransformFunc {
-	c := s.c
-	if c.opts.VersionDispatch == nil || !c.opts.VersionDispatch.Written || c.op.opts.KeepManagedFields {
-		return c.op.opts.transform()
+func dispatchTransform(d *VersionDispatch, op *Operator) cache.TransformFunc {
+	if d == nil || !d.Written || op.opts.KeepManagedFields {
+		return op.opts.transform()
 	}
-	manager := c.op.opts.Name
-	if c.op.fieldsFilter != nil {
-		c.op.fieldsFilter.KeepHeads() // writtenVersion reads every entry's head
+	manager := op.opts.Name
+	if op.fieldsFilter != nil {
+		op.fieldsFilter.KeepHeads() // writtenVersion reads every entry's head
 	}
 	return func(obj any) (any, error) { return cachefill.Trim(obj, manager, true) }
 }

@@ -52,7 +52,7 @@ func (m *metrics) register(op *runtime.Operator) error {
 			return fmt.Errorf("fleet.New: register the fleet's metrics: %w", err)
 		}
 	}
-	op.AddGatherer(clusterGatherer{m.f})
+	op.AddGatherer(prometheus.GathererFunc(m.f.gatherClusters))
 	return nil
 }
 
@@ -140,19 +140,17 @@ func (f *Fleet) readyCheck(r *http.Request) error {
 	return runtime.Degraded(fmt.Errorf("%d of %d clusters not ready: %s", len(bad), len(res), strings.Join(bad, "; ")))
 }
 
-// clusterGatherer gathers the opgen_ series of every engaged cluster's
+// gatherClusters gathers the opgen_ series of every engaged cluster's
 // operator, with a label cluster when more than one is engaged. The
 // process-wide series (Go, process, client-go) come from the home
 // operator's registry once.
-type clusterGatherer struct{ f *Fleet }
-
-func (g clusterGatherer) Gather() ([]*dto.MetricFamily, error) {
-	g.f.mu.Lock()
-	clusters := make([]*cluster, 0, len(g.f.running))
-	for _, c := range g.f.running {
+func (f *Fleet) gatherClusters() ([]*dto.MetricFamily, error) {
+	f.mu.Lock()
+	clusters := make([]*cluster, 0, len(f.running))
+	for _, c := range f.running {
 		clusters = append(clusters, c)
 	}
-	g.f.mu.Unlock()
+	f.mu.Unlock()
 	slices.SortFunc(clusters, func(a, b *cluster) int { return strings.Compare(a.name, b.name) })
 	labelled := len(clusters) > 1
 	byName := map[string]*dto.MetricFamily{}

@@ -1,6 +1,7 @@
-// Package lanes is the storage under a controller's work queue: a FIFO
-// per lane, so that a new object's finalizer and a change someone made go
-// ahead of bulk work, and bulk work is never starved.
+// Package lanes is a controller's work queue: client-go's rate-limited
+// queue over a FIFO per lane, so that a new object's finalizer and a
+// change someone made go ahead of bulk work, and bulk work is never
+// starved.
 package lanes
 
 import (
@@ -9,7 +10,57 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 )
+
+// Keys is a controller's work queue: the keys of the objects to act on,
+// with per-key backoff, served by lane.
+type Keys struct {
+	workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	marks Marks
+}
+
+// Config configures Keys.
+type Config struct {
+	// Name names the queue in the workqueue metrics.
+	Name    string
+	Metrics workqueue.MetricsProvider
+	Clock   clock.WithTicker
+	// RateLimiter paces the retries of failed keys.
+	RateLimiter workqueue.TypedRateLimiter[cache.ObjectName]
+	// Urgent reports whether a key goes ahead of all others.
+	Urgent func(cache.ObjectName) bool
+	// Depth, when set, is told each lane's depth after every change.
+	Depth func(lane string, depth int)
+}
+
+// New returns the work queue cfg describes.
+func New(cfg Config) *Keys {
+	k := &Keys{}
+	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{
+		Name: cfg.Name, MetricsProvider: cfg.Metrics, Clock: cfg.Clock,
+		Queue: &Queue{Urgent: cfg.Urgent, Marks: &k.marks, Depth: cfg.Depth},
+	})
+	k.TypedRateLimitingInterface = workqueue.NewTypedRateLimitingQueueWithConfig(cfg.RateLimiter, workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
+		Name: cfg.Name, MetricsProvider: cfg.Metrics, Clock: cfg.Clock,
+		DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[cache.ObjectName]{
+			Name: cfg.Name, MetricsProvider: cfg.Metrics, Clock: cfg.Clock, Queue: queue,
+		}),
+	})
+	return k
+}
+
+// Wake queues key, in the user lane when someone's change woke it.
+func (k *Keys) Wake(key cache.ObjectName, user bool) {
+	if user {
+		k.marks.Mark(key)
+	}
+	k.Add(key)
+}
+
+// Finished is told that the action on key ended, and whether it is
+// retried (see Marks.Finished).
+func (k *Keys) Finished(key cache.ObjectName, retried bool) { k.marks.Finished(key, retried) }
 
 // Lanes of a controller's work queue, first served first.
 const (

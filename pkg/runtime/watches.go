@@ -1,5 +1,9 @@
 package runtime
 
+// The kinds a controller owns or watches wake its objects: a change to
+// an owned object wakes its controller owner, one to a watched object
+// the keys its Watch maps it to.
+
 import (
 	"fmt"
 
@@ -11,110 +15,43 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/plug"
 )
 
-// events enqueues adds, updates that pass the filter, and forgets deletes.
-// What the initial list adds goes to the bulk lane, the rest to the user
-// lane.
-func (c *Controller[T]) events() cache.ResourceEventHandler {
-	filter := c.opts.UpdateFilter // nil: GenerationOrMetadataChanged
-	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, initial bool) { c.enqueue(obj, !initial) },
-		UpdateFunc: func(oldObj, newObj any) {
-			o, ok1 := oldObj.(T)
-			n, ok2 := newObj.(T)
-			if !ok1 || !ok2 {
-				return
-			}
-			if c.writes.Seen(cache.ObjectName{Namespace: n.GetNamespace(), Name: n.GetName()}, n.GetResourceVersion()) {
-				return // the controller's own write
-			}
-			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
-				c.enqueue(newObj, true)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			key, err := cache.DeletionHandlingObjectToName(obj)
-			if err != nil {
-				return
-			}
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if last, ok := obj.(T); ok && c.op.member != nil {
-				if b, ok := c.op.shardKeys.BucketOf(last); !ok || !c.op.member.Holds(b) {
-					// It left this member's share: not a deletion.
-					c.forget(key)
-					return
-				}
-			}
-			if last, ok := obj.(T); ok {
-				c.writes.Forget(key)
-				if c.missedDelete(last) {
-					c.mu.Lock()
-					c.gone[key] = last
-					c.mu.Unlock()
-					c.wake(key, true)
-				} else {
-					c.mu.Lock()
-					delete(c.deleting, last.GetUID())
-					c.mu.Unlock()
-				}
-			}
-			c.forget(key)
-		},
-	}
-}
-
-func (c *Controller[T]) enqueue(obj any, user bool) {
-	if key, err := cache.ObjectToName(obj); err == nil {
-		c.wake(key, user)
-	}
-}
-
-// wake queues key, in the user lane when someone's change woke it.
-func (c *Controller[T]) wake(key cache.ObjectName, user bool) {
-	if user {
-		c.marks.Mark(key)
-	}
-	c.queue.Add(key)
-}
-
 // own watches gvk and wakes the controller owner of each changed object.
 func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
-	kc, err := c.op.caches.kind(gvk, c.op.shardKeys != nil)
+	kc, err := c.op.caches.kind(gvk, c.op.sharding != nil)
 	if err != nil {
 		return fmt.Errorf("runtime: controller %s owns %w", c.name, err)
 	}
-	c.store.owns[gvk] = kc
-	kc.stores = append(kc.stores, c.store)
+	c.owned.owns[gvk] = kc
+	kc.stores = append(kc.stores, c.owned)
 	// The first reconciles judge this kind's applies by their field sets:
 	// the schema they need is parsed while the caches fill.
 	go c.op.schemas.Prepare(gvk)
 	return c.handleAll(kc, func(m metav1.Object, deleted, initial bool) {
 		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
 		if deleted {
-			c.store.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
+			c.owned.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
 		}
-		owner, ok := c.ownerKey(m)
-		if !ok || c.ownEvent(kc, key, m, deleted) {
+		owner, ok := c.kind.ownerOf(m)
+		if !ok || kc.ownEvent(key, m, deleted) {
 			return // not ours, or the operator's own apply or prune: it wakes nobody
 		}
-		c.wake(owner, !initial)
+		c.queue.Wake(owner, !initial)
 	})
 }
 
-// ownerKey returns the key of the controller owner of m when it is of the
-// controller's kind.
-func (c *Controller[T]) ownerKey(m metav1.Object) (cache.ObjectName, bool) {
+// ownerOf returns the key of the controller owner of m when it is of
+// kind k.
+func (k Kind[T]) ownerOf(m metav1.Object) (cache.ObjectName, bool) {
 	ref := metav1.GetControllerOfNoCopy(m)
 	if ref == nil {
 		return cache.ObjectName{}, false
 	}
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil || gv.Group != c.kind.GVK.Group || ref.Kind != c.kind.GVK.Kind {
+	if err != nil || gv.Group != k.GVK.Group || ref.Kind != k.GVK.Kind {
 		return cache.ObjectName{}, false
 	}
 	ns := m.GetNamespace()
-	if !c.kind.Namespaced {
+	if !k.Namespaced {
 		ns = ""
 	}
 	return cache.ObjectName{Namespace: ns, Name: ref.Name}, true
@@ -123,7 +60,7 @@ func (c *Controller[T]) ownerKey(m metav1.Object) (cache.ObjectName, bool) {
 // ownEvent reports whether an event of the owned object m is the
 // operator's own apply or prune. It is asked once, by the owner's
 // controller.
-func (c *Controller[T]) ownEvent(kc *kindCache, key cache.ObjectName, m metav1.Object, deleted bool) bool {
+func (kc *kindCache) ownEvent(key cache.ObjectName, m metav1.Object, deleted bool) bool {
 	if deleted {
 		kc.writes.Forget(key)
 		return kc.writes.Deleted.Gone(m.GetUID())
@@ -142,7 +79,7 @@ func (c *Controller[T]) watch(w Watch) error {
 	}
 	return c.handleAll(kc, func(m metav1.Object, _, initial bool) {
 		for _, key := range w.Map(m) {
-			c.wake(key, !initial)
+			c.queue.Wake(key, !initial)
 		}
 	})
 }
