@@ -24,20 +24,20 @@ import (
 // It is operator-sdk-extra's K8sPhaseReconciler with StdK8sReconciler's
 // standard phases:
 //
-//	Configure  Desired(obj) builds the children (shared data: *Children)
-//	Read       gets each child from the API server
+//	Configure  Desired(obj) builds the owned objects (shared data: *Owned)
+//	Read       gets each owned object from the API server
 //	Diff       NeedCreate when none exists, NeedUpdate when one is missing or
 //	           lacks a field or value Desired sets, naming each
-//	Create     applies every child (server-side apply, owned by obj)
+//	Create     applies every owned object (server-side apply, owned by obj)
 //	Update     the same
-//	Delete     deletes the children that exist
+//	Delete     deletes the owned objects that exist
 //
-// Run it with New like any Reconciler. For children that only need to be
-// applied and pruned, a handler's a.Own with the ApplyDescendants step is
-// shorter; K8s is for porting phase-based code and for children whose
+// Run it with New like any Reconciler. For owned objects that only need to be
+// applied and pruned, a handler's a.Own with the ApplyOwned step is
+// shorter; K8s is for porting phase-based code and for owned objects whose
 // drift must be named in events.
 type K8s[T apis.Object] struct {
-	// Desired returns the children obj asks for, each with apiVersion,
+	// Desired returns the owned objects obj asks for, each with apiVersion,
 	// kind, name and (for namespaced kinds) namespace. Required.
 	Desired func(ctx context.Context, obj T) ([]*unstructured.Unstructured, error)
 	// FieldManager is the server-side apply field manager, the operator's
@@ -65,23 +65,23 @@ func NewK8s[T apis.Object](cfg *rest.Config, fieldManager string, desired func(c
 	return &K8s[T]{Desired: desired, FieldManager: fieldManager, client: client, mapper: mapper}, nil
 }
 
-// Children is the K8s phases' shared data: the children Desired built,
-// owned by the object.
-type Children struct {
+// Owned is the K8s phases' shared data: the owned objects Desired
+// built.
+type Owned struct {
 	Desired []*unstructured.Unstructured
 }
 
-// Live is what Read found: for each desired child, in the same order, the
+// Live is what Read found: for each desired owned object, in the same order, the
 // live one (nil where it does not exist).
 type Live struct {
 	Desired []*unstructured.Unstructured
 	Objects []*unstructured.Unstructured
 }
 
-var _ Reconciler[*metav1.PartialObjectMetadata, *Children, Live] = (*K8s[*metav1.PartialObjectMetadata])(nil)
+var _ Reconciler[*metav1.PartialObjectMetadata, *Owned, Live] = (*K8s[*metav1.PartialObjectMetadata])(nil)
 
-// Configure builds the children and makes obj their controller.
-func (k *K8s[T]) Configure(ctx context.Context, obj T) (*Children, error) {
+// Configure builds the owned objects and makes obj their controller.
+func (k *K8s[T]) Configure(ctx context.Context, obj T) (*Owned, error) {
 	desired, err := k.Desired(ctx, obj)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (k *K8s[T]) Configure(ctx context.Context, obj T) (*Children, error) {
 		return nil, errors.New("external.K8s: the object has no apiVersion and kind; keep the AddMissingGVK step in the pipeline")
 	}
 	owner := metav1.NewControllerRef(obj, gvk)
-	c := &Children{}
+	c := &Owned{}
 	for _, d := range desired {
 		data, err := d.MarshalJSON() // a copy, with JSON's number types, to compare with the live object
 		if err != nil {
@@ -107,8 +107,8 @@ func (k *K8s[T]) Configure(ctx context.Context, obj T) (*Children, error) {
 	return c, nil
 }
 
-// Read gets every child; found is true when any exists.
-func (k *K8s[T]) Read(ctx context.Context, c *Children, _ T) (Live, bool, error) {
+// Read gets every owned object; found is true when any exists.
+func (k *K8s[T]) Read(ctx context.Context, c *Owned, _ T) (Live, bool, error) {
 	live := Live{Desired: c.Desired, Objects: make([]*unstructured.Unstructured, len(c.Desired))}
 	found := false
 	for i, d := range c.Desired {
@@ -128,7 +128,7 @@ func (k *K8s[T]) Read(ctx context.Context, c *Children, _ T) (Live, bool, error)
 	return live, found, nil
 }
 
-// Diff names every child that is missing or lacks what Desired sets.
+// Diff names every owned object that is missing or lacks what Desired sets.
 func (k *K8s[T]) Diff(_ T, live Live) Diff {
 	var d Diff
 	for i, want := range live.Desired {
@@ -145,19 +145,19 @@ func (k *K8s[T]) Diff(_ T, live Live) Diff {
 	return d
 }
 
-// Create applies every child.
-func (k *K8s[T]) Create(ctx context.Context, c *Children, _ T) (Result, error) {
+// Create applies every owned object.
+func (k *K8s[T]) Create(ctx context.Context, c *Owned, _ T) (Result, error) {
 	return Done(), k.apply(ctx, c)
 }
 
-// Update applies every child.
-func (k *K8s[T]) Update(ctx context.Context, c *Children, _ T, _ Live) (Result, error) {
+// Update applies every owned object.
+func (k *K8s[T]) Update(ctx context.Context, c *Owned, _ T, _ Live) (Result, error) {
 	return Done(), k.apply(ctx, c)
 }
 
-// Delete deletes the children that exist, each with its UID as a
-// precondition, so a child made anew meanwhile is not deleted.
-func (k *K8s[T]) Delete(ctx context.Context, c *Children, _ T, live Live) (Result, error) {
+// Delete deletes the owned objects that exist, each with its UID as a
+// precondition, so an owned object made anew meanwhile is not deleted.
+func (k *K8s[T]) Delete(ctx context.Context, c *Owned, _ T, live Live) (Result, error) {
 	for _, u := range live.Objects {
 		if u == nil {
 			continue
@@ -175,7 +175,7 @@ func (k *K8s[T]) Delete(ctx context.Context, c *Children, _ T, live Live) (Resul
 	return Done(), nil
 }
 
-func (k *K8s[T]) apply(ctx context.Context, c *Children) error {
+func (k *K8s[T]) apply(ctx context.Context, c *Owned) error {
 	for _, d := range c.Desired {
 		ri, err := k.resource(d)
 		if err != nil {
@@ -247,3 +247,8 @@ func metadataOf(obj map[string]any) map[string]any {
 	}
 	return out
 }
+
+// Children is the K8s phases' shared data.
+//
+// Deprecated: use Owned.
+type Children = Owned

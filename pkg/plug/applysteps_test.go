@@ -126,7 +126,7 @@ func TestApplyStatus(t *testing.T) {
 	})
 }
 
-func TestApplyDescendants(t *testing.T) {
+func TestApplyOwned(t *testing.T) {
 	cmGVK := corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	declare := func(a *plug.Action[*widget]) error {
 		a.Own(corev1ac.ConfigMap("cm", "").WithData(map[string]string{"k": "v"}))
@@ -135,7 +135,7 @@ func TestApplyDescendants(t *testing.T) {
 	t.Run("owner reference, namespace and hash; skipped when unchanged", func(t *testing.T) {
 		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
 		for range 2 {
-			require.NoError(t, run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+			require.NoError(t, run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil))))
 		}
 		require.Len(t, s.applied, 1, "the second, identical declaration is skipped")
 		u := s.applied[0]
@@ -149,7 +149,7 @@ func TestApplyDescendants(t *testing.T) {
 	})
 	t.Run("a kind not owned fails", func(t *testing.T) {
 		s := &fakeStore{}
-		err := run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil)))
+		err := run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil)))
 		require.ErrorContains(t, err, "not owned")
 	})
 	t.Run("nothing applied or pruned on failure or Delete", func(t *testing.T) {
@@ -157,14 +157,14 @@ func TestApplyDescendants(t *testing.T) {
 		_ = run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(a *plug.Action[*widget]) error {
 			_ = declare(a)
 			return errors.New("failed")
-		}, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil)))
-		require.NoError(t, run(plug.NewAction(plug.Delete, newWidget(1, 0), logr.Discard()), declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+		}, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil)))
+		require.NoError(t, run(plug.NewAction(plug.Delete, newWidget(1, 0), logr.Discard()), declare, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil))))
 		assert.Empty(t, s.applied)
 		assert.Empty(t, s.pruned)
 	})
 	t.Run("declaring nothing prunes everything", func(t *testing.T) {
 		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
-		require.NoError(t, run(plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), nil, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+		require.NoError(t, run(plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), nil, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil))))
 		require.Len(t, s.pruned, 1)
 		assert.Empty(t, s.pruned[0])
 	})
@@ -172,13 +172,13 @@ func TestApplyDescendants(t *testing.T) {
 		hashes := map[string]bool{}
 		for _, variant := range []func(a *plug.Action[*widget]){
 			func(a *plug.Action[*widget]) {},
-			func(a *plug.Action[*widget]) { a.LabelDescendants(map[string]string{"x": "y"}) },
+			func(a *plug.Action[*widget]) { a.LabelOwned(map[string]string{"x": "y"}) },
 			func(a *plug.Action[*widget]) { a.Object.UID = "uid-2" },
 		} {
 			s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
 			a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
 			variant(a)
-			require.NoError(t, run(a, declare, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil))))
+			require.NoError(t, run(a, declare, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil))))
 			require.Len(t, s.applied, 1)
 			hashes[s.applied[0].GetAnnotations()[plug.AppliedHashAnnotation]] = true
 		}
@@ -189,7 +189,7 @@ func TestApplyDescendants(t *testing.T) {
 		err := run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), func(a *plug.Action[*widget]) error {
 			_ = declare(a)
 			return declare(a)
-		}, plug.ApplyDescendants(testEnv(&fakeClient{}, s, nil)))
+		}, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil)))
 		require.ErrorContains(t, err, "twice")
 	})
 }

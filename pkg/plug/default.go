@@ -6,12 +6,12 @@ import "github.com/opgen-sdk/opgen/apis"
 // another, with h innermost:
 //
 //	Logger → RecordEvents → AddMissingGVK → Finalizer → ApplyStatus →
-//	ApplyDescendants → ManagedByLabel → Delegate(h)
+//	ApplyOwned → ManagedByLabel → Delegate(h)
 //
 // Steps run their "before" part in that order and their "after" part in
 // reverse. Before the handler: the kind is set on a.Object, the finalizer
 // is added (when the handler implements Deleter) and the managed-by label
-// is asked for. After it: descendants are applied and pruned, then the
+// is asked for. After it: owned objects are applied and pruned, then the
 // status is applied (observedGeneration last, so a crash in between
 // repeats the verb rather than losing it), then the finalizer is removed
 // (on Delete), then events are emitted (after every write they might
@@ -23,7 +23,7 @@ func Default[T apis.Object](env Env[T], h Handler[T]) Pipeline[T] {
 		Named("AddMissingGVK", AddMissingGVK[T](env.GVK)),
 		Named("Finalizer", Finalizer(env)),
 		Named("ApplyStatus", ApplyStatus(env)),
-		Named("ApplyDescendants", ApplyDescendants(env)),
+		Named("ApplyOwned", ApplyOwned(env)),
 		Named("ManagedByLabel", ManagedByLabel[T](env.FieldManager)),
 		Named("Delegate", Delegate(h)),
 	}

@@ -28,21 +28,21 @@
 // with backoff) or Terminal(err) (recorded, not retried). The steps around
 // it write what it declared. What a handler may call:
 //
-//   - Own declares descendants (Object makes a typed object one), and
+//   - Own declares owned objects (Object makes a typed object one), and
 //     SetPrunePolicy decides, for this action, whether undeclared objects
 //     of a kind are pruned or kept (a retained kind is kept by default).
-//   - ApplyNow, CreateNow and DeleteNow write a child at once, when the
+//   - ApplyNow, CreateNow and DeleteNow write an owned object at once, when the
 //     handler must act on the server's answer: the readers show the write
-//     at once, and an action in which they created or deleted a child is
+//     at once, and an action in which they created or deleted an owned object is
 //     followed by one more.
 //   - Normal, Warning and AddEvent record Events.
 //   - RequeueAfter asks for another action after a delay.
 //   - Memory keeps values between the actions of one object.
-//   - Observed is the object as cached; Descendants lists what Own
+//   - Observed is the object as cached; Owned lists what Own
 //     declared so far; Cluster names the cluster of a fleet's action.
 //
-// The other methods (SetMemory, SetDescendants, LabelDescendants,
-// DescendantLabels, Halt, Halted, Events, Requeue) are for steps.
+// The other methods (SetMemory, SetOwned, LabelOwned,
+// OwnedLabels, Halt, Halted, Events, Requeue) are for steps.
 //
 // # For step authors
 //
@@ -51,20 +51,20 @@
 // (Halt marks the action so outer steps know). A Pipeline is an ordered list
 // of steps; the first runs first and finishes last. Default builds the
 // standard one from an Env (what the steps need to know about their
-// controller: its kind, client, finalizer, descendant store and event
+// controller: its kind, client, finalizer, store of owned objects and event
 // recorder, filled by the runtime):
 //
 //	Logger → RecordEvents → AddMissingGVK → Finalizer → ApplyStatus →
-//	ApplyDescendants → ManagedByLabel → Delegate(handler)
+//	ApplyOwned → ManagedByLabel → Delegate(handler)
 //
-// So, after the handler returns: descendants are applied (with the
+// So, after the handler returns: owned objects are applied (with the
 // managed-by label) and pruned; then the status is applied (with observedGeneration, which is
-// why a failure to apply descendants repeats the verb); then, on Delete,
+// why a failure to apply owned objects repeats the verb); then, on Delete,
 // the finalizer is removed; then events are emitted; then the action is
 // logged. Every writing step skips writes that would change nothing.
 //
 // Steps read and change the action through the methods a handler does not
-// need: Descendants and SetDescendants, LabelDescendants, Events and
+// need: Owned and SetOwned, LabelOwned, Events and
 // AddEvent, Requeue, Halt and Halted, and Memory, the per-object scratch
 // space the runtime keeps between actions (see Memory). WriteStatus writes
 // a status outside the pipeline, as ApplyStatus does.

@@ -78,13 +78,13 @@ func ExampleStepFunc() {
 }
 
 // A handler declares what it owns with apply configurations; the
-// ApplyDescendants step applies them owned by the object and prunes the
+// ApplyOwned step applies them owned by the object and prunes the
 // rest.
 func ExampleAction_Own() {
 	a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
 	a.Own(corev1ac.ConfigMap(a.Object.Name+"-config", "").WithData(map[string]string{"size": "3"}))
-	a.Normal("Configured", "declared %d descendants", len(a.Descendants()))
-	u, _ := plug.AsUnstructured(a.Descendants()[0])
+	a.Normal("Configured", "declared %d descendants", len(a.Owned()))
+	u, _ := plug.AsUnstructured(a.Owned()[0])
 	fmt.Println(u.GetKind(), u.GetName())
 	fmt.Println(a.Events()[0].Note)
 	// Output:

@@ -86,7 +86,7 @@ func (c *fakeClient) Patch(_ context.Context, name string, pt types.PatchType, d
 	return &widget{}, nil
 }
 
-// fakeStore is a DescendantStore in memory.
+// fakeStore is a OwnedStore in memory.
 type fakeStore struct {
 	owned   map[schema.GroupVersionKind]bool
 	applied []*unstructured.Unstructured

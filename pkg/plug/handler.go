@@ -12,7 +12,7 @@ import (
 // only method a handler must have: it runs for every verb but Delete, with
 // a.Verb saying why (Add, Modify or Reconcile), unless the handler also
 // implements Adder or Modifier for that verb. It changes a.Object's status,
-// declares descendants with a.Own and events with a.Normal or a.Warning,
+// declares owned objects with a.Own and events with a.Normal or a.Warning,
 // and returns nil, an error to retry with backoff, or Terminal(err) to stop
 // retrying. The default pipeline writes what it declared.
 //

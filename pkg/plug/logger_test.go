@@ -29,7 +29,7 @@ func TestLoggerLogsEachApply(t *testing.T) {
 		return nil
 	}
 	steps := func() []plug.Step[*widget] {
-		return []plug.Step[*widget]{plug.Logger[*widget](), plug.RecordEvents[*widget](env.Recorder), plug.ApplyStatus(env), plug.ApplyDescendants(env)}
+		return []plug.Step[*widget]{plug.Logger[*widget](), plug.RecordEvents[*widget](env.Recorder), plug.ApplyStatus(env), plug.ApplyOwned(env)}
 	}
 	var buf bytes.Buffer
 	log := funcr.New(func(_, args string) { buf.WriteString(args + "\n") }, funcr.Options{Verbosity: 1})

@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/go-logr/logr"
+
 	"github.com/opgen-sdk/opgen/apis"
 )
 
@@ -26,7 +28,7 @@ import (
 //
 // # Guarantees
 //
-// A halted action writes nothing (ApplyStatus and ApplyDescendants skip
+// A halted action writes nothing (ApplyStatus and ApplyOwned skip
 // halted actions) and counts as handled.
 //
 // # Caveats
@@ -73,25 +75,25 @@ func AddMissingGVK[T apis.Object](gvk schema.GroupVersionKind) Step[T] {
 // ManagedByLabelKey is the well-known label ManagedByLabel sets.
 const ManagedByLabelKey = "app.kubernetes.io/managed-by"
 
-// ManagedByLabel labels every declared descendant with
+// ManagedByLabel labels every declared owned object with
 // app.kubernetes.io/managed-by=value.
 //
 // # Flow
 //
-// Before the rest of the pipeline it asks, with a.LabelDescendants, for the
-// label on every descendant; ApplyDescendants adds it to each descendant
+// Before the rest of the pipeline it asks, with a.LabelOwned, for the
+// label on every owned object; ApplyOwned adds it to each owned object
 // that does not set the label itself.
 //
 // # Guarantees
 //
-// Wherever it stands in the pipeline, every descendant ApplyDescendants
+// Wherever it stands in the pipeline, every owned object ApplyOwned
 // applies carries the label, so `kubectl get -l
 // app.kubernetes.io/managed-by=<operator>` lists what the operator made.
 // The label is part of the applied body and of its hash.
 //
 // # Caveats
 //
-// A label the handler sets on a descendant wins. Without ApplyDescendants
+// A label the handler sets on an owned object wins. Without ApplyOwned
 // it has no effect.
 func ManagedByLabel[T apis.Object](value string) Step[T] {
 	labels := map[string]string{ManagedByLabelKey: value}
@@ -228,4 +230,80 @@ func RecordEvents[T apis.Object](r EventRecorder) Step[T] {
 		}
 		return err
 	})
+}
+
+// Logger logs each action at its end: verb, duration and error; and each
+// apply the steps inside it make (the status, every owned object, every
+// Kubernetes Event).
+//
+// # Flow
+//
+// Before the rest of the pipeline it logs "handling" at V(1); after it,
+// "handled" at V(1) with the duration, or "handler failed" at V(0) with the
+// error (terminal or retried). While the rest runs, each apply is logged
+// as "applied" at V(1) with its kind, name, result (ApplyCreatedOrChanged,
+// ApplyUnchanged, ApplyFailed, ApplyPruned, ApplyEmitted) and duration.
+//
+// # Guarantees
+//
+// It logs through a.Log, which carries the controller, namespace, name, verb
+// and reconcile ID, so every line of one action can be found together.
+//
+// # Caveats
+//
+// Put it first: steps outside it are not timed.
+func Logger[T apis.Object]() Step[T] {
+	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
+		start := time.Now()
+		debug := a.Log.V(1)
+		on := debug.Enabled() // checked first: a disabled Info call boxes its arguments all the same
+		if on {
+			debug.Info("handling")
+			ctx = context.WithValue(ctx, applyLogKey{}, debug) // only then: a disabled apply log costs nothing per apply
+		}
+		err := next(ctx)
+		switch {
+		case err != nil:
+			a.Log.Error(err, "handler failed", "terminal", IsTerminal(err), "duration", time.Since(start))
+		case !on:
+		case a.Halted():
+			debug.Info("halted", "duration", time.Since(start))
+		default:
+			debug.Info("handled", "duration", time.Since(start), "requeueAfter", a.Requeue())
+		}
+		return err
+	})
+}
+
+// Results of an apply, as the Logger step logs them.
+const (
+	ApplyCreatedOrChanged = "applied"
+	ApplyUnchanged        = "unchanged"
+	ApplyFailed           = "failed"
+	ApplyPruned           = "pruned"
+	ApplyEmitted          = "emitted"
+)
+
+type applyLogKey struct{}
+
+// logApply logs one apply of the object namespace/name (name alone when
+// namespace is empty) through the Logger step's V(1) logger in ctx; without
+// a Logger step outside the caller, or with V(1) off, it does nothing.
+func logApply(ctx context.Context, kind, namespace, name, result string, start time.Time) {
+	log, ok := ctx.Value(applyLogKey{}).(logr.Logger)
+	if !ok {
+		return
+	}
+	if namespace != "" {
+		name = namespace + "/" + name
+	}
+	log.Info("applied", "kind", kind, "object", name, "result", result, "duration", time.Since(start))
+}
+
+// applyResult is ApplyFailed when err is set, else ok.
+func applyResult(err error, ok string) string {
+	if err != nil {
+		return ApplyFailed
+	}
+	return ok
 }

@@ -150,11 +150,11 @@ func TestManagedByLabelShared(t *testing.T) {
 		a := plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard())
 		require.NoError(t, plug.Pipeline[*widget]{step, plug.StepFunc[*widget](func(_ context.Context, a *plug.Action[*widget], _ plug.Next) error {
 			if more != nil {
-				a.LabelDescendants(more)
+				a.LabelOwned(more)
 			}
 			return nil
 		})}.Run(context.Background(), a))
-		return a.DescendantLabels()
+		return a.OwnedLabels()
 	}
 	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator", "team": "a"}, runWith(map[string]string{"team": "a"}))
 	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, runWith(nil), "the first action's label is not in the next")
@@ -169,8 +169,8 @@ func TestManagedByLabel(t *testing.T) {
 	require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
 		a.Own(corev1ac.ConfigMap("plain", ""), corev1ac.ConfigMap("labelled", "").WithLabels(map[string]string{plug.ManagedByLabelKey: "someone"}))
 		return nil
-	}, plug.ApplyDescendants(env), plug.ManagedByLabel[*widget]("test-operator")))
-	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, a.DescendantLabels())
+	}, plug.ApplyOwned(env), plug.ManagedByLabel[*widget]("test-operator")))
+	assert.Equal(t, map[string]string{plug.ManagedByLabelKey: "test-operator"}, a.OwnedLabels())
 	require.Len(t, s.applied, 2)
 	assert.Equal(t, "test-operator", s.applied[0].GetLabels()[plug.ManagedByLabelKey])
 	assert.Equal(t, "someone", s.applied[1].GetLabels()[plug.ManagedByLabelKey], "a label the handler set is kept")

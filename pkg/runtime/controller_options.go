@@ -20,15 +20,15 @@ type ControllerOptions[T apis.Object] struct {
 	// Default: the lower-case kind.
 	Name string
 
-	// Owns lists the kinds of descendants the handler declares with
+	// Owns lists the kinds of owned objects the handler declares with
 	// Action.Own. Their objects are watched (metadata only, unless a full
 	// informer for the kind exists anyway) and a change to one wakes its
-	// controller owner with Reconcile. Declaring a descendant of a kind not
+	// controller owner with Reconcile. Declaring an owned object of a kind not
 	// listed here is an error.
 	Owns []schema.GroupVersionKind
 
 	// Retain are owned kinds whose objects the handler does not declare
-	// again are kept, not pruned: children that accumulate, such as the
+	// again are kept, not pruned: owned objects that accumulate, such as the
 	// Jobs of scheduled runs. The handler deletes old ones itself
 	// (plug.DeleteNow); the garbage collector removes them with their
 	// owner. An action may decide otherwise (Action.SetPrunePolicy). Each

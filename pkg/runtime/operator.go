@@ -61,7 +61,7 @@ type Operator struct {
 	recorder    events.EventRecorder
 	metrics     *observe.Metrics
 	caches      *sharedCaches
-	// schemas tell the field set of a descendant's apply.
+	// schemas tell the field set of an owned object's apply.
 	schemas *fieldset.Schemas
 	// sharding is set with Options.Sharding (shard.go).
 	sharding *sharding

@@ -48,7 +48,7 @@ const allNamespacesAlias = "__ALL__"
 // environment variable, then the default.
 type Options struct {
 	// Name is the operator's name: the server-side apply field manager,
-	// the value of the app.kubernetes.io/managed-by label on descendants,
+	// the value of the app.kubernetes.io/managed-by label on owned objects,
 	// the reporting controller of Events and the default lease name.
 	// Required.
 	Name string
@@ -139,7 +139,7 @@ type Options struct {
 	// default every entry but the operator's own server-side apply is
 	// stripped: they are often half of an object's size and no handler
 	// needs them; the operator's entry tells whether someone changed a
-	// field of a descendant the operator applied.
+	// field of an owned object the operator applied.
 	KeepManagedFields bool
 
 	// Logger receives the operator's logs. Default: a logr over a
@@ -471,7 +471,7 @@ func (o Options) transform() cache.TransformFunc {
 // transformOwned is the transform of the metadata-only caches of owned
 // and watched kinds: of the operator's own managedFields entry they keep
 // only the hash of its field set and of the declaration, which is all the
-// descendant store reads.
+// store of owned objects reads.
 func (o Options) transformOwned() cache.TransformFunc {
 	if o.KeepManagedFields {
 		return nil

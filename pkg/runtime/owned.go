@@ -25,7 +25,7 @@ import (
 // applied again after it.
 const memoTTL = time.Minute
 
-// ownedStore implements plug.DescendantStore for one controller on the
+// ownedStore implements plug.OwnedStore for one controller on the
 // shared caches of its owned kinds. It counts its writes in
 // opgen_api_writes_total: each applied or created object as "descendant",
 // each deleted one as "delete" and each pruned one as "prune".
@@ -55,7 +55,7 @@ type ownedStore struct {
 	fields map[types.UID]declared
 	// pending holds the applies the cache has not seen yet.
 	pending map[plug.ObjectKey]pendingApply
-	// changes are the owners whose handler created or deleted a child now.
+	// changes are the owners whose handler created or deleted an owned object now.
 	changes ownwrites.Changes
 }
 
@@ -79,7 +79,7 @@ type pendingApply struct {
 	at     time.Time
 }
 
-var _ plug.DescendantStore = (*ownedStore)(nil)
+var _ plug.OwnedStore = (*ownedStore)(nil)
 
 func (s *ownedStore) Namespaced(gvk schema.GroupVersionKind) (bool, error) {
 	kc, ok := s.owns[gvk]
@@ -145,7 +145,7 @@ func (s *ownedStore) declaredFields(uid types.UID, hash string, body func() (*un
 	}
 	sum, err := s.op.schemas.Of(u)
 	if err != nil {
-		s.op.log.V(1).Info("cannot tell the field set of a descendant from its schema; applying it", "kind", u.GetKind(), "error", err.Error())
+		s.op.log.V(1).Info("cannot tell the field set of an owned object from its schema; applying it", "kind", u.GetKind(), "error", err.Error())
 		return 0, false
 	}
 	s.remember(uid, hash, sum)
@@ -174,7 +174,7 @@ func (s *ownedStore) Create(ctx context.Context, obj *unstructured.Unstructured)
 	return got, err
 }
 
-// changed records a child created or deleted by a handler's write now.
+// changed records an owned object created or deleted by a handler's write now.
 func (s *ownedStore) changed(ctx context.Context) {
 	if owner, ok := plug.WrittenNow(ctx); ok {
 		s.changes.Mark(owner)
@@ -216,7 +216,7 @@ func (s *ownedStore) write(ctx context.Context, obj *unstructured.Unstructured,
 	}
 	s.count("descendant")
 	if before == "" && !written {
-		s.changed(ctx) // a child the cache did not hold: created
+		s.changed(ctx) // an owned object the cache did not hold: created
 	}
 	hash := obj.GetAnnotations()[plug.AppliedHashAnnotation]
 	if fields, _, ok := cachefill.OwnApply(got, s.fieldManager, plug.AppliedHashAnnotation); ok {

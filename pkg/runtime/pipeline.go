@@ -48,7 +48,7 @@ func newEnv[T apis.Object](op *Operator, kind Kind[T], opts ControllerOptions[T]
 		Recorder: op.recorder,
 	}
 	if len(opts.Owns) > 0 {
-		env.Descendants = owned
+		env.Owned = owned
 		env.Retain = opts.Retain
 	}
 	return env

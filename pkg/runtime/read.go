@@ -173,8 +173,8 @@ func (r *Reader[T]) listCached(namespace string, selector labels.Selector, add f
 
 // Owned returns the objects whose controller owner is owner (its UID in
 // their controller owner reference), from the cache's owner index: the
-// children of one object, without listing its namespace. Like Get, it
-// shows the operator's own writes before the cache does: a child created
+// owned objects of one object, without listing its namespace. Like Get, it
+// shows the operator's own writes before the cache does: an owned object created
 // or applied a moment ago is there, one deleted is not.
 func (r *Reader[T]) Owned(owner metav1.Object) ([]T, error) {
 	var out []T

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/test/testkit"
 	"github.com/opgen-sdk/opgen/test/testkit/testapi"
 )
@@ -36,8 +37,8 @@ func TestTracing(t *testing.T) {
 	for _, kv := range root.Attributes() {
 		attrs[kv.Key] = kv.Value.String()
 	}
-	assert.Equal(t, "gadget", attrs[runtime.AttrController])
-	assert.Equal(t, ns, attrs[runtime.AttrNamespace])
+	assert.Equal(t, "gadget", attrs[observe.AttrController])
+	assert.Equal(t, ns, attrs[observe.AttrNamespace])
 
 	// Follow the chain of step spans from the root down.
 	var chain []string
@@ -52,22 +53,22 @@ func TestTracing(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"opgen.step Logger", "opgen.step RecordEvents", "opgen.step AddMissingGVK", "opgen.step Finalizer",
-		"opgen.step ApplyStatus", "opgen.step ApplyDescendants", "opgen.step ManagedByLabel", "opgen.step Delegate",
+		"opgen.step ApplyStatus", "opgen.step ApplyOwned", "opgen.step ManagedByLabel", "opgen.step Delegate",
 	}, chain)
 	require.NoError(t, tp.Shutdown(context.Background()))
 }
 
 func reconcileSpan(spans []sdktrace.ReadOnlySpan, name, verb string) sdktrace.ReadOnlySpan {
 	for _, s := range spans {
-		if s.Name() != runtime.SpanReconcile {
+		if s.Name() != observe.SpanReconcile {
 			continue
 		}
 		var n, v string
 		for _, kv := range s.Attributes() {
 			switch kv.Key {
-			case runtime.AttrName:
+			case observe.AttrName:
 				n = kv.Value.AsString()
-			case runtime.AttrVerb:
+			case observe.AttrVerb:
 				v = kv.Value.AsString()
 			}
 		}

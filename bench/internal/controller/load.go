@@ -16,7 +16,7 @@ import (
 // LoadController is the opgen side of the benchmark: one handler for the
 // three modes of package probe. The pipeline does the writing: ApplyStatus
 // writes the status when it differs from the cache (with
-// observedGeneration), ApplyDescendants applies the declared ConfigMap when
+// observedGeneration), ApplyOwned applies the declared ConfigMap when
 // its hash differs.
 type LoadController struct {
 	Mode    string

@@ -27,7 +27,7 @@
 // work. A cluster's logs carry its name.
 //
 // In chooses the clusters a setup's controllers run in (the home cluster
-// only, the members only, or any Selector). Children keeps objects that
+// only, the members only, or any Selector). Owned keeps objects that
 // an owner in one cluster declares in others, and deletes them with the
 // owner through its finalizer: no owner reference crosses clusters.
 //

@@ -81,7 +81,7 @@ func (c *GreetingController) Reconcile(ctx context.Context, a *plug.Action[*hell
 func (c *GreetingController) readyReplicas(g *hellov1.Greeting) (int32, error) {
 	dep, err := c.deployments.Get(g.Namespace, g.Name)
 	if apierrors.IsNotFound(err) {
-		return 0, nil // not created yet: this action's ApplyDescendants creates it
+		return 0, nil // not created yet: this action's ApplyOwned creates it
 	}
 	if err != nil {
 		return 0, fmt.Errorf("read Deployment %s/%s from the cache: %w", g.Namespace, g.Name, err)

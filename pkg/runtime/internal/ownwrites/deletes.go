@@ -8,7 +8,7 @@ import (
 
 // Deletes are the objects the operator deleted, by UID, until the cache
 // shows their deletion. Reads hide them meanwhile: an action that deleted
-// a child and lists the children again does not find it, and neither
+// an owned object and lists the owned objects again does not find it, and neither
 // does the action after it. Their watch events wake nobody.
 type Deletes struct{ uids sync.Map } // types.UID → struct{}
 
@@ -33,15 +33,15 @@ func (d *Deletes) Gone(uid types.UID) (own bool) {
 }
 
 // Changes are the owners whose action created or deleted one of their
-// children with a write of its own (plug.CreateNow, ApplyNow, DeleteNow),
+// owned objects with a write of its own (plug.CreateNow, ApplyNow, DeleteNow),
 // until the action ends: the runtime then handles them once more, since
-// what the action computed from its children may predate its writes.
+// what the action computed from its owned objects may predate its writes.
 type Changes struct {
 	mu     sync.Mutex
 	owners map[types.UID]struct{}
 }
 
-// Mark records that owner's children changed.
+// Mark records that owner's owned objects changed.
 func (c *Changes) Mark(owner types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -51,7 +51,7 @@ func (c *Changes) Mark(owner types.UID) {
 	c.owners[owner] = struct{}{}
 }
 
-// Take reports whether owner's children changed since the last Take, and
+// Take reports whether owner's owned objects changed since the last Take, and
 // forgets it.
 func (c *Changes) Take(owner types.UID) bool {
 	c.mu.Lock()

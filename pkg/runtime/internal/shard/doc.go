@@ -5,7 +5,7 @@
 //
 //   - Each object is in one of Buckets buckets, a hash of its key. The
 //     Sharder writes it once, as the label shard.opgen.dev/<operator>.
-//     Descendants carry their owner's. Where the API server applies shard
+//     Owned objects carry their owner's. Where the API server applies shard
 //     selectors (server.go), the bucket is a hash range of the UID, the
 //     members select it through the server, and nothing is labelled.
 //   - Each replica, a Member, holds a Lease of its own.

@@ -17,7 +17,7 @@ import (
 // offers it, a member lists and watches its buckets of a controller's
 // kind through it: the bucket of an object is the range its UID's hash
 // falls in, so no object needs a label, and the sharder writes none.
-// Descendants still carry their owner's bucket as a label: their own UIDs
+// Owned objects still carry their owner's bucket as a label: their own UIDs
 // hash elsewhere, and the operator writes them anyway.
 
 // serverKey is the field the buckets hash.
@@ -77,7 +77,7 @@ func (e Env) Choose(ctx context.Context) error {
 	return nil
 }
 
-// OwnerLabel is the bucket label of a descendant whose controller owner
+// OwnerLabel is the bucket label of an owned object whose controller owner
 // is ns/name with uid: under the server's selector its UID's bucket, else
 // the label of owner (as cached; nil when it is not) or its key's bucket.
 func (k *Keys) OwnerLabel(ns, name string, uid types.UID, owner metav1.Object) string {

@@ -33,11 +33,11 @@ type ObjectKey struct {
 	Name      string
 }
 
-// DescendantStore is what ApplyDescendants needs from the runtime: the
+// OwnedStore is what ApplyOwned needs from the runtime: the
 // scope of owned kinds, whether the cache shows an apply would change
 // nothing, server-side apply, and pruning of owned objects from the cache.
 // The runtime implements it on its owned-object caches.
-type DescendantStore interface {
+type OwnedStore interface {
 	// Namespaced reports whether objects of gvk live in namespaces. It
 	// fails for a kind the controller does not own, saying which marker
 	// to add.
@@ -82,12 +82,26 @@ type Env[T apis.Object] struct {
 	// Client returns the kind's typed client for a namespace ("" for
 	// cluster-scoped kinds).
 	Client func(namespace string) Client[T]
-	// Descendants applies and prunes owned objects.
-	Descendants DescendantStore
-	// Retain are the owned kinds whose undeclared objects ApplyDescendants
+	// Owned applies and prunes owned objects.
+	Owned OwnedStore
+	// Descendants is Owned's former name; the steps use it when Owned is
+	// nil.
+	//
+	// Deprecated: use Owned.
+	Descendants OwnedStore
+	// Retain are the owned kinds whose undeclared objects ApplyOwned
 	// keeps (Retain); the others it prunes (PruneUndeclared). An action
 	// may decide otherwise (Action.SetPrunePolicy).
 	Retain []schema.GroupVersionKind
 	// Recorder emits Kubernetes Events.
 	Recorder EventRecorder
+}
+
+// withOwned returns e with Owned set from the deprecated Owned objects when
+// only that is.
+func (e Env[T]) withOwned() Env[T] {
+	if e.Owned == nil {
+		e.Owned = e.Descendants
+	}
+	return e
 }

@@ -19,12 +19,12 @@ import (
 	"github.com/opgen-sdk/opgen/apis"
 )
 
-// AppliedHashAnnotation holds, on every descendant ApplyDescendants
+// AppliedHashAnnotation holds, on every owned object ApplyOwned
 // applied, a hash of the body it applied. An apply whose hash the object
 // already carries is skipped.
 const AppliedHashAnnotation = "opgen.dev/applied-hash"
 
-// ApplyDescendants applies the descendants the handler declared with
+// ApplyOwned applies the owned objects the handler declared with
 // a.Own, owned by a.Object, and prunes owned objects no longer declared.
 //
 // # Flow
@@ -32,13 +32,13 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // After the rest of the pipeline, when it succeeded, was not halted and the
 // verb is not Delete:
 //
-//  1. Each descendant's kind must be one the controller owns
+//  1. Each owned object's kind must be one the controller owns
 //     (ControllerOptions.Owns, from the +opgen:controller:owns marker),
 //     else the action fails naming the marker to add. A namespaced
-//     descendant without a namespace gets the owner's.
+//     owned object without a namespace gets the owner's.
 //  2. Its body is hashed: the JSON of the declaration, the owner's UID,
-//     the namespace and the labels asked for with a.LabelDescendants
-//     (ManagedByLabel). When env.Descendants reports that the cached
+//     the namespace and the labels asked for with a.LabelOwned
+//     (ManagedByLabel). When env.Owned reports that the cached
 //     object carries that hash and nobody changed a field the operator
 //     applied since its last apply, it is skipped: no decoding, no write.
 //  3. Otherwise it is decoded, given a controller owner reference to
@@ -52,12 +52,12 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 //
 // A steady state makes no writes: an unchanged declaration is skipped from
 // the cache, and the operator's own write is not repeated while the cache
-// catches up. A descendant changed by someone else in any field the
+// catches up. An owned object changed by someone else in any field the
 // operator applied (spec, data, a label, an annotation) is applied again
 // on the next action, which that change triggers: the runtime's store
 // compares the operator's managedFields entry with the field set of the
 // body. It judges from the cache, not from memory, so a restart over
-// converged descendants writes nothing. Declaring nothing prunes every
+// converged owned objects writes nothing. Declaring nothing prunes every
 // owned object. On a failed handler nothing is applied or pruned; on Delete
 // nothing either: the garbage collector removes owned objects with their
 // owner.
@@ -65,39 +65,40 @@ const AppliedHashAnnotation = "opgen.dev/applied-hash"
 // # Caveats
 //
 // Every Add, Modify and Reconcile must declare the full set of
-// descendants, except of a retained kind (ControllerOptions.Retain, or
+// owned objects, except of a retained kind (ControllerOptions.Retain, or
 // SetPrunePolicy): those the action does not declare are kept, and the
 // handler deletes old ones itself (DeleteNow). Fields others add (a label the declaration does not set)
 // are left alone. Pruning sees only what the cache holds: an object created a
 // moment ago by a previous action is pruned on the next action, which its
-// own watch event triggers. Cluster-scoped descendants of a namespaced
+// own watch event triggers. Cluster-scoped owned objects of a namespaced
 // owner are rejected by the API server.
-func ApplyDescendants[T apis.Object](env Env[T]) Step[T] {
+func ApplyOwned[T apis.Object](env Env[T]) Step[T] {
+	env = env.withOwned()
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
-		if env.Descendants != nil {
-			a.children = childOps[T]{env, a}
+		if env.Owned != nil {
+			a.now = nowOps[T]{env, a}
 		}
 		err := next(ctx)
 		if err != nil || a.Halted() || a.Verb == Delete {
 			return err
 		}
-		if env.Descendants == nil {
-			if len(a.descendants) > 0 {
-				return fmt.Errorf("plug: %s declared descendants but the controller owns no kinds: add +opgen:controller:owns=<group/version.Kind> to the type", env.Controller)
+		if env.Owned == nil {
+			if len(a.owned) > 0 {
+				return fmt.Errorf("plug: %s declared owned objects but the controller owns no kinds: add +opgen:controller:owns=<group/version.Kind> to the type", env.Controller)
 			}
 			return nil
 		}
-		return applyDescendants(ctx, env, a)
+		return applyOwned(ctx, env, a)
 	})
 }
 
-func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
-	keep := make(map[ObjectKey]bool, len(a.descendants)+len(a.writtenNow))
+func applyOwned[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) error {
+	keep := make(map[ObjectKey]bool, len(a.owned)+len(a.writtenNow))
 	for k := range a.writtenNow {
 		keep[k] = true
 	}
-	for _, d := range a.descendants {
-		if bad, ok := d.(invalidDescendant); ok {
+	for _, d := range a.owned {
+		if bad, ok := d.(invalidOwned); ok {
 			return bad.err
 		}
 		k, err := declaredKey(env, a.Object, d)
@@ -105,15 +106,15 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 			return err
 		}
 		if keep[k] && !a.writtenNow[k] {
-			return fmt.Errorf("plug: %s declared %s %s twice: declare each descendant once", env.Controller, k.GVK.Kind, k.Name)
+			return fmt.Errorf("plug: %s declared %s %s twice: declare each owned object once", env.Controller, k.GVK.Kind, k.Name)
 		}
 		keep[k] = true
-		if err := applyDescendant(ctx, env, a, k, d); err != nil {
+		if err := applyOwnedObject(ctx, env, a, k, d); err != nil {
 			return fmt.Errorf("apply %s %s/%s: %w", k.GVK.Kind, k.Namespace, k.Name, err)
 		}
 	}
 	start := time.Now()
-	n, err := env.Descendants.Prune(ctx, a.Object.GetUID(), keep, func(gvk schema.GroupVersionKind) bool { return pruned(env, a, gvk) })
+	n, err := env.Owned.Prune(ctx, a.Object.GetUID(), keep, func(gvk schema.GroupVersionKind) bool { return pruned(env, a, gvk) })
 	if n > 0 || err != nil {
 		logApply(ctx, "descendants", "", strconv.Itoa(n), applyResult(err, ApplyPruned), start)
 	}
@@ -122,17 +123,17 @@ func applyDescendants[T apis.Object](ctx context.Context, env Env[T], a *Action[
 
 // declaredKey names d, with the owner's namespace when d is namespaced
 // and has none.
-func declaredKey[T apis.Object](env Env[T], owner T, d Descendant) (ObjectKey, error) {
+func declaredKey[T apis.Object](env Env[T], owner T, d OwnedObject) (ObjectKey, error) {
 	apiVersion, kind, name := deref(d.GetAPIVersion()), deref(d.GetKind()), deref(d.GetName())
 	if apiVersion == "" || kind == "" || name == "" {
-		return ObjectKey{}, fmt.Errorf("plug: %s declared a descendant (%T) without apiVersion, kind or name: build it with its apply configuration constructor, such as corev1ac.ConfigMap(name, namespace)", env.Controller, d)
+		return ObjectKey{}, fmt.Errorf("plug: %s declared an owned object (%T) without apiVersion, kind or name: build it with its apply configuration constructor, such as corev1ac.ConfigMap(name, namespace)", env.Controller, d)
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return ObjectKey{}, fmt.Errorf("plug: %s declared a %s with apiVersion %q: %w", env.Controller, kind, apiVersion, err)
 	}
 	k := ObjectKey{GVK: gv.WithKind(kind), Namespace: deref(d.GetNamespace()), Name: name}
-	namespaced, err := env.Descendants.Namespaced(k.GVK)
+	namespaced, err := env.Owned.Namespaced(k.GVK)
 	if err != nil {
 		return k, err
 	}
@@ -142,8 +143,8 @@ func declaredKey[T apis.Object](env Env[T], owner T, d Descendant) (ObjectKey, e
 	return k, nil
 }
 
-// applyDescendant applies d as k unless the store says its hash is there.
-func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T], k ObjectKey, d Descendant) error {
+// applyOwnedObject applies d as k unless the store says its hash is there.
+func applyOwnedObject[T apis.Object](ctx context.Context, env Env[T], a *Action[T], k ObjectKey, d OwnedObject) error {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -157,14 +158,14 @@ func applyDescendant[T apis.Object](ctx context.Context, env Env[T], a *Action[T
 		}
 		return u, err
 	}
-	if env.Descendants.Applied(k, hash, body) {
+	if env.Owned.Applied(k, hash, body) {
 		logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, ApplyUnchanged, start)
 		return nil
 	}
 	if _, err := body(); err != nil {
 		return err
 	}
-	_, err = env.Descendants.Apply(ctx, u)
+	_, err = env.Owned.Apply(ctx, u)
 	logApply(ctx, k.GVK.Kind, k.Namespace, k.Name, applyResult(err, ApplyCreatedOrChanged), start)
 	return err
 }

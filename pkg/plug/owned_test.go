@@ -51,13 +51,13 @@ func TestPrunePolicy(t *testing.T) {
 	s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true, jobGVK: true}}
 	env := testEnv(&fakeClient{}, s, nil)
 	env.Retain = []schema.GroupVersionKind{jobGVK}
-	require.NoError(t, run(plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), nil, plug.ApplyDescendants(env)))
+	require.NoError(t, run(plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), nil, plug.ApplyOwned(env)))
 	a := plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard())
 	require.NoError(t, run(a, func(a *plug.Action[*widget]) error {
 		a.SetPrunePolicy(jobGVK, plug.PruneUndeclared)
 		a.SetPrunePolicy(cmGVK, plug.Retain)
 		return nil
-	}, plug.ApplyDescendants(env)))
+	}, plug.ApplyOwned(env)))
 	require.Len(t, s.prunes, 2)
 	assert.True(t, s.prunes[0](cmGVK))
 	assert.False(t, s.prunes[0](jobGVK), "retained by the controller")
@@ -67,7 +67,7 @@ func TestPrunePolicy(t *testing.T) {
 
 // ApplyNow and CreateNow write at once, with the owner reference, and the
 // child counts as declared; DeleteNow deletes with the propagation asked
-// for and records an Event; without ApplyDescendants in the pipeline they
+// for and records an Event; without ApplyOwned in the pipeline they
 // say so.
 func TestWriteNow(t *testing.T) {
 	s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
@@ -82,7 +82,7 @@ func TestWriteNow(t *testing.T) {
 			return err
 		}
 		return plug.DeleteNow(context.Background(), a, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: "ns", UID: "u-old"}}, "")
-	}, plug.ApplyDescendants(env)))
+	}, plug.ApplyOwned(env)))
 	assert.Equal(t, "v", got.Data["k"])
 	assert.Equal(t, "ns", got.Namespace, "the owner's namespace")
 	require.Len(t, got.OwnerReferences, 1)
@@ -95,7 +95,7 @@ func TestWriteNow(t *testing.T) {
 	assert.Equal(t, []string{"apply uid-1", "delete uid-1"}, s.now, "the store is told which calls the handler made now, and for whom")
 
 	_, err := plug.ApplyNow(context.Background(), plug.NewAction(plug.Reconcile, newWidget(1, 1), logr.Discard()), cm)
-	assert.ErrorContains(t, err, "no ApplyDescendants step")
+	assert.ErrorContains(t, err, "no ApplyOwned step")
 }
 
 // CreateNow's AlreadyExists is an answer to branch on: no Event; another
@@ -112,7 +112,7 @@ func TestCreateNowExistsIsNoWarning(t *testing.T) {
 			}
 		}
 		return nil
-	}, plug.ApplyDescendants(env)))
+	}, plug.ApplyOwned(env)))
 	var reasons []string
 	for _, e := range a.Events() {
 		reasons = append(reasons, e.Type+" "+e.Reason)

@@ -23,50 +23,50 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// The labels and annotation by which a child in one cluster names its
+// The labels and annotation by which an owned object in one cluster names its
 // owner in another. They are the record of what an owner declared: it
-// survives a restart of the operator, and Children.Delete finds the
-// children by it.
+// survives a restart of the operator, and Owned.Delete finds the
+// owned objects by it.
 const (
-	OwnerUIDLabel       = "fleet.opgen.dev/owner-uid"
-	OwnerClusterLabel   = "fleet.opgen.dev/owner-cluster"
-	OwnerAnnotation     = "fleet.opgen.dev/owner"
-	childrenFieldSuffix = "-fleet"
+	OwnerUIDLabel     = "fleet.opgen.dev/owner-uid"
+	OwnerClusterLabel = "fleet.opgen.dev/owner-cluster"
+	OwnerAnnotation   = "fleet.opgen.dev/owner"
+	ownedFieldSuffix  = "-fleet"
 )
 
-// Child is an object an owner declares in a cluster of the fleet,
+// OwnedObject is an object an owner declares in a cluster of the fleet,
 // possibly another than its own.
-type Child struct {
+type OwnedObject struct {
 	// Cluster is the member cluster the object is in, as the provider
 	// names it (or Options.HomeCluster).
 	Cluster string
-	// Object is the child: an *unstructured.Unstructured, or a typed
+	// Object is the owned object: an *unstructured.Unstructured, or a typed
 	// object of client-go's scheme or with its TypeMeta set.
 	Object k8sruntime.Object
 }
 
-// Children keeps the objects that owners declare in other clusters of the
+// Owned keeps the objects that owners declare in other clusters of the
 // fleet. There are no owner references across clusters, so the garbage
-// collector cannot remove such children when their owner goes (the
-// question of controller-runtime #745); Children does, through the
+// collector cannot remove such owned objects when their owner goes (the
+// question of controller-runtime #745); Owned does, through the
 // owner's finalizer.
 //
 // The controller of the owners calls Declare from its handler with every
-// child an owner has, each time (level-based: what it no longer declares
+// owned object an owner has, each time (level-based: what it no longer declares
 // is deleted), and Delete from its Delete method (plug.Deleter), so that
 // the runtime keeps a finalizer on the owners: an owner deleted while
 // the operator is down waits for it, and Delete runs after the restart.
-// Each child carries OwnerUIDLabel, OwnerClusterLabel and
+// Each owned object carries OwnerUIDLabel, OwnerClusterLabel and
 // OwnerAnnotation, the record by which Declare and Delete find it in
 // every cluster. A cluster that the provider no longer knows is out of
-// reach: its children stay, and Delete does not wait for them.
+// reach: its owned objects stay, and Delete does not wait for them.
 //
-// Children are written by server-side apply with the operator's name and
+// Owned objects are written by server-side apply with the operator's name and
 // "-fleet" as field manager, and only when the live object lacks what
 // was declared: a steady state writes nothing. They are read at each
-// Declare, not watched: a change someone else made to a child is undone
+// Declare, not watched: a change someone else made to an owned object is undone
 // at the owner's next reconcile (its period).
-type Children struct {
+type Owned struct {
 	fleet *Fleet
 	kinds []schema.GroupVersionKind
 
@@ -82,28 +82,28 @@ type remote struct {
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
-// NewChildren returns the keeper of the children of one controller's
-// owners, of the given kinds: Declare refuses a child of another kind,
+// NewOwned returns the keeper of the owned objects of one controller's
+// owners, of the given kinds: Declare refuses an owned object of another kind,
 // and Delete looks for these kinds only.
-func (f *Fleet) NewChildren(kinds ...schema.GroupVersionKind) *Children {
-	return &Children{fleet: f, kinds: kinds, clients: map[string]*remote{}}
+func (f *Fleet) NewOwned(kinds ...schema.GroupVersionKind) *Owned {
+	return &Owned{fleet: f, kinds: kinds, clients: map[string]*remote{}}
 }
 
-// Declare makes the children of owner, which is in cluster ownerCluster
-// (plug.Action.Cluster), what children says: each is applied where it
-// lacks what was declared, and the children of owner that are no longer
+// Declare makes the owned objects of owner, which is in cluster ownerCluster
+// (plug.Action.Cluster), what objs says: each is applied where it
+// lacks what was declared, and the owned objects of owner that are no longer
 // declared are deleted, in every cluster the fleet knows. An error
 // (a cluster out of reach) leaves the rest done; the action retries.
-func (c *Children) Declare(ctx context.Context, ownerCluster string, owner metav1.Object, children ...Child) error {
+func (c *Owned) Declare(ctx context.Context, ownerCluster string, owner metav1.Object, objs ...OwnedObject) error {
 	keep := map[string]bool{}
 	var errs []error
-	for _, ch := range children {
+	for _, ch := range objs {
 		u, err := c.toUnstructured(ch.Object)
 		if err != nil {
 			return err
 		}
 		label(u, ownerCluster, owner)
-		keep[childKey(ch.Cluster, u)] = true
+		keep[ownedKey(ch.Cluster, u)] = true
 		if err := c.apply(ctx, ch.Cluster, u); err != nil {
 			errs = append(errs, fmt.Errorf("apply %s %s in cluster %s: %w", u.GetKind(), objectName(u), ch.Cluster, err))
 		}
@@ -112,28 +112,28 @@ func (c *Children) Declare(ctx context.Context, ownerCluster string, owner metav
 	return errors.Join(errs...)
 }
 
-// Delete deletes every child of owner, in every cluster the fleet knows;
-// call it from the owner's Delete. It returns an error while a child could
+// Delete deletes every owned object of owner, in every cluster the fleet knows;
+// call it from the owner's Delete. It returns an error while an owned object could
 // not be deleted, so that the finalizer stays and the action retries.
-func (c *Children) Delete(ctx context.Context, owner metav1.Object) error {
+func (c *Owned) Delete(ctx context.Context, owner metav1.Object) error {
 	return errors.Join(c.prune(ctx, owner, nil)...)
 }
 
 // toUnstructured returns obj as an unstructured object with its kind.
-func (c *Children) toUnstructured(obj k8sruntime.Object) (*unstructured.Unstructured, error) {
+func (c *Owned) toUnstructured(obj k8sruntime.Object) (*unstructured.Unstructured, error) {
 	var u *unstructured.Unstructured
 	if uo, ok := obj.(*unstructured.Unstructured); ok {
 		u = uo.DeepCopy()
 	} else {
 		m, err := k8sruntime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
-			return nil, fmt.Errorf("fleet.Children: %T: %w", obj, err)
+			return nil, fmt.Errorf("fleet.Owned: %T: %w", obj, err)
 		}
 		u = &unstructured.Unstructured{Object: m}
 		if u.GetKind() == "" {
 			gvks, _, err := scheme.Scheme.ObjectKinds(obj)
 			if err != nil || len(gvks) == 0 {
-				return nil, fmt.Errorf("fleet.Children: the kind of a %T is unknown: set its TypeMeta (APIVersion and Kind)", obj)
+				return nil, fmt.Errorf("fleet.Owned: the kind of a %T is unknown: set its TypeMeta (APIVersion and Kind)", obj)
 			}
 			u.SetGroupVersionKind(gvks[0])
 		}
@@ -146,7 +146,7 @@ func (c *Children) toUnstructured(obj k8sruntime.Object) (*unstructured.Unstruct
 			return u, nil
 		}
 	}
-	return nil, fmt.Errorf("fleet.Children: a child of kind %s was declared, but the Children were made for %v: add it to NewChildren's kinds, so that Delete finds such children", gvk, c.kinds)
+	return nil, fmt.Errorf("fleet.Owned: an owned object of kind %s was declared, but the Owned were made for %v: add it to NewOwned's kinds, so that Delete finds such owned objects", gvk, c.kinds)
 }
 
 // label records owner on u.
@@ -173,12 +173,12 @@ func objectName(o metav1.Object) string {
 	return o.GetNamespace() + "/" + o.GetName()
 }
 
-func childKey(cluster string, u *unstructured.Unstructured) string {
+func ownedKey(cluster string, u *unstructured.Unstructured) string {
 	return cluster + "|" + u.GroupVersionKind().GroupKind().String() + "|" + objectName(u)
 }
 
 // apply writes u in cluster unless the live object already holds it.
-func (c *Children) apply(ctx context.Context, cluster string, u *unstructured.Unstructured) error {
+func (c *Owned) apply(ctx context.Context, cluster string, u *unstructured.Unstructured) error {
 	r, err := c.remote(cluster)
 	if err != nil {
 		return err
@@ -203,14 +203,14 @@ func (c *Children) apply(ctx context.Context, cluster string, u *unstructured.Un
 	return err
 }
 
-func (c *Children) fieldManager() string { return c.fleet.home.Options().Name + childrenFieldSuffix }
+func (c *Owned) fieldManager() string { return c.fleet.home.Options().Name + ownedFieldSuffix }
 
-// prune deletes the children of owner that keep lacks, in every cluster
+// prune deletes the owned objects of owner that keep lacks, in every cluster
 // the fleet knows.
-func (c *Children) prune(ctx context.Context, owner metav1.Object, keep map[string]bool) []error {
+func (c *Owned) prune(ctx context.Context, owner metav1.Object, keep map[string]bool) []error {
 	uid := owner.GetUID()
 	if uid == "" {
-		return []error{errors.New("fleet.Children: the owner has no UID: pass the object the action holds")}
+		return []error{errors.New("fleet.Owned: the owner has no UID: pass the object the action holds")}
 	}
 	selector := OwnerUIDLabel + "=" + string(uid)
 	var errs []error
@@ -233,12 +233,12 @@ func (c *Children) prune(ctx context.Context, owner metav1.Object, keep map[stri
 				}
 				list, err := res.List(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: "0"})
 				if err != nil {
-					errs = append(errs, fmt.Errorf("list the children %s in cluster %s: %w", gvk.Kind, cluster, err))
+					errs = append(errs, fmt.Errorf("list the owned objects %s in cluster %s: %w", gvk.Kind, cluster, err))
 					continue
 				}
 				for i := range list.Items {
 					item := &list.Items[i]
-					if keep[childKey(cluster, item)] || item.GetDeletionTimestamp() != nil {
+					if keep[ownedKey(cluster, item)] || item.GetDeletionTimestamp() != nil {
 						continue
 					}
 					itemRes, err := r.resource(gvk, item.GetNamespace())
@@ -249,7 +249,7 @@ func (c *Children) prune(ctx context.Context, owner metav1.Object, keep map[stri
 					itemUID := item.GetUID()
 					err = itemRes.Delete(ctx, item.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &itemUID}})
 					if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-						errs = append(errs, fmt.Errorf("delete the child %s %s in cluster %s: %w", gvk.Kind, objectName(item), cluster, err))
+						errs = append(errs, fmt.Errorf("delete the owned object %s %s in cluster %s: %w", gvk.Kind, objectName(item), cluster, err))
 					}
 				}
 			}
@@ -260,13 +260,13 @@ func (c *Children) prune(ctx context.Context, owner metav1.Object, keep map[stri
 
 // remote returns the clients of cluster, built again when its config
 // changed.
-func (c *Children) remote(cluster string) (*remote, error) {
+func (c *Owned) remote(cluster string) (*remote, error) {
 	cfg, _, ok := c.fleet.lookup(cluster)
 	if !ok {
 		c.mu.Lock()
 		delete(c.clients, cluster)
 		c.mu.Unlock()
-		return nil, fmt.Errorf("fleet.Children: the fleet knows no cluster %q (known: %v)", cluster, c.fleet.knownNames())
+		return nil, fmt.Errorf("fleet.Owned: the fleet knows no cluster %q (known: %v)", cluster, c.fleet.knownNames())
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -330,7 +330,7 @@ func contains(live, want map[string]any) bool {
 }
 
 // normalize makes numbers compare alike, whatever decoded them (an int
-// and an int64 of a hand-built child); only values that differ as they
+// and an int64 of a hand-built owned object); only values that differ as they
 // are pay for it.
 func normalize(v any) any {
 	b, err := json.Marshal(v)
@@ -343,3 +343,19 @@ func normalize(v any) any {
 	}
 	return out
 }
+
+// Child is an object an owner declares in a cluster of the fleet.
+//
+// Deprecated: use OwnedObject.
+type Child = OwnedObject
+
+// Children keeps the objects that owners declare in other clusters.
+//
+// Deprecated: use Owned.
+type Children = Owned
+
+// NewChildren returns the keeper of the owned objects of one controller's
+// owners, of the given kinds.
+//
+// Deprecated: use Fleet.NewOwned.
+func (f *Fleet) NewChildren(kinds ...schema.GroupVersionKind) *Owned { return f.NewOwned(kinds...) }

@@ -25,7 +25,7 @@ import (
 // cluster: the one their spec.message names (default east).
 type owners struct {
 	j        *journal
-	children **fleet.Children
+	children **fleet.Owned
 }
 
 func (h owners) Reconcile(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
@@ -39,7 +39,7 @@ func (h owners) Reconcile(ctx context.Context, a *plug.Action[*testapi.Gadget]) 
 		ObjectMeta: metav1.ObjectMeta{Name: "child-of-" + a.Object.Name, Namespace: a.Object.Namespace},
 		Data:       map[string]string{"owner": a.Object.Name},
 	}
-	return (*h.children).Declare(ctx, a.Cluster, a.Object, fleet.Child{Cluster: where, Object: cm})
+	return (*h.children).Declare(ctx, a.Cluster, a.Object, fleet.OwnedObject{Cluster: where, Object: cm})
 }
 
 func (h owners) Delete(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
@@ -52,7 +52,7 @@ func (h owners) Delete(ctx context.Context, a *plug.Action[*testapi.Gadget]) err
 // and whose counting controller (setup) in the members only.
 func childrenFleet(t *testing.T, ns string, j *journal) *fleet.Fleet {
 	t.Helper()
-	var children *fleet.Children
+	var children *fleet.Owned
 	ownerSetup := func(op *runtime.Operator) error {
 		kind, err := testapi.KindFor(op)
 		if err != nil {
@@ -64,7 +64,7 @@ func childrenFleet(t *testing.T, ns string, j *journal) *fleet.Fleet {
 	f, err := fleet.New(home.Config, fleet.Options{Options: opts, Clusters: fleet.Secrets{Namespace: ns}, HomeCluster: "home"},
 		fleet.Setups(fleet.In(fleet.HomeOnly, ownerSetup), fleet.In(fleet.MembersOnly, setup(j, "member"))))
 	require.NoError(t, err)
-	children = f.NewChildren(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
+	children = f.NewOwned(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
 	return f
 }
 
