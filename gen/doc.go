@@ -44,17 +44,18 @@
 // Each generator is a package with the contract of controller-tools:
 // RegisterMarkers(*markers.Registry) and Generate(*Context). Package
 // gen/generators is the one map of name to generator, which the CLI
-// (cmd/opgen, through gen/cli) and the freshness tests both run.
+// (cmd/opgen, through gen/cli) and the freshness tests both run. Each is
+// registered under its package's name.
 //
 //	gen/deepcopy    zz_generated.deepcopy.go (controller-tools' object generator)
 //	gen/register    zz_generated.register.go: GroupName, SchemeGroupVersion, GroupVersion, AddToScheme, Kind, Resource
-//	gen/accessor    zz_generated.accessors.go: status accessors for apis.ObservedGenerationObject and apis.ConditionsObject
+//	gen/accessors   zz_generated.accessors.go: status accessors for apis.ObservedGenerationObject and apis.ConditionsObject
 //	gen/crd         config/crd/<group>_<plural>.yaml, as controller-gen writes them
 //	gen/conversion  zz_generated.conversion.go and its round-trip test (code-generator's conversion-gen, in process)
 //	gen/client      pkg/generated: clientset, fake, listers, informers, apply configurations (code-generator, in process)
 //	gen/controller  zz_generated.controllers.go: typed glue to pkg/runtime per +opgen:controller kind and +opgen:controller:for handler
-//	gen/admission   config/webhook/manifests.yaml: the admission webhook configurations
-//	gen/scaffold    controller stubs, written once; `opgen create api`
+//	gen/webhooks    config/webhook/manifests.yaml: the admission webhook configurations
+//	gen/scaffold    controller stubs and main.go, written once; `opgen create api`
 //	gen/rbac        config/rbac: ClusterRole derived from the controllers plus +kubebuilder:rbac, leader-election Role
 //	gen/apidocs     docs/api/<group>.md, the API reference
 //	gen/samples     config/samples, a sample object per kind and version, written once

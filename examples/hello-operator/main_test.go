@@ -145,7 +145,7 @@ func TestInvalidGreetingIsRejected(t *testing.T) {
 
 // TestNameThatCannotNameAServiceIsRefused: a Greeting names its Service
 // after itself, and a Service's name is a DNS-1035 label, so the CRD
-// (+opgen:controller:namesChildren) refuses at create a name with a dot,
+// (+opgen:controller:namesOwned) refuses at create a name with a dot,
 // a name longer than 63 characters and one starting with a digit, which
 // would otherwise stay Degraded for ever; the longest valid name works.
 func TestNameThatCannotNameAServiceIsRefused(t *testing.T) {
@@ -158,7 +158,7 @@ func TestNameThatCannotNameAServiceIsRefused(t *testing.T) {
 		}, metav1.CreateOptions{})
 		require.Error(t, err, name)
 		assert.True(t, apierrors.IsInvalid(err), "%s: %v", name, err)
-		assert.Contains(t, err.Error(), "Greeting names its v1.Service after itself (+opgen:controller:namesChildren), so its name must be a DNS-1035 label", name)
+		assert.Contains(t, err.Error(), "Greeting names its v1.Service after itself (+opgen:controller:namesOwned), so its name must be a DNS-1035 label", name)
 	}
 	longest := strings.Repeat("a", 63)
 	createGreeting(t, ns, longest, "at the limit")

@@ -43,7 +43,7 @@ const (
 	// its expression changed.
 	CELRuleAdded Rule = "cel-rule-added"
 	// NameRuleAdded: a CEL rule on the object's root that reads
-	// metadata.name (the rule of +opgen:controller:namesChildren) was
+	// metadata.name (the rule of +opgen:controller:namesOwned) was
 	// added or changed.
 	NameRuleAdded Rule = "name-rule-added"
 	// ListTypeChanged: x-kubernetes-list-type changed (unset and atomic

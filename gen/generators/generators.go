@@ -11,8 +11,7 @@ import (
 	"strings"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/accessor"
-	"github.com/opgen-sdk/opgen/gen/admission"
+	"github.com/opgen-sdk/opgen/gen/accessors"
 	"github.com/opgen-sdk/opgen/gen/apidocs"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/compat"
@@ -24,6 +23,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/register"
 	"github.com/opgen-sdk/opgen/gen/samples"
 	"github.com/opgen-sdk/opgen/gen/scaffold"
+	"github.com/opgen-sdk/opgen/gen/webhooks"
 )
 
 // All returns every generator of opgen generate, by name. The values are
@@ -33,7 +33,7 @@ func All() map[string]gen.Generator {
 	return map[string]gen.Generator{
 		"deepcopy":  deepcopy.Generator{},
 		"register":  register.Generator{},
-		"accessors": accessor.Generator{},
+		"accessors": accessors.Generator{},
 		"crd":       crd.Generator{},
 		// The API compatibility gate: writes nothing, fails the run on a
 		// change that breaks objects of the last release (gen/compat).
@@ -42,10 +42,11 @@ func All() map[string]gen.Generator {
 		"conversion": &conversion.Generator{},
 		"client":     &client.Generator{},
 		"controller": controller.Generator{},
-		"stubs":      scaffold.Generator{},
-		"rbac":       rbac.Generator{},
+		// Controller stubs and main.go, written once.
+		"scaffold": scaffold.Generator{},
+		"rbac":     rbac.Generator{},
 		// Admission webhook configurations (config/webhook/manifests.yaml).
-		"webhooks": admission.Generator{},
+		"webhooks": webhooks.Generator{},
 		// API reference docs (docs/api/<group>.md).
 		"apidocs": apidocs.Generator{},
 		// Sample objects, written once (config/samples).
@@ -85,12 +86,18 @@ func PickLayout(layout string, only []string) (map[string]gen.Generator, error) 
 	return pick(set(), only)
 }
 
+// formerNames are former names of generators, which --only still takes.
+var formerNames = map[string]string{"stubs": "scaffold"}
+
 func pick(all map[string]gen.Generator, only []string) (map[string]gen.Generator, error) {
 	if len(only) == 0 {
 		return all, nil
 	}
 	out := map[string]gen.Generator{}
 	for _, name := range only {
+		if now, ok := formerNames[name]; ok {
+			name = now
+		}
 		g, ok := all[name]
 		if !ok {
 			return nil, fmt.Errorf("--only %s: no such generator; pick from %s", name, strings.Join(names(all), ", "))

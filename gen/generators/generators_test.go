@@ -20,8 +20,12 @@ func TestPick(t *testing.T) {
 	assert.Len(t, some, 2)
 	assert.Contains(t, some, "crd")
 
+	former, err := generators.Pick([]string{"stubs"})
+	require.NoError(t, err, "a generator's former name")
+	assert.Contains(t, former, "scaffold")
+
 	_, err = generators.Pick([]string{"crd", "crds"})
-	require.EqualError(t, err, "--only crds: no such generator; pick from accessors, apidocs, client, compat, controller, conversion, crd, deepcopy, rbac, register, samples, stubs, webhooks")
+	require.EqualError(t, err, "--only crds: no such generator; pick from accessors, apidocs, client, compat, controller, conversion, crd, deepcopy, rbac, register, samples, scaffold, webhooks")
 }
 
 // TestAllIsNewEachCall: a generator's per-run state is not shared

@@ -4,11 +4,11 @@ import (
 	"path/filepath"
 
 	"github.com/opgen-sdk/opgen/gen"
-	"github.com/opgen-sdk/opgen/gen/accessor"
-	"github.com/opgen-sdk/opgen/gen/admission"
+	"github.com/opgen-sdk/opgen/gen/accessors"
 	"github.com/opgen-sdk/opgen/gen/client"
 	"github.com/opgen-sdk/opgen/gen/controller"
 	"github.com/opgen-sdk/opgen/gen/rbac"
+	"github.com/opgen-sdk/opgen/gen/webhooks"
 )
 
 // KubebuilderRoleName is the ClusterRole of a kubebuilder project, which
@@ -25,7 +25,7 @@ const KubebuilderRoleName = "manager-role"
 //     with the rules derived for opgen's controllers, and no
 //     leader-election Role (rbac.Generator.Adopted);
 //   - the webhook configurations of the +kubebuilder:webhook markers
-//     (admission.Kubebuilder);
+//     (webhooks.Kubebuilder);
 //   - the clients, the controller glue and the status accessors only while
 //     some kind has an opgen controller: a project that moved none keeps
 //     the files it had, and its API packages import nothing of opgen.
@@ -39,10 +39,10 @@ func Kubebuilder() map[string]gen.Generator {
 	}
 	all["client"] = clientsWhenControllers{all["client"].(*client.Generator)}
 	all["controller"] = glueWhenControllers{controller.Generator{}}
-	all["accessors"] = accessorsWhenControllers{accessor.Generator{}}
+	all["accessors"] = accessorsWhenControllers{accessors.Generator{}}
 	// Names of their own: the no-op stamp keys on the names.
 	all["kubebuilder-rbac"] = rbac.Generator{RoleName: KubebuilderRoleName, Adopted: true}
-	all["kubebuilder-webhooks"] = admission.Kubebuilder{}
+	all["kubebuilder-webhooks"] = webhooks.Kubebuilder{}
 	return all
 }
 
@@ -79,13 +79,13 @@ func (g glueWhenControllers) Generate(ctx *gen.Context) error {
 // accessorsWhenControllers writes the status accessors (which the runtime
 // reads, and which import opgen's apis) only when the project has opgen
 // controllers.
-type accessorsWhenControllers struct{ accessor.Generator }
+type accessorsWhenControllers struct{ accessors.Generator }
 
 // Generate writes the accessors, or removes generated ones.
 func (g accessorsWhenControllers) Generate(ctx *gen.Context) error {
 	if ctx.API.HasControllers() {
 		return g.Generator.Generate(ctx)
 	}
-	ctx.OwnInEveryPackage(accessor.FileName)
+	ctx.OwnInEveryPackage(accessors.FileName)
 	return nil
 }

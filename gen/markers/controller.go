@@ -26,19 +26,19 @@ type Controller struct{}
 // [group/]version.Kind separated by ";". The core group has no group part
 // (v1.Service). The runtime watches their objects and wakes the owner when
 // one changes; the ClusterRole gets get, list, watch, create, patch and
-// delete on them so that descendants can be applied and pruned (no delete
+// delete on them so that owned objects can be applied and pruned (no delete
 // on a kind it retains, see Retain).
 //
 //	// +opgen:controller:owns=apps/v1.Deployment;v1.Service
 type Owns []string
 
-// Retain lists owned kinds whose children accumulate (Jobs of each run,
+// Retain lists owned kinds whose objects accumulate (Jobs of each run,
 // backups, reports), as [group/]version.Kind separated by ";": the objects
 // of such a kind that the handler does not declare in an action are kept,
 // not pruned (runtime.ControllerOptions.Retain); the garbage collector
 // removes them with their owner. Each must be in owns. Since nothing
 // prunes them, the ClusterRole gets no delete on a retained kind, unless
-// the handler deletes old children itself: opgen finds the calls of
+// the handler deletes old ones itself: opgen finds the calls of
 // plug.DeleteNow in the controller package, and a call with an action of
 // the kind (a parameter declared *plug.Action[*v1.Schedule]) keeps delete
 // on the controller's retained kinds. A call whose action opgen cannot
@@ -157,9 +157,9 @@ type ControllerSpec struct {
 	// Dispatch is "written" or the version that handles the objects of a
 	// kind with controllers in several versions; "" without one.
 	Dispatch string
-	// NamesChildren says the controller names owned objects after the
-	// object (+opgen:controller:namesChildren).
-	NamesChildren bool
+	// NamesOwned says the controller names owned objects after the
+	// object (+opgen:controller:namesOwned).
+	NamesOwned bool
 }
 
 // WatchSpec is one +opgen:controller:watches marker: the watched kind and

@@ -182,3 +182,20 @@ func TestRelatedKindMarkersApply(t *testing.T) {
 		})
 	}
 }
+
+// A marker's former name still configures the controller, as a synonym
+// whose use Renamed warns about with the name to write.
+func TestRenamedMarkerStillWorks(t *testing.T) {
+	reg := &ctmarkers.Registry{}
+	require.NoError(t, markers.Register(reg))
+	def := reg.Lookup("+opgen:controller:namesChildren", ctmarkers.DescribesType)
+	require.NotNil(t, def)
+	val, err := def.Parse("+opgen:controller:namesChildren")
+	require.NoError(t, err)
+	var spec markers.ControllerSpec
+	require.NoError(t, val.(markers.Applier).ApplyToController(&spec))
+	assert.True(t, spec.NamesOwned)
+	assert.True(t, markers.Known("opgen:controller:namesChildren"))
+	assert.Contains(t, markers.Renamed("opgen:controller:namesChildren"), "write +opgen:controller:namesOwned")
+	assert.Empty(t, markers.Renamed("opgen:controller:namesOwned"))
+}

@@ -10,7 +10,7 @@ import (
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
 )
 
-// NamesChildren says that the controller names the objects it owns after
+// NamesOwned says that the controller names the objects it owns after
 // the object itself: a Greeting "web" owns the Deployment "web" and the
 // Service "web". Its name must then also be a valid name of each owned
 // kind, and some kinds are stricter than the DNS subdomain every object's
@@ -23,23 +23,23 @@ import (
 // object that stays Degraded.
 //
 //	// +opgen:controller:owns=apps/v1.Deployment;v1.Service
-//	// +opgen:controller:namesChildren
+//	// +opgen:controller:namesOwned
 //
 // A controller that adds a suffix ("<name>-config") needs a shorter name:
 // write that rule yourself with
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 56".
-type NamesChildren struct{}
+type NamesOwned struct{}
 
 // ApplyToController records the marker; the rule is the CRD's
 // (ApplyToSchema).
-func (NamesChildren) ApplyToController(spec *ControllerSpec) error {
-	spec.NamesChildren = true
+func (NamesOwned) ApplyToController(spec *ControllerSpec) error {
+	spec.NamesOwned = true
 	return nil
 }
 
 // ApplyToSchema adds the CEL rule on metadata.name to the kind's schema,
 // from the owned kinds of the type's owns markers.
-func (NamesChildren) ApplyToSchema(ctx *crdmarkers.SchemaContext, props *apiext.JSONSchemaProps) error {
+func (NamesOwned) ApplyToSchema(ctx *crdmarkers.SchemaContext, props *apiext.JSONSchemaProps) error {
 	var owned []schema.GroupVersionKind
 	if ctx != nil && ctx.TypeInfo != nil {
 		for _, v := range ctx.TypeInfo.Markers["opgen:controller:owns"] {
@@ -51,7 +51,7 @@ func (NamesChildren) ApplyToSchema(ctx *crdmarkers.SchemaContext, props *apiext.
 			}
 		}
 	}
-	rule, ok := ChildNameRule(owned)
+	rule, ok := OwnedNameRule(owned)
 	if !ok {
 		return nil // nothing stricter than a subdomain; the generator warns
 	}
@@ -75,7 +75,7 @@ type NameRule struct {
 	Kinds []string
 }
 
-// Name formats of the kinds in childNames, strictest last.
+// Name formats of the kinds in ownedNames, strictest last.
 const (
 	dns1123Label = "DNS-1123 label"
 	dns1035Label = "DNS-1035 label"
@@ -83,21 +83,21 @@ const (
 
 var formatOrder = []string{"", dns1123Label, dns1035Label}
 
-// childNames are the built-in kinds whose names are stricter than a DNS
+// ownedNames are the built-in kinds whose names are stricter than a DNS
 // subdomain, as Kubernetes validates them.
-var childNames = map[schema.GroupVersionKind]NameRule{
+var ownedNames = map[schema.GroupVersionKind]NameRule{
 	{Version: "v1", Kind: "Service"}:                 {Format: dns1035Label, MaxLength: 63},
 	{Version: "v1", Kind: "Namespace"}:               {Format: dns1123Label, MaxLength: 63},
 	{Group: "batch", Version: "v1", Kind: "Job"}:     {MaxLength: 63},
 	{Group: "batch", Version: "v1", Kind: "CronJob"}: {MaxLength: 52},
 }
 
-// ChildNameRule is the strictest name rule of the kinds owned; false when
+// OwnedNameRule is the strictest name rule of the kinds owned; false when
 // none is stricter than a DNS subdomain.
-func ChildNameRule(owned []schema.GroupVersionKind) (NameRule, bool) {
+func OwnedNameRule(owned []schema.GroupVersionKind) (NameRule, bool) {
 	out := NameRule{MaxLength: 253}
 	for _, gvk := range owned {
-		r, ok := childNames[gvk]
+		r, ok := ownedNames[gvk]
 		if !ok {
 			continue
 		}
@@ -133,5 +133,5 @@ func (r NameRule) Message(kind string) string {
 	default:
 		what = fmt.Sprintf("at most %d characters long", r.MaxLength)
 	}
-	return fmt.Sprintf("%s names its %s after itself (+opgen:controller:namesChildren), so its name must be %s", kind, strings.Join(r.Kinds, " and "), what)
+	return fmt.Sprintf("%s names its %s after itself (+opgen:controller:namesOwned), so its name must be %s", kind, strings.Join(r.Kinds, " and "), what)
 }

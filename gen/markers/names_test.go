@@ -9,7 +9,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
-func TestChildNameRule(t *testing.T) {
+func TestOwnedNameRule(t *testing.T) {
 	t.Parallel()
 	gvk := func(ref string) schema.GroupVersionKind {
 		g, err := markers.ParseKindRef(ref)
@@ -40,7 +40,7 @@ func TestChildNameRule(t *testing.T) {
 			for _, ref := range tc.owns {
 				owned = append(owned, gvk(ref))
 			}
-			rule, ok := markers.ChildNameRule(owned)
+			rule, ok := markers.OwnedNameRule(owned)
 			assert.Equal(t, tc.ok, ok)
 			if !ok {
 				return
@@ -49,6 +49,6 @@ func TestChildNameRule(t *testing.T) {
 			assert.Equal(t, tc.kinds, rule.Kinds)
 		})
 	}
-	rule, _ := markers.ChildNameRule([]schema.GroupVersionKind{gvk("v1.Service")})
-	assert.Equal(t, "Greeting names its v1.Service after itself (+opgen:controller:namesChildren), so its name must be a DNS-1035 label: at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit", rule.Message("Greeting"))
+	rule, _ := markers.OwnedNameRule([]schema.GroupVersionKind{gvk("v1.Service")})
+	assert.Equal(t, "Greeting names its v1.Service after itself (+opgen:controller:namesOwned), so its name must be a DNS-1035 label: at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit", rule.Message("Greeting"))
 }

@@ -27,7 +27,7 @@ type helper interface {
 var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller", markers.DescribesType, Controller{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:owns", markers.DescribesType, Owns(nil))),
-	markers.Must(markers.MakeDefinition("opgen:controller:namesChildren", markers.DescribesType, NamesChildren{})),
+	markers.Must(markers.MakeDefinition("opgen:controller:namesOwned", markers.DescribesType, NamesOwned{})),
 	markers.Must(markers.MakeDefinition("opgen:controller:reads", markers.DescribesType, Reads(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:retain", markers.DescribesType, Retain(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:watches", markers.DescribesType, Watches{})),
@@ -40,13 +40,40 @@ var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition(WebhookDefaultMarker, markers.DescribesType, WebhookDefault{})),
 }
 
-// Register adds opgen's markers, with their help, to reg.
+// renamed are the former names of markers, each with the marker to
+// write instead. A former name is accepted for a release, with a warning
+// (Renamed) that names the fix.
+var renamed = map[string]string{
+	"opgen:controller:namesChildren": "opgen:controller:namesOwned",
+}
+
+// Renamed returns the warning for a marker written under a former name,
+// or "" when name is not one.
+func Renamed(name string) string {
+	if now, ok := renamed[name]; ok {
+		return fmt.Sprintf("+%s is deprecated: write +%s, which means the same", name, now)
+	}
+	return ""
+}
+
+// Register adds opgen's markers, with their help, to reg, and their
+// former names (renamed).
 func Register(reg *markers.Registry) error {
 	for _, def := range Definitions {
 		if err := reg.Register(def); err != nil {
 			return err
 		}
 		reg.AddHelp(def, Help(def))
+	}
+	for _, def := range Definitions {
+		for old, now := range renamed {
+			if now != def.Name {
+				continue
+			}
+			if err := reg.Register(markers.Must(markers.MakeDefinition(old, def.Target, reflect.Zero(def.Output).Interface()))); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -59,19 +86,10 @@ func Help(def *markers.Definition) *markers.DefinitionHelp {
 	return nil
 }
 
-// ConversionDrop is the field marker
-//
-//	// +opgen:conversion:drop
-//
-// which says that converting the field's type to another version loses
-// the field on purpose: the generated conversion needs no hand-written
-// function for it, and the round-trip test leaves it out (gen/conversion).
-const ConversionDrop = "opgen:conversion:drop"
-
 // Known reports whether name (a marker without its + and arguments) is an
-// opgen marker.
+// opgen marker, under its name or a former one.
 func Known(name string) bool {
-	if name == ConversionDrop || name == CompatAllow {
+	if _, ok := renamed[name]; ok || ReadByGenerator(name) {
 		return true
 	}
 	for _, def := range Definitions {

@@ -48,13 +48,13 @@ func (LabelSelector) Help() *markers.DefinitionHelp {
 	}
 }
 
-// Help returns the help of the NamesChildren marker, from its godoc.
-func (NamesChildren) Help() *markers.DefinitionHelp {
+// Help returns the help of the NamesOwned marker, from its godoc.
+func (NamesOwned) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "NamesChildren says that the controller names the objects it owns after\nthe object itself: a Greeting \"web\" owns the Deployment \"web\" and the\nService \"web\". Its name must then also be a valid name of each owned\nkind, and some kinds are stricter than the DNS subdomain every object's\nname is: a Service's name is a DNS-1035 label (at most 63 characters,\nlower-case letters, digits and '-', starting with a letter), a\nNamespace's a DNS-1123 label, a Job's at most 63 characters long, a\nCronJob's at most 52. The CRD gets a CEL rule on metadata.name for the\nstrictest of the kinds of +opgen:controller:owns, so that the API server\nrefuses at create a name the controller could never use, instead of an\nobject that stays Degraded.\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service\n\t// +opgen:controller:namesChildren\n\nA controller that adds a suffix (\"<name>-config\") needs a shorter name:\nwrite that rule yourself with\n+kubebuilder:validation:XValidation:rule=\"size(self.metadata.name) <= 56\".",
-			Summary: "NamesChildren says that the controller names the objects it owns after the object itself: a Greeting \"web\" owns the Deployment \"web\" and the Service \"web\".",
+			Details: "NamesOwned says that the controller names the objects it owns after\nthe object itself: a Greeting \"web\" owns the Deployment \"web\" and the\nService \"web\". Its name must then also be a valid name of each owned\nkind, and some kinds are stricter than the DNS subdomain every object's\nname is: a Service's name is a DNS-1035 label (at most 63 characters,\nlower-case letters, digits and '-', starting with a letter), a\nNamespace's a DNS-1123 label, a Job's at most 63 characters long, a\nCronJob's at most 52. The CRD gets a CEL rule on metadata.name for the\nstrictest of the kinds of +opgen:controller:owns, so that the API server\nrefuses at create a name the controller could never use, instead of an\nobject that stays Degraded.\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service\n\t// +opgen:controller:namesOwned\n\nA controller that adds a suffix (\"<name>-config\") needs a shorter name:\nwrite that rule yourself with\n+kubebuilder:validation:XValidation:rule=\"size(self.metadata.name) <= 56\".",
+			Summary: "NamesOwned says that the controller names the objects it owns after the object itself: a Greeting \"web\" owns the Deployment \"web\" and the Service \"web\".",
 		},
 	}
 }
@@ -64,7 +64,7 @@ func (Owns) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "Owns lists the kinds of the objects the controller creates and owns, as\n[group/]version.Kind separated by \";\". The core group has no group part\n(v1.Service). The runtime watches their objects and wakes the owner when\none changes; the ClusterRole gets get, list, watch, create, patch and\ndelete on them so that descendants can be applied and pruned (no delete\non a kind it retains, see Retain).\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service",
+			Details: "Owns lists the kinds of the objects the controller creates and owns, as\n[group/]version.Kind separated by \";\". The core group has no group part\n(v1.Service). The runtime watches their objects and wakes the owner when\none changes; the ClusterRole gets get, list, watch, create, patch and\ndelete on them so that owned objects can be applied and pruned (no delete\non a kind it retains, see Retain).\n\n\t// +opgen:controller:owns=apps/v1.Deployment;v1.Service",
 			Summary: "Owns lists the kinds of the objects the controller creates and owns, as [group/]version.Kind separated by \";\".",
 		},
 	}
@@ -97,8 +97,8 @@ func (Retain) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "Retain lists owned kinds whose children accumulate (Jobs of each run,\nbackups, reports), as [group/]version.Kind separated by \";\": the objects\nof such a kind that the handler does not declare in an action are kept,\nnot pruned (runtime.ControllerOptions.Retain); the garbage collector\nremoves them with their owner. Each must be in owns. Since nothing\nprunes them, the ClusterRole gets no delete on a retained kind, unless\nthe handler deletes old children itself: opgen finds the calls of\nplug.DeleteNow in the controller package, and a call with an action of\nthe kind (a parameter declared *plug.Action[*v1.Schedule]) keeps delete\non the controller's retained kinds. A call whose action opgen cannot\ntell so keeps it for every controller.\n\n\t// +opgen:controller:owns=batch/v1.Job\n\t// +opgen:controller:retain=batch/v1.Job",
-			Summary: "Retain lists owned kinds whose children accumulate (Jobs of each run, backups, reports), as [group/]version.Kind separated by \";\": the objects of such a kind that the handler does not declare in an action are kept, not pruned (runtime.ControllerOptions.Retain); the garbage collector removes them with their owner.",
+			Details: "Retain lists owned kinds whose objects accumulate (Jobs of each run,\nbackups, reports), as [group/]version.Kind separated by \";\": the objects\nof such a kind that the handler does not declare in an action are kept,\nnot pruned (runtime.ControllerOptions.Retain); the garbage collector\nremoves them with their owner. Each must be in owns. Since nothing\nprunes them, the ClusterRole gets no delete on a retained kind, unless\nthe handler deletes old ones itself: opgen finds the calls of\nplug.DeleteNow in the controller package, and a call with an action of\nthe kind (a parameter declared *plug.Action[*v1.Schedule]) keeps delete\non the controller's retained kinds. A call whose action opgen cannot\ntell so keeps it for every controller.\n\n\t// +opgen:controller:owns=batch/v1.Job\n\t// +opgen:controller:retain=batch/v1.Job",
+			Summary: "Retain lists owned kinds whose objects accumulate (Jobs of each run, backups, reports), as [group/]version.Kind separated by \";\": the objects of such a kind that the handler does not declare in an action are kept, not pruned (runtime.ControllerOptions.Retain); the garbage collector removes them with their owner.",
 		},
 	}
 }

@@ -145,8 +145,8 @@ func (b *apiBuilder) addBuiltinController(scope *types.Scope, d *handlerDecl) {
 		return
 	}
 	h := &BuiltinController{Name: name, Pos: b.in.Fset.Position(d.ts.Name.Pos()), Kind: info, Controller: d.spec}
-	if d.spec.NamesChildren {
-		b.in.Errors.Add(h.Pos, "%s has +opgen:controller:namesChildren, which puts a rule on the names of a custom kind in its CRD; %s is a built-in kind, whose names opgen does not validate: remove the marker", name, info.Marker)
+	if d.spec.NamesOwned {
+		b.in.Errors.Add(h.Pos, "%s has +opgen:controller:namesOwned, which puts a rule on the names of a custom kind in its CRD; %s is a built-in kind, whose names opgen does not validate: remove the marker", name, info.Marker)
 	}
 	if d.ts.TypeParams != nil {
 		b.in.Errors.Add(h.Pos, "%s has type parameters, but the generated Setup registers a zero %s: declare a type without them (it may embed a generic one)", name, name)

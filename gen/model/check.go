@@ -266,9 +266,9 @@ func (b *apiBuilder) checkKinds(api *API) {
 	}
 	for _, k := range api.Controllers() {
 		retained(k.Name, k.Pos, k.Controller)
-		if k.Controller.NamesChildren {
-			if _, ok := markers.ChildNameRule(k.Controller.Owns); !ok {
-				b.in.Warnings.Add(k.Pos, "%s has +opgen:controller:namesChildren, but no kind it owns (owns=) asks more of a name than the DNS subdomain every object's name is, so the CRD gets no rule: remove the marker, or list the owned kind named after the object (v1.Service, v1.Namespace, batch/v1.Job or batch/v1.CronJob ask more)", k.Name)
+		if k.Controller.NamesOwned {
+			if _, ok := markers.OwnedNameRule(k.Controller.Owns); !ok {
+				b.in.Warnings.Add(k.Pos, "%s has +opgen:controller:namesOwned, but no kind it owns (owns=) asks more of a name than the DNS subdomain every object's name is, so the CRD gets no rule: remove the marker, or list the owned kind named after the object (v1.Service, v1.Namespace, batch/v1.Job or batch/v1.CronJob ask more)", k.Name)
 			}
 		}
 	}

@@ -194,6 +194,8 @@ func (b *apiBuilder) apply(l markerLine, spec *markers.ControllerSpec) {
 	before := len(spec.Owns)
 	if err := applyMarker(b.in.Collector.Registry, l.Text, spec); err != nil {
 		b.in.Errors.Add(l.Pos, "%v", err)
+	} else if msg := markers.Renamed(markers.Name(l.Text)); msg != "" {
+		b.in.Warnings.Add(l.Pos, "%s", msg)
 	}
 	for _, gvk := range spec.Owns[before:] {
 		b.owns = append(b.owns, ownsRef{gvk: gvk, pos: l.Pos})

@@ -31,7 +31,7 @@ func TestGolden(t *testing.T) {
 // TestStubsAreNeverOverwritten runs the generator on the golden project,
 // whose stubs exist: it must stage nothing.
 func TestStubsAreNeverOverwritten(t *testing.T) {
-	files := gentest.Run(t, golden, map[string]gen.Generator{"stubs": scaffold.Generator{}})
+	files := gentest.Run(t, golden, map[string]gen.Generator{"scaffold": scaffold.Generator{}})
 	assert.Empty(t, files)
 }
 
@@ -58,6 +58,6 @@ func TestGoldenWebhook(t *testing.T) {
 // TestWebhookStubsAreNeverOverwritten: the webhook types exist, so the
 // generator stages nothing.
 func TestWebhookStubsAreNeverOverwritten(t *testing.T) {
-	files := gentest.Run(t, webhooks, map[string]gen.Generator{"stubs": scaffold.Generator{}})
+	files := gentest.Run(t, webhooks, map[string]gen.Generator{"scaffold": scaffold.Generator{}})
 	assert.Empty(t, files)
 }

@@ -17,7 +17,7 @@ import (
 // +kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp
 // +opgen:controller
 // +opgen:controller:owns=apps/v1.Deployment;v1.Service
-// +opgen:controller:namesChildren
+// +opgen:controller:namesOwned
 type Greeting struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

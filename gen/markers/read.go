@@ -1,5 +1,19 @@
 package markers
 
+import "slices"
+
+// The markers below configure no controller: a generator reads them from
+// the comments itself.
+
+// ConversionDrop is the field marker
+//
+//	// +opgen:conversion:drop
+//
+// which says that converting the field's type to another version loses
+// the field on purpose: the generated conversion needs no hand-written
+// function for it, and the round-trip test leaves it out (gen/conversion).
+const ConversionDrop = "opgen:conversion:drop"
+
 // CompatAllow is the marker
 //
 //	// +opgen:compat:allow=<rule> reason="<why>"
@@ -12,9 +26,12 @@ package markers
 // changed scope, on the kind's type, with version=<name> for a version.
 const CompatAllow = "opgen:compat:allow"
 
+// readByGenerator are the markers a generator reads itself.
+var readByGenerator = []string{ConversionDrop, CompatAllow}
+
 // ReadByGenerator reports whether name is a marker that a generator reads
 // from the comments itself (+opgen:conversion:drop, +opgen:compat:allow):
 // it configures no controller, and may be on fields and any type.
 func ReadByGenerator(name string) bool {
-	return name == ConversionDrop || name == CompatAllow
+	return slices.Contains(readByGenerator, name)
 }

@@ -1,4 +1,4 @@
-// Package accessor generates zz_generated.accessors.go for every API
+// Package accessors generates zz_generated.accessors.go for every API
 // package: the status accessors the runtime reads and writes through
 // apis.ObservedGenerationObject and apis.ConditionsObject.
 //
@@ -8,7 +8,7 @@
 // directly or promoted from an embedded struct such as apis.Status. A
 // method the user declared is not generated again. Each kind that gets a
 // pair also gets a compile-time check that it implements the interface.
-package accessor
+package accessors
 
 import (
 	"go/types"

@@ -1,4 +1,4 @@
-package admission_test
+package webhooks_test
 
 import (
 	"testing"

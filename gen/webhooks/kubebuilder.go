@@ -1,4 +1,4 @@
-package admission
+package webhooks
 
 import (
 	"path/filepath"

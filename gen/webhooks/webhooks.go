@@ -1,4 +1,4 @@
-// Package admission writes config/webhook/manifests.yaml: the
+// Package webhooks writes config/webhook/manifests.yaml: the
 // ValidatingWebhookConfiguration and MutatingWebhookConfiguration of the
 // kinds marked +opgen:webhook:validate or +opgen:webhook:default, built by
 // the same function the runtime registers them with
@@ -7,7 +7,7 @@
 // file and writes the configurations again for the namespace it is given,
 // with the Service, the certificates' RBAC or cert-manager's objects (see
 // package manifest). With no webhook the file is removed.
-package admission
+package webhooks
 
 import (
 	"path/filepath"
