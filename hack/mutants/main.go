@@ -64,7 +64,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "fleet-children-left-behind", pkg: "./pkg/runtime/fleet/", test: "^TestChildrenAcrossClusters$",
-		file: "pkg/runtime/fleet/children.go", old: "\treturn errors.Join(c.prune(ctx, owner, nil)...)", new: "\treturn nil",
+		file: "pkg/runtime/fleet/owned.go", old: "\treturn errors.Join(c.prune(ctx, owner, nil)...)", new: "\treturn nil",
 	},
 	{
 		name: "fleet-selector-ignored", pkg: "./pkg/runtime/fleet/", test: "^TestChildrenAcrossClusters$",
@@ -72,7 +72,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "fleet-main-exits-on-lost-lease", pkg: "./pkg/runtime/fleet/", test: "^TestMainRunsAgainAfterALostLease$",
-		file: "pkg/runtime/fleet/main.go", old: "if !runtime.RunAgain(ctx, f.Home(), err) {", new: "if true {",
+		file: "pkg/runtime/fleet/main.go", old: "if !runtimehooks.Of[*runtime.Operator]().RunAgain(ctx, f.Home(), err) {", new: "if true {",
 	},
 	{
 		name: "migration-skips-an-object", pkg: "./pkg/runtime/internal/migration/", test: "^TestMigrateByRewrite$",
@@ -81,7 +81,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "action-prune-policy-ignored", pkg: "./pkg/runtime/", test: "^TestChildrenAccumulate$",
-		file: "pkg/plug/children.go", old: "if p, ok := a.prune[gvk]; ok {", new: "if p, ok := a.prune[gvk]; ok && false {",
+		file: "pkg/plug/owned.go", old: "if p, ok := a.prune[gvk]; ok {", new: "if p, ok := a.prune[gvk]; ok && false {",
 	},
 	{
 		name: "delete-without-uid-precondition", pkg: "./pkg/runtime/", test: "^TestDeleteNowKeepsANewObjectOfTheSameName$",

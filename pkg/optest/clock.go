@@ -15,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/opgen-sdk/opgen/pkg/internal/runtimehooks"
+	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
 // Clock is the operator's fake clock as one test holds it (Kit.Clock).
@@ -91,7 +94,7 @@ func (k *Kit) WaitSeen(t testing.TB, opts ...WaitOption) {
 	Eventually(t, "the operator to see the test's writes", func(ctx context.Context) (bool, error) {
 		var unseen []write
 		for _, w := range pending {
-			if !op.Seen(w.Resource, &w.Object) {
+			if !runtimehooks.Of[*runtime.Operator]().Seen(op, w.Resource, &w.Object) {
 				unseen = append(unseen, w)
 			}
 		}

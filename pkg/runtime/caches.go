@@ -43,7 +43,7 @@ type kindCache struct {
 	namespaced bool
 	sharded    bool                                 // only this member's share (shard.go)
 	informers  map[string]cache.SharedIndexInformer // by namespace; "" = all
-	// stores are the descendant stores of the controllers that own the
+	// stores are the stores of owned objects of the controllers that own the
 	// kind: a sharded member's dropped bucket leaves their memory.
 	stores []*ownedStore
 	// writes holds what the operator's applies of the kind returned, and
@@ -202,15 +202,4 @@ func (kc *kindCache) informerFor(namespace string) cache.SharedIndexInformer {
 // apps/v1.Deployment, v1.ConfigMap.
 func markerKind(gvk schema.GroupVersionKind) string {
 	return strings.TrimPrefix(gvk.GroupVersion().String()+"."+gvk.Kind, "/")
-}
-
-// Seen reports whether the operator's caches of resource gr have seen a
-// write someone made of obj, as its answer shows it: they hold obj at its
-// resourceVersion or a later one, or saw it go. A delete answered without
-// the object (a Status) gives its name and UID only: seen when no cache
-// holds it. A write the operator caches nowhere is seen. A test waits for
-// it before it steps the operator's fake clock (optest.Clock), so that
-// the action the step fires reads the write.
-func (o *Operator) Seen(gr schema.GroupResource, obj metav1.Object) bool {
-	return o.seen.Seen(gr, obj.GetNamespace(), obj.GetName(), obj.GetResourceVersion(), obj.GetUID())
 }

@@ -22,25 +22,43 @@
 //	external            the phased reconciler for resources outside the cluster
 //	optest, testenv     the test kit and the local control plane
 //
-// The files follow an event: informers.go builds the caches, events.go
-// turns their events into keys, action.go a key into an action (verb,
-// pause.go, finalize.go), pipeline.go runs it, descendants.go applies what
-// it declares. Under pkg/runtime/internal:
+// The files follow an event. informers.go holds the kind's informers and
+// turns their events into keys on the controller's queue
+// (internal/lanes); action.go takes a key, decides the verb (versions.go,
+// shard.go, finalize.go, pause.go beside it) and runs the pipeline that
+// pipeline.go builds; owned.go is the store through which the pipeline's
+// steps write owned objects. controller.go builds a Controller from these
+// parts. Under pkg/runtime/internal:
 //
-//	lanes          the work queue's lanes: who goes first
-//	dispatch       the turns of one kind's versions on its keys (VersionDispatch)
-//	serving        /metrics, /healthz, /readyz, pprof and replica servers
-//	cachefill      what the caches keep of managedFields, interning, GC pacing
-//	outage         caches that wait out an API server outage, and log it
-//	owned          the owned objects of a controller owner, in the caches
+//	lanes          the work queue with its lanes: who goes first
 //	ownwrites      the operator's own writes, which wake nothing
+//	inflight       the keys in flight, named when a shutdown waits too long
+//	dispatch       the turns of one kind's versions on its keys (VersionDispatch)
+//	owned          the owned objects of a controller owner, in the caches
 //	fieldset       the field set of an apply, to tell a restart's no-op
+//	cachefill      what the caches keep of managedFields, interning, GC pacing
+//	watchjson      watch and patch answers decoded in one pass (Kind's Client, ListWatch)
+//	clients        the clients on one HTTP client, and the Leases' connection
+//	outage         caches that wait out an API server outage, and log it
+//	seen           whether the caches saw a write, for the test kit
+//	observe        metrics, logs and traces, subscribers of the telemetry
+//	serving        /metrics, /healthz, /readyz, pprof and replica servers
+//	securemetrics  /metrics over HTTPS, checked by the API server (docs/metrics.md)
 //	election       the Lease of one holder, for the leader and for members
 //	shard          buckets, members and the sharder (docs/sharding.md)
 //	migration      stored objects moved to the storage version (docs/upgrading.md)
-//	observe        metrics, logs and traces, subscribers of the telemetry
-//	inflight       the keys in flight, named when a shutdown waits too long
-//	securemetrics  /metrics over HTTPS, checked by the API server (docs/metrics.md)
+//
+// # Words
+//
+//	object        a Kubernetes object; the controller's objects are of its kind
+//	kind          an API kind (Kind[T] describes one to the runtime)
+//	controller    runs one kind's handler on its objects (Controller[T])
+//	handler       the user's code: Reconcile, and Add, Modify, Delete (plug.Handler)
+//	action        one run of the pipeline for one object and verb (plug.Action)
+//	step          one stage of the pipeline around the handler (plug.Step)
+//	owned object  an object an object owns: its controller owner reference
+//	              names it; the handler declares them (Action.Own)
+//	lane          a part of the queue: finalize, user and bulk (internal/lanes)
 //
 // # Controllers
 //
@@ -54,7 +72,7 @@
 // ReconcileEvery, and on a retry. The default UpdateFilter is
 // GenerationOrMetadataChanged. Built-in kinds use AnyChange. The
 // operator's own writes wake nothing, with one exception: an action whose
-// plug.CreateNow, ApplyNow or DeleteNow created or deleted a child is
+// plug.CreateNow, ApplyNow or DeleteNow created or deleted an owned object is
 // followed by one more action of its object, at once.
 //
 // The queue serves what someone changed ahead of bulk work. Objects that
@@ -103,12 +121,12 @@
 //     are deleted, with a UID precondition. A restart over converged
 //     objects writes nothing: the cache decides, not the process's memory.
 //   - After its own write, a handler reads at least what it wrote, through
-//     a.Object and the readers, until the cache shows it. A child it
+//     a.Object and the readers, until the cache shows it. An owned object it
 //     deleted is gone from the readers at once.
-//   - Own child operations converge. After a successful action whose
-//     CreateNow, ApplyNow or DeleteNow created or deleted a child, the
+//   - Own writes of owned objects converge. After a successful action whose
+//     CreateNow, ApplyNow or DeleteNow created or deleted an owned object, the
 //     object is handled once more at once. A status computed from
-//     children read before those writes is right after that action; one
+//     owned objects read before those writes is right after that action; one
 //     computed after them is right at once, and the next action writes
 //     nothing.
 //   - Caches strip managedFields but the operator's own entry. Owned and

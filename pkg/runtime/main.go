@@ -56,7 +56,7 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 			return fmt.Errorf("set up the controllers: %w", err)
 		}
 		err = op.Run(ctx)
-		if !RunAgain(ctx, op, err) {
+		if !runAgain(ctx, op, err) {
 			return err
 		}
 		// The same identity: when the Lease still names this replica (no
@@ -67,13 +67,13 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 	}
 }
 
-// RunAgain reports whether Main runs the operator again after its Run
+// runAgain reports whether Main runs the operator again after its Run
 // returned err: it lost its Lease (a leader that could not renew in time,
 // as in an outage of the API server), ctx still runs, and no handler or
 // Runnable was left behind. Otherwise the process ends, and the
 // kubelet's restart starts it afresh. On true, a main of one's own
 // (fleet.Main) runs a new operator under the same Identity.
-func RunAgain(ctx context.Context, op *Operator, err error) bool {
+func runAgain(ctx context.Context, op *Operator, err error) bool {
 	lost := errors.Is(err, ErrLostLeadership) || errors.Is(err, ErrLostMembership)
 	return lost && ctx.Err() == nil && len(op.inflight.List()) == 0
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/opgen-sdk/opgen/pkg/internal/runtimehooks"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/test/testkit"
@@ -68,20 +69,25 @@ func TestSeen(t *testing.T) {
 
 	g := createGadget(t, ns, "g", testapi.GadgetSpec{})
 	start := time.Now()
-	assert.False(t, h.op.Seen(gadgets, g), "the cache lags %s behind", lag)
-	eventually(t, "the create seen", func() bool { return h.op.Seen(gadgets, g) })
+	assert.False(t, seen(h.op, gadgets, g), "the cache lags %s behind", lag)
+	eventually(t, "the create seen", func() bool { return seen(h.op, gadgets, g) })
 	assert.GreaterOrEqual(t, time.Since(start), lag/2, "not before the cache had it")
 
 	ctx := context.Background()
 	cms := env.Clientset().CoreV1().ConfigMaps(ns)
 	created, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	eventually(t, "the ConfigMap seen", func() bool { return h.op.Seen(configMaps, created) })
+	eventually(t, "the ConfigMap seen", func() bool { return seen(h.op, configMaps, created) })
 	require.NoError(t, cms.Delete(ctx, "c", metav1.DeleteOptions{}))
 	deleted := &metav1.ObjectMeta{Namespace: ns, Name: "c", UID: created.UID} // a delete answers with a Status
-	assert.False(t, h.op.Seen(configMaps, deleted), "the cache still holds it")
-	eventually(t, "the delete seen", func() bool { return h.op.Seen(configMaps, deleted) })
+	assert.False(t, seen(h.op, configMaps, deleted), "the cache still holds it")
+	eventually(t, "the delete seen", func() bool { return seen(h.op, configMaps, deleted) })
 
 	secret := &metav1.ObjectMeta{Namespace: ns, Name: "s", ResourceVersion: "1"}
-	assert.True(t, h.op.Seen(schema.GroupResource{Resource: "secrets"}, secret), "the operator caches no Secrets")
+	assert.True(t, seen(h.op, schema.GroupResource{Resource: "secrets"}, secret), "the operator caches no Secrets")
+}
+
+// seen asks the operator as the test kit does.
+func seen(op *runtime.Operator, gr schema.GroupResource, obj metav1.Object) bool {
+	return runtimehooks.Of[*runtime.Operator]().Seen(op, gr, obj)
 }

@@ -81,14 +81,6 @@ func (o *Operator) readiness(r *http.Request) ([]string, error) {
 	return notes, err
 }
 
-// CheckHealth returns what /healthz answers: nil unless a health check
-// (AddHealthCheck) fails, naming it. A host of the operator (package
-// ctrlbridge) asks it from its own probes.
-func (o *Operator) CheckHealth(r *http.Request) error {
-	_, err := o.checks.Health(r)
-	return err
-}
-
 // startServers listens on the configured addresses ("0" disables one).
 func (o *Operator) startServers() (*serving.Servers, error) {
 	o.mu.Lock()

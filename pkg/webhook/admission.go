@@ -34,7 +34,7 @@ type admitter[T apis.Object] struct {
 	validate Validator[T]
 	mutate   Defaulter[T]
 	// finalizer is the finalizer a new object must carry from its
-	// creation (Operator.FinalizerAtCreate), asked at each create.
+	// creation (the runtime's finalizer at create), asked at each create.
 	finalizer func(metav1.Object) string
 }
 

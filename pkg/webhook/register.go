@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/internal/runtimehooks"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
@@ -29,7 +30,7 @@ func Validate[T apis.Object](op *runtime.Operator, kind runtime.Kind[T], v Valid
 // webhook server, called on create and update; the API server applies the
 // JSON patch from the object it sent to the object d left. On create the
 // patch also adds the finalizer of the kind's controller when its handler
-// implements Delete (Operator.FinalizerAtCreate), so that the object is
+// implements Delete (the runtime's finalizer at create), so that the object is
 // protected from its creation. The generated
 // Setup calls it for a kind marked +opgen:webhook:default. Call it before
 // Operator.Run.
@@ -47,7 +48,7 @@ func createFinalizer(op *runtime.Operator, gk schema.GroupKind) func(metav1.Obje
 	wp := weak.Make(op)
 	return func(obj metav1.Object) string {
 		if op := wp.Value(); op != nil {
-			return op.FinalizerAtCreate(gk, obj)
+			return runtimehooks.Of[*runtime.Operator]().FinalizerAtCreate(op, gk, obj)
 		}
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/opgen-sdk/opgen/pkg/internal/runtimehooks"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
@@ -49,7 +50,8 @@ func New(mgr manager.Manager, opts runtime.Options) (*runtime.Operator, error) {
 	if err := mgr.AddReadyzCheck(CheckName, func(r *http.Request) error { return op.CheckReady(r.Context()) }); err != nil {
 		return nil, fmt.Errorf("ctrlbridge: %w", err)
 	}
-	if err := mgr.AddHealthzCheck(CheckName, op.CheckHealth); err != nil {
+	health := func(r *http.Request) error { return runtimehooks.Of[*runtime.Operator]().CheckHealth(op, r) }
+	if err := mgr.AddHealthzCheck(CheckName, health); err != nil {
 		return nil, fmt.Errorf("ctrlbridge: %w", err)
 	}
 	if err := mgr.Add(hosted{op, metrics}); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
+	"github.com/opgen-sdk/opgen/pkg/internal/runtimehooks"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 )
 
@@ -74,7 +75,7 @@ func runMain(ctx context.Context, fs *flag.FlagSet, args []string, opts Options,
 			setKlogLogger(f.Home().Logger().WithName("client-go"))
 		}
 		err = f.Run(ctx)
-		if !runtime.RunAgain(ctx, f.Home(), err) {
+		if !runtimehooks.Of[*runtime.Operator]().RunAgain(ctx, f.Home(), err) {
 			return err
 		}
 		// As runtime.Main: a replica that lost its Lease with every

@@ -15,8 +15,8 @@ import (
 // tracerName is the instrumentation scope of opgen's spans.
 const tracerName = "github.com/opgen-sdk/opgen/pkg/runtime"
 
-// Span names and attributes of a Traced action (runtime.SpanReconcile
-// and the rest).
+// Span names and attributes of a Traced action, as docs/runtime.md lists
+// them.
 const (
 	SpanReconcile = "opgen.reconcile"
 	SpanStep      = "opgen.step"
