@@ -16,7 +16,7 @@ import (
 
 // The operator's Deployment: its Pod, container, probes and arguments.
 
-func (o Options) deployment() *appsv1.Deployment {
+func (o *builder) deployment() *appsv1.Deployment {
 	selector := map[string]string{"app.kubernetes.io/name": o.Name}
 	podMeta := o.meta("", false)
 	podMeta.Name = ""
@@ -45,7 +45,7 @@ func (o Options) deployment() *appsv1.Deployment {
 }
 
 // replicas is Options.Replicas or its default: 2 with webhooks, else 1.
-func (o Options) replicas() int32 {
+func (o *builder) replicas() int32 {
 	switch {
 	case o.Replicas > 0:
 		return o.Replicas
@@ -56,11 +56,11 @@ func (o Options) replicas() int32 {
 }
 
 // gracePeriodSeconds is the shutdown timeout plus ShutdownMargin.
-func (o Options) gracePeriodSeconds() int64 {
+func (o *builder) gracePeriodSeconds() int64 {
 	return int64((o.ShutdownTimeout + ShutdownMargin) / time.Second)
 }
 
-func (o Options) container() corev1.Container {
+func (o *builder) container() corev1.Container {
 	probe := func(path string, delay int32) *corev1.Probe {
 		return &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
@@ -99,7 +99,7 @@ func (o Options) container() corev1.Container {
 
 // args are the operator's arguments: the ports first, then the optional
 // flags in a fixed order (the Helm chart's template follows it).
-func (o Options) args() []string {
+func (o *builder) args() []string {
 	args := append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort))
 	args = append(args, o.webhookArgs()...)
 	if o.NoLeaderElection {
@@ -132,7 +132,7 @@ func DefaultResources() corev1.ResourceRequirements {
 	}
 }
 
-func (o Options) resources() corev1.ResourceRequirements {
+func (o *builder) resources() corev1.ResourceRequirements {
 	r := DefaultResources()
 	for name, q := range o.Resources.Requests {
 		r.Requests[name] = q

@@ -38,16 +38,17 @@ const HelmHeader = "# Written by opgen manifests --format helm (make manifests):
 // creates it and a chart-owned Namespace would be deleted with the
 // release.
 func Helm(opts Options) (map[string][]byte, error) {
-	if err := opts.validate(); err != nil {
+	b, err := newBuilder(opts)
+	if err != nil {
 		return nil, err
 	}
 	// The chart has every object whatever the options: the Deployment and
 	// the metrics Service are rendered only when .Values.image is set, the
 	// metrics RBAC when .Values.metrics.secure is, and so on.
-	if err := opts.loadWebhooks(); err != nil {
+	if err := b.loadWebhooks(); err != nil {
 		return nil, err
 	}
-	all := opts
+	all := *b
 	if all.Image == "" {
 		all.Image = "image"
 	}
@@ -56,17 +57,17 @@ func Helm(opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	values, err := opts.helmValues()
+	values, err := b.helmValues()
 	if err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{
-		"Chart.yaml":  opts.chartYAML(),
+		"Chart.yaml":  b.chartYAML(),
 		"values.yaml": values,
 	}
 	templates := map[string][][]byte{}
 	for _, obj := range objects {
-		doc, err := opts.helmTemplate(obj)
+		doc, err := b.helmTemplate(obj)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +119,7 @@ func WriteHelm(opts Options, dir string) ([]string, error) {
 	return written, nil
 }
 
-func (o Options) chartYAML() []byte {
+func (o *builder) chartYAML() []byte {
 	appVersion := "0.1.0"
 	if tag := imageTag(o.Image); tag != "" {
 		appVersion = tag
@@ -139,7 +140,7 @@ func (o Options) chartYAML() []byte {
 
 // helmValues is values.yaml: every value, commented, set to what Options
 // says.
-func (o Options) helmValues() ([]byte, error) {
+func (o *builder) helmValues() ([]byte, error) {
 	res, err := yaml.Marshal(map[string]any{"resources": o.resources()})
 	if err != nil {
 		return nil, err
@@ -220,7 +221,7 @@ type placeholder struct {
 
 var placeholderLine = regexp.MustCompile(`(?m)^((\s*)(- )?)([^\s:]+): OPGENTPL(\d+)$`)
 
-func (o Options) helmTemplate(obj any) (helmDoc, error) {
+func (o *builder) helmTemplate(obj any) (helmDoc, error) {
 	raw, err := marshal(obj)
 	if err != nil {
 		return helmDoc{}, err
@@ -266,7 +267,7 @@ func (o Options) helmTemplate(obj any) (helmDoc, error) {
 
 // documentCondition is the value that decides whether an object is
 // installed at all.
-func (o Options) documentCondition(kind, name string) string {
+func (o *builder) documentCondition(kind, name string) string {
 	switch {
 	case kind == "Namespace":
 		return ".Values.createNamespace"
@@ -288,7 +289,7 @@ func (o Options) documentCondition(kind, name string) string {
 }
 
 // templateObject puts placeholders in m where the chart's values go.
-func (o Options) templateObject(m map[string]any, kind string, hold func(placeholder) string) {
+func (o *builder) templateObject(m map[string]any, kind string, hold func(placeholder) string) {
 	meta, _ := m["metadata"].(map[string]any)
 	releaseNS := placeholder{inline: "{{ .Release.Namespace }}"}
 	saName := placeholder{inline: "{{ .Values.serviceAccount.name | quote }}"}
@@ -357,7 +358,7 @@ func serviceMonitorEndpoints(key, lead, indent string) string {
 	return strings.Join(lines, "\n")
 }
 
-func (o Options) templateDeployment(m map[string]any, hold func(placeholder) string, saName placeholder) {
+func (o *builder) templateDeployment(m map[string]any, hold func(placeholder) string, saName placeholder) {
 	spec := m["spec"].(map[string]any)
 	spec["replicas"] = hold(placeholder{inline: "{{ .Values.replicas }}"})
 	pod := spec["template"].(map[string]any)["spec"].(map[string]any)
@@ -392,8 +393,8 @@ func (o Options) templateDeployment(m map[string]any, hold func(placeholder) str
 
 // argsTemplate writes the container's arguments as args() makes them: the
 // fixed ones, then the optional ones in args()' order.
-func (o Options) argsTemplate(key, lead, indent string) string {
-	fixed := Options{Name: o.Name, wh: o.wh, CertManager: o.CertManager, ShutdownTimeout: DefaultShutdownTimeout}.args() // no optional flag set
+func (o *builder) argsTemplate(key, lead, indent string) string {
+	fixed := (&builder{Options: Options{Name: o.Name, CertManager: o.CertManager, ShutdownTimeout: DefaultShutdownTimeout}, wh: o.wh}).args() // no optional flag set
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s:", lead, key)
 	for _, a := range fixed {

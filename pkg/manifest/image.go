@@ -14,7 +14,7 @@ var imageDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // validateImage checks the digest of an image named by one: a typo there
 // would surface only as a Pod that cannot pull.
-func (o Options) validateImage() error {
+func (o *builder) validateImage() error {
 	_, digest, ok := strings.Cut(o.Image, "@")
 	if !ok || imageDigest.MatchString(digest) {
 		return nil

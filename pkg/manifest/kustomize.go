@@ -50,21 +50,22 @@ const kustomizationFile = "kustomization.yaml"
 //   - samples/ lists config/samples, which default/ leaves out (as
 //     kubebuilder does): `kubectl apply -k config/samples` creates them.
 func Kustomize(opts Options) (map[string][]byte, error) {
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	layout, rbacPatches, err := opts.kustomizeObjects()
+	b, err := newBuilder(opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.loadWebhooks(); err != nil {
-		return nil, err
-	}
-	crdPatches, err := opts.crdPatches()
+	layout, rbacPatches, err := b.kustomizeObjects()
 	if err != nil {
 		return nil, err
 	}
-	crdFiles, err := crdFileNames(filepath.Join(opts.ConfigDir, KustomizeCRD))
+	if err := b.loadWebhooks(); err != nil {
+		return nil, err
+	}
+	crdPatches, err := b.crdPatches()
+	if err != nil {
+		return nil, err
+	}
+	crdFiles, err := crdFileNames(filepath.Join(b.ConfigDir, KustomizeCRD))
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +95,10 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 		resources[KustomizeDefault] = append(resources[KustomizeDefault], "../"+dir)
 	}
 	files[filepath.Join(KustomizeDefault, kustomizationFile)] = kustomization(sorted(resources[KustomizeDefault]), map[string]any{
-		"namespace": opts.Namespace,
-		"labels":    []any{map[string]any{"pairs": opts.commonLabels()}},
+		"namespace": b.Namespace,
+		"labels":    []any{map[string]any{"pairs": b.commonLabels()}},
 	})
-	samples, err := sampleFileNames(filepath.Join(opts.ConfigDir, KustomizeSamples))
+	samples, err := sampleFileNames(filepath.Join(b.ConfigDir, KustomizeSamples))
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func Kustomize(opts Options) (map[string][]byte, error) {
 // of the layout and file: one file per kind; and the patches that add to
 // the roles read from files the rules Build adds (those secure metrics
 // need).
-func (o Options) kustomizeObjects() (map[string]map[string][][]byte, []any, error) {
+func (o *builder) kustomizeObjects() (map[string]map[string][][]byte, []any, error) {
 	objects, err := o.objects()
 	if err != nil {
 		return nil, nil, err
@@ -271,7 +272,7 @@ func kustomization(resources []string, extra map[string]any) []byte {
 }
 
 // commonLabels are the labels Build puts on every object.
-func (o Options) commonLabels() map[string]string {
+func (o *builder) commonLabels() map[string]string {
 	var m metav1.ObjectMeta
 	o.label(&m)
 	return m.Labels
@@ -279,7 +280,7 @@ func (o Options) commonLabels() map[string]string {
 
 // rbacFiles returns the files Build reads from config/rbac, by the kind
 // and name of their object.
-func (o Options) rbacFiles() (map[string][]byte, error) {
+func (o *builder) rbacFiles() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, file := range []string{"role.yaml", "leader_election_role.yaml"} {
 		data, err := os.ReadFile(filepath.Join(o.ConfigDir, KustomizeRBAC, file))

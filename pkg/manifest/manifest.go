@@ -127,24 +127,37 @@ type Options struct {
 	// kubeconfig of the member uses. The operator runs elsewhere, so the
 	// leader-election Role, metrics, webhooks and Deployment are left out.
 	Member bool
+}
 
+// builder builds one manifest: Options with their defaults, and what it
+// read from ConfigDir. Its methods are over the files of the package,
+// each file what it builds.
+type builder struct {
+	Options
 	// wh are the webhooks the operator serves, read from ConfigDir.
 	wh webhooks
 }
 
+// newBuilder checks opts and fills in their defaults.
+func newBuilder(opts Options) (*builder, error) {
+	b := &builder{Options: opts}
+	return b, b.validate()
+}
+
 // Build returns the manifest as multi-document YAML.
 func Build(opts Options) ([]byte, error) {
-	if err := opts.validate(); err != nil {
+	b, err := newBuilder(opts)
+	if err != nil {
 		return nil, err
 	}
-	objects, err := opts.objects()
+	objects, err := b.objects()
 	if err != nil {
 		return nil, err
 	}
 	return MarshalDocuments(objects)
 }
 
-func (o *Options) validate() error {
+func (o *builder) validate() error {
 	var errs []error
 	if o.Name == "" {
 		errs = append(errs, errors.New("manifest: the operator name is empty: pass --name"))
@@ -174,7 +187,7 @@ func (o *Options) validate() error {
 	return errors.Join(errs...)
 }
 
-func (o Options) objects() ([]any, error) {
+func (o *builder) objects() ([]any, error) {
 	crds, err := readCRDs(filepath.Join(o.ConfigDir, "crd"))
 	if err != nil {
 		return nil, err
@@ -215,7 +228,7 @@ func (o Options) objects() ([]any, error) {
 	return objects, nil
 }
 
-func (o Options) meta(name string, namespaced bool) metav1.ObjectMeta {
+func (o *builder) meta(name string, namespaced bool) metav1.ObjectMeta {
 	m := metav1.ObjectMeta{Name: name}
 	if namespaced {
 		m.Namespace = o.Namespace
@@ -224,7 +237,7 @@ func (o Options) meta(name string, namespaced bool) metav1.ObjectMeta {
 	return m
 }
 
-func (o Options) label(m *metav1.ObjectMeta) {
+func (o *builder) label(m *metav1.ObjectMeta) {
 	if m.Labels == nil {
 		m.Labels = map[string]string{}
 	}
@@ -235,25 +248,25 @@ func (o Options) label(m *metav1.ObjectMeta) {
 	}
 }
 
-func (o Options) namespace() *corev1.Namespace {
+func (o *builder) namespace() *corev1.Namespace {
 	return &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: o.meta(o.Namespace, false),
 	}
 }
 
-func (o Options) serviceAccount() *corev1.ServiceAccount {
+func (o *builder) serviceAccount() *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
 		ObjectMeta: o.meta(o.ServiceAccount, true),
 	}
 }
 
-func (o Options) subjects() []rbacv1.Subject {
+func (o *builder) subjects() []rbacv1.Subject {
 	return []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.ServiceAccount, Namespace: o.Namespace}}
 }
 
-func (o Options) clusterRoleBinding(role string) *rbacv1.ClusterRoleBinding {
+func (o *builder) clusterRoleBinding(role string) *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
 		ObjectMeta: o.meta(role, false),
@@ -262,7 +275,7 @@ func (o Options) clusterRoleBinding(role string) *rbacv1.ClusterRoleBinding {
 	}
 }
 
-func (o Options) roleBinding(role string) *rbacv1.RoleBinding {
+func (o *builder) roleBinding(role string) *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
 		ObjectMeta: o.meta(role, true),
@@ -357,7 +370,7 @@ func readCRDFile(path string) ([]map[string]any, error) {
 	return crds, nil
 }
 
-func (o Options) labelUnstructured(obj map[string]any) map[string]any {
+func (o *builder) labelUnstructured(obj map[string]any) map[string]any {
 	meta, _ := obj["metadata"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}

@@ -11,7 +11,7 @@ import (
 func MemberTokenSecret(name string) string { return name + "-member-token" }
 
 // memberObjects are a member cluster's objects (Options.Member).
-func (o Options) memberObjects(crds []map[string]any, clusterRole *rbacv1.ClusterRole) []any {
+func (o *builder) memberObjects(crds []map[string]any, clusterRole *rbacv1.ClusterRole) []any {
 	objects := []any{o.namespace()}
 	for _, crd := range crds {
 		objects = append(objects, o.labelUnstructured(crd))

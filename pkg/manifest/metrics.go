@@ -52,19 +52,19 @@ const MetricsServiceSuffix = "-metrics"
 // metricsLabels select the metrics Service: the operator's name label and
 // the metrics component, so that a ServiceMonitor selects no other
 // Service.
-func (o Options) metricsLabels() map[string]string {
+func (o *builder) metricsLabels() map[string]string {
 	return map[string]string{"app.kubernetes.io/name": o.Name, "app.kubernetes.io/component": "metrics"}
 }
 
 // metricsScheme is the metrics port's protocol, the Service port's name.
-func (o Options) metricsScheme() string {
+func (o *builder) metricsScheme() string {
 	if o.MetricsInsecure {
 		return "http"
 	}
 	return "https"
 }
 
-func (o Options) validateMetrics() error {
+func (o *builder) validateMetrics() error {
 	if o.ServiceMonitor && o.Image == "" {
 		return errors.New("manifest: a ServiceMonitor scrapes the operator's Deployment, which is left out without an image: pass --image, or drop --service-monitor")
 	}
@@ -72,7 +72,7 @@ func (o Options) validateMetrics() error {
 }
 
 // metricsArgs are the container's metrics flags.
-func (o Options) metricsArgs() []string {
+func (o *builder) metricsArgs() []string {
 	return []string{
 		fmt.Sprintf("--metrics-bind-address=:%d", MetricsPort),
 		fmt.Sprintf("--metrics-secure=%t", !o.MetricsInsecure),
@@ -80,7 +80,7 @@ func (o Options) metricsArgs() []string {
 }
 
 // metricsObjects returns the metrics objects, to write after the RBAC.
-func (o Options) metricsObjects() []any {
+func (o *builder) metricsObjects() []any {
 	var objects []any
 	if !o.MetricsInsecure {
 		auth := &rbacv1.ClusterRole{
@@ -104,7 +104,7 @@ func (o Options) metricsObjects() []any {
 
 // metricsService is written without the status a typed Service always
 // carries (loadBalancer: {}).
-func (o Options) metricsService() map[string]any {
+func (o *builder) metricsService() map[string]any {
 	meta := o.meta(o.Name+MetricsServiceSuffix, true)
 	for k, v := range o.metricsLabels() {
 		meta.Labels[k] = v
@@ -132,7 +132,7 @@ func (o Options) metricsService() map[string]any {
 // ServiceAccount's token, so bind that account to <name>-metrics-reader;
 // the certificate is the operator's self-signed one, hence
 // insecureSkipVerify (the token, not the certificate, is what is checked).
-func (o Options) serviceMonitor() map[string]any {
+func (o *builder) serviceMonitor() map[string]any {
 	meta := o.meta(o.Name+MetricsServiceSuffix, true)
 	labels := map[string]any{}
 	for k, v := range meta.Labels {

@@ -190,7 +190,7 @@ func hooksOf(doc []byte) ([]hooks.Hook, error) {
 }
 
 // webhookArgs are the container's webhook arguments.
-func (o Options) webhookArgs() []string {
+func (o *builder) webhookArgs() []string {
 	if !o.wh.used() {
 		return nil
 	}
@@ -203,7 +203,7 @@ func (o Options) webhookArgs() []string {
 
 // webhookContainer adds the webhook port, and the certificate volume
 // with cert-manager, to the operator's container and pod.
-func (o Options) webhookContainer(pod *corev1.PodSpec) {
+func (o *builder) webhookContainer(pod *corev1.PodSpec) {
 	if !o.wh.used() {
 		return
 	}
@@ -219,7 +219,7 @@ func (o Options) webhookContainer(pod *corev1.PodSpec) {
 }
 
 // webhookObjects are the objects of the webhooks, without the Deployment.
-func (o Options) webhookObjects() []any {
+func (o *builder) webhookObjects() []any {
 	if !o.wh.used() {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (o Options) webhookObjects() []any {
 
 // webhookMeta labels a configuration and, with cert-manager, asks for its
 // CA.
-func (o Options) webhookMeta(m *metav1.ObjectMeta) {
+func (o *builder) webhookMeta(m *metav1.ObjectMeta) {
 	o.label(m)
 	if o.CertManager {
 		m.Annotations = map[string]string{injectCA: o.certificateRef()}
@@ -256,12 +256,12 @@ func (o Options) webhookMeta(m *metav1.ObjectMeta) {
 }
 
 // certificateRef is the namespace/name of cert-manager's Certificate.
-func (o Options) certificateRef() string { return o.Namespace + "/" + hooks.SecretName(o.Name) }
+func (o *builder) certificateRef() string { return o.Namespace + "/" + hooks.SecretName(o.Name) }
 
 // webhookCRD points a converted CRD's conversion webhook at the
 // operator's webhook Service in its namespace and, with cert-manager,
 // asks for the CA to be injected.
-func (o Options) webhookCRD(crd map[string]any) {
+func (o *builder) webhookCRD(crd map[string]any) {
 	if patch := o.crdPatch(crd); patch != nil {
 		mergeMaps(crd, patch)
 	}
@@ -269,7 +269,7 @@ func (o Options) webhookCRD(crd map[string]any) {
 
 // crdPatch is what webhookCRD changes in crd, as a merge patch: nil when
 // nothing.
-func (o Options) crdPatch(crd map[string]any) map[string]any {
+func (o *builder) crdPatch(crd map[string]any) map[string]any {
 	name, _ := crd["metadata"].(map[string]any)["name"].(string)
 	if !slices.Contains(o.wh.converted, name) {
 		return nil
@@ -321,7 +321,7 @@ func mergeMaps(m, patch map[string]any) {
 
 // crdPatches are the kustomize patches that make the CRDs read from
 // config/crd what webhookCRD makes them in Build.
-func (o Options) crdPatches() ([]any, error) {
+func (o *builder) crdPatches() ([]any, error) {
 	crds, err := readCRDs(filepath.Join(o.ConfigDir, "crd"))
 	if err != nil {
 		return nil, err
@@ -344,7 +344,7 @@ func (o Options) crdPatches() ([]any, error) {
 // that with the default two replicas one serves the webhooks throughout.
 // maxUnavailable, not minAvailable: with one replica a drain still
 // proceeds. It is written without the zero status a typed one carries.
-func (o Options) podDisruptionBudget() map[string]any {
+func (o *builder) podDisruptionBudget() map[string]any {
 	pdb := &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: o.meta(o.Name, true),
@@ -361,7 +361,7 @@ func (o Options) podDisruptionBudget() map[string]any {
 	return m
 }
 
-func (o Options) webhookService() *corev1.Service {
+func (o *builder) webhookService() *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: o.meta(hooks.ServiceName(o.Name), true),
@@ -378,7 +378,7 @@ func (o Options) webhookService() *corev1.Service {
 // configurations by name, whether the manifest has them or not: every
 // replica checks that they call only webhooks it serves, and is not
 // ready while one calls a webhook it does not (pkg/webhook).
-func (o Options) configurationsRBAC() []any {
+func (o *builder) configurationsRBAC() []any {
 	name := o.Name + "-webhook-configurations"
 	cluster := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
@@ -392,7 +392,7 @@ func (o Options) configurationsRBAC() []any {
 }
 
 // loadWebhooks reads the webhooks the operator serves into o.
-func (o *Options) loadWebhooks() error {
+func (o *builder) loadWebhooks() error {
 	crds, err := readCRDs(filepath.Join(o.ConfigDir, "crd"))
 	if err != nil {
 		return err
@@ -404,7 +404,7 @@ func (o *Options) loadWebhooks() error {
 // isWebhookObject reports whether the object of kind named name is one of
 // the webhooks' (which come with the Deployment, and go to the kustomize
 // layout's webhook directory).
-func (o Options) isWebhookObject(kind, name string) bool {
+func (o *builder) isWebhookObject(kind, name string) bool {
 	switch kind {
 	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Issuer", "Certificate", "PodDisruptionBudget":
 		return true
@@ -418,7 +418,7 @@ func (o Options) isWebhookObject(kind, name string) bool {
 
 // templateWebhook puts the release's namespace in the places of a webhook
 // object that name the operator's namespace.
-func (o Options) templateWebhook(m map[string]any, kind string, releaseNS placeholder, hold func(placeholder) string) {
+func (o *builder) templateWebhook(m map[string]any, kind string, releaseNS placeholder, hold func(placeholder) string) {
 	ns := "{{ .Release.Namespace }}"
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		if a, ok := meta["annotations"].(map[string]any); ok && a[injectCA] == o.certificateRef() {

@@ -17,7 +17,7 @@ import (
 // configurations and converted CRDs current (certs.Managed): it reads and
 // writes that one Secret (create cannot be narrowed by name), and reads
 // and patches its own configurations and CRDs by name.
-func (o Options) webhookRBAC() []any {
+func (o *builder) webhookRBAC() []any {
 	name := o.Name + "-webhook-cert"
 	secret := []string{hooks.SecretName(o.Name)}
 	role := &rbacv1.Role{
@@ -61,7 +61,7 @@ func (o Options) webhookRBAC() []any {
 // it, so create is granted on the configurations; patch and delete only
 // by name (delete removes one that calls webhooks the operator does not
 // serve, as when it runs with --webhook-bind-address=0).
-func (o Options) localWebhookRBAC() []any {
+func (o *builder) localWebhookRBAC() []any {
 	name := o.Name + "-webhook-local"
 	cluster := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
@@ -83,7 +83,7 @@ func (o Options) localWebhookRBAC() []any {
 
 // certManagerObjects are a self-signed Issuer and the Certificate of the
 // webhook Service, whose Secret the container mounts.
-func (o Options) certManagerObjects() []any {
+func (o *builder) certManagerObjects() []any {
 	meta := func(name string) map[string]any {
 		m := o.meta(name, true)
 		labels := map[string]any{}
