@@ -20,7 +20,7 @@ import (
 )
 
 // TestReleaseLive runs opgen release --live as a user would, on the
-// compatibility gate's fixture that adds a name rule (namesChildren),
+// compatibility gate's fixture that adds a name rule (namesOwned),
 // against a cluster of the last release that holds a Widget whose name
 // the rule refuses: the release fails and writes nothing, naming the
 // object. It builds the preflight command (once per cache) and starts two

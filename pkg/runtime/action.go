@@ -82,7 +82,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		return
 	}
 	st := c.states.of(key, string(obj.GetUID()))
-	if c.finalizer.first(ctx, key, obj, st) {
+	if c.finalizeFirst(ctx, key, obj, st) {
 		return
 	}
 	verb, act := c.verb(obj, st)
@@ -249,7 +249,7 @@ type objectState struct {
 	handled int64
 	known   bool
 	memory  plug.Memory // holds no map while no step remembers anything
-	// finalized: the finalizer added the finalizer ahead of the queue and
+	// finalized: finalizeFirst added the finalizer ahead of the queue and
 	// the object's first action has not run yet. Read by the queue
 	// (urgent) under its lock.
 	finalized atomic.Bool

@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
@@ -54,23 +53,6 @@ type kindCache struct {
 	// client-go's index instead.
 	owners *owned.Index
 	lean   map[cache.SharedIndexInformer]bool
-}
-
-// ownedBy returns the cached objects whose controller owner is uid.
-func (kc *kindCache) ownedBy(uid types.UID) ([]any, error) {
-	var out []any
-	for _, inf := range kc.informers {
-		if kc.lean[inf] {
-			out = append(out, kc.owners.Of(uid, inf)...)
-			continue
-		}
-		objs, err := owned.ByController(inf, uid)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
-	}
-	return out, nil
 }
 
 func newSharedCaches(op *Operator) *sharedCaches {
@@ -171,31 +153,6 @@ func (s *sharedCaches) metadataInformer(kc *kindCache, ns, selector string) (cac
 	}
 	inf := metadatainformer.NewFilteredMetadataInformer(s.op.kube.Metadata, kc.gvr, ns, 0, cache.Indexers{}, tweak).Informer()
 	return inf, inf.SetTransform(s.op.opts.transformOwned())
-}
-
-// get returns the cached object namespace/name, as metadata.
-func (kc *kindCache) get(namespace, name string) (metav1.Object, bool) {
-	inf := kc.informerFor(namespace)
-	if inf == nil {
-		return nil, false
-	}
-	k := name
-	if namespace != "" {
-		k = namespace + "/" + name
-	}
-	obj, ok, err := inf.GetIndexer().GetByKey(k)
-	if err != nil || !ok {
-		return nil, false
-	}
-	m, err := meta.Accessor(obj)
-	return m, err == nil
-}
-
-func (kc *kindCache) informerFor(namespace string) cache.SharedIndexInformer {
-	if inf, ok := kc.informers[AllNamespaces]; ok {
-		return inf
-	}
-	return kc.informers[namespace]
 }
 
 // markerKind spells gvk as the +opgen:controller:owns marker does:

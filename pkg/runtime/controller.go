@@ -25,8 +25,9 @@ import (
 // it needs. An event meets them in this order, and the files follow it:
 // objects (informers.go), queue (internal/lanes), turns (versions.go),
 // shard (shard.go), states (action.go), finalizer (finalize.go), pause
-// (pause.go), then the pipeline and its environment (pipeline.go) with
-// the store of owned objects (owned.go).
+// (pause.go), then the pipeline and its environment (pipeline.go), which
+// writes through the kind's client (informers.go) and the store of owned
+// objects (owned.go).
 type Controller[T apis.Object] struct {
 	name    string
 	kind    Kind[T]
@@ -60,10 +61,10 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	c := &Controller[T]{name: opts.Name, kind: kind, opts: opts, op: op, handler: h, log: op.log.WithValues("controller", opts.Name)}
 	c.objects = &objects[T]{caches: map[string]cache.SharedIndexInformer{}}
 	c.states = &states{m: map[cache.ObjectName]*objectState{}}
+	c.finalizer = newFinalizer(kind, h, opts, c.objects, c.states)
 	c.queue = lanes.New(lanes.Config{
 		Name: opts.Name, Metrics: op.metrics.Queue, Clock: op.opts.Clock, RateLimiter: opts.RateLimiter,
-		Urgent: func(key cache.ObjectName) bool { return c.finalizer.urgent(key) },
-		Depth:  op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]),
+		Urgent: c.finalizer.urgent, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]),
 	})
 	if d := opts.VersionDispatch; d != nil {
 		group, err := op.dispatch.Join(kind.GVK, *d, VersionDispatch.equal)
@@ -83,7 +84,6 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	}
 	c.owned = newOwnedStore(op, opts.Name, wakeOwner, c.shard.bucketLabel)
 	c.env = newEnv(op, kind, opts, h, c.objects, c.queue, c.owned)
-	c.finalizer = newFinalizer(c.env, opts, c.objects, c.states, c.queue, c.log)
 	c.pause = &pause[T]{gvk: kind.GVK, recorder: op.recorder, env: c.env, queue: c.queue}
 	c.pipeline = newPipeline(op.tracer, opts, c.env, h)
 	op.metrics.Stuck.WithLabelValues(opts.Name) // 0 until one is

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 )
 
 // finalizer is the finalizer of a handler with a Delete, beside the
@@ -32,11 +30,8 @@ type finalizer[T apis.Object] struct {
 	// the written version's call, and the object is gone).
 	late    bool
 	gk      schema.GroupKind
-	env     plug.Env[T]
 	objects *objects[T]
 	states  *states
-	queue   *lanes.Keys
-	log     logr.Logger
 
 	mu sync.Mutex
 	// gone holds the last state of objects deleted before their finalizer
@@ -48,11 +43,11 @@ type finalizer[T apis.Object] struct {
 	deleting map[types.UID]struct{}
 }
 
-func newFinalizer[T apis.Object](env plug.Env[T], opts ControllerOptions[T], objs *objects[T], sts *states, queue *lanes.Keys, log logr.Logger) *finalizer[T] {
-	kept := env.Deletes && opts.Pipeline == nil
-	return &finalizer[T]{name: env.Finalizer, kept: kept, late: kept && opts.VersionDispatch == nil, gk: env.GVK.GroupKind(),
-		env: env, objects: objs, states: sts, queue: queue, log: log,
-		gone: map[cache.ObjectName]T{}, deleting: map[types.UID]struct{}{}}
+func newFinalizer[T apis.Object](kind Kind[T], h plug.Handler[T], opts ControllerOptions[T], objs *objects[T], sts *states) *finalizer[T] {
+	_, deletes := h.(plug.Deleter[T])
+	kept := deletes && opts.Pipeline == nil
+	return &finalizer[T]{name: opts.Finalizer, kept: kept, late: kept && opts.VersionDispatch == nil, gk: kind.GVK.GroupKind(),
+		objects: objs, states: sts, gone: map[cache.ObjectName]T{}, deleting: map[types.UID]struct{}{}}
 }
 
 // needed reports whether obj lacks the finalizer and would get it from its
@@ -62,7 +57,7 @@ func (f *finalizer[T]) needed(obj T) bool {
 }
 
 // urgent tells the queue which keys go ahead of the others: those whose
-// cached object needs the finalizer that first did not add yet.
+// cached object needs the finalizer that finalizeFirst did not add yet.
 func (f *finalizer[T]) urgent(key cache.ObjectName) bool {
 	obj, ok := f.objects.get(key)
 	if !ok || !f.needed(obj) {
@@ -72,30 +67,30 @@ func (f *finalizer[T]) urgent(key cache.ObjectName) bool {
 	return st == nil || st.uid != string(obj.GetUID()) || !st.finalized.Load()
 }
 
-// first adds the finalizer to an object that needs it, on its own, and
-// queues the object's first action behind the work already waiting: a
-// new object is protected from its first moment in the queue (the queue
-// takes such keys first), not after its first action's turn came. Under
-// churn an object deleted while waiting would otherwise get no Delete. It
-// reports whether it took the key.
-func (f *finalizer[T]) first(ctx context.Context, key cache.ObjectName, obj T, st *objectState) bool {
-	if !f.needed(obj) || st.finalized.Load() {
+// finalizeFirst adds the finalizer to an object that needs it, on its
+// own, and queues the object's first action behind the work already
+// waiting: a new object is protected from its first moment in the queue
+// (the queue takes such keys first), not after its first action's turn
+// came. Under churn an object deleted while waiting would otherwise get
+// no Delete. It reports whether it took the key.
+func (c *Controller[T]) finalizeFirst(ctx context.Context, key cache.ObjectName, obj T, st *objectState) bool {
+	if !c.finalizer.needed(obj) || st.finalized.Load() {
 		return false
 	}
 	// A copy: obj is the informer's, which AddFinalizer would change
 	// under the event handlers that read it (a torn slice once crashed the
 	// process in GenerationOrMetadataChanged).
-	wasGone, err := plug.AddFinalizer(ctx, f.env, obj.DeepCopyObject().(T))
+	wasGone, err := plug.AddFinalizer(ctx, c.env, obj.DeepCopyObject().(T))
 	switch {
 	case err != nil:
-		f.log.Error(err, "could not add the finalizer; retrying", "namespace", key.Namespace, "name", key.Name)
-		f.queue.AddRateLimited(key)
+		c.log.Error(err, "could not add the finalizer; retrying", "namespace", key.Namespace, "name", key.Name)
+		c.queue.AddRateLimited(key)
 	case wasGone:
-		f.queue.Forget(key) // the cache will show it gone
+		c.queue.Forget(key) // the cache will show it gone
 	default:
 		st.finalized.Store(true)
-		f.queue.Forget(key)
-		f.queue.Add(key) // the first action, in turn
+		c.queue.Forget(key)
+		c.queue.Add(key) // the first action, in turn
 	}
 	return true
 }

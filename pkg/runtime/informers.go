@@ -8,9 +8,12 @@ import (
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
@@ -207,4 +210,34 @@ func GenerationOrMetadataChanged(oldObj, newObj metav1.Object) bool {
 // status to them unless its handler changes it.
 func AnyChange(oldObj, newObj metav1.Object) bool {
 	return oldObj.GetResourceVersion() != newObj.GetResourceVersion()
+}
+
+// kindClient is the kind's client as the steps write through it. It
+// remembers what each patch returned until the cache shows it
+// (internal/ownwrites), and counts each successful patch: of the status
+// subresource as "status", of the object itself (the Finalizer step's
+// only write) as "finalizer".
+type kindClient[T apis.Object] struct {
+	plug.Client[T]
+	namespace string
+	writes    *ownwrites.Writes[T]
+	queue     *lanes.Keys // wakes a key whose write a concurrent event hid
+	count     func(what string)
+}
+
+func (c kindClient[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
+	key := cache.ObjectName{Namespace: c.namespace, Name: name}
+	c.writes.Begin(key)
+	obj, err := c.Client.Patch(ctx, name, pt, data, opts, subresources...)
+	if c.writes.End(key, obj, err == nil, "") {
+		c.queue.Wake(key, true)
+	}
+	if err == nil {
+		what := "finalizer"
+		if len(subresources) > 0 && subresources[0] == "status" {
+			what = "status"
+		}
+		c.count(what)
+	}
+	return obj, err
 }

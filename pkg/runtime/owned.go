@@ -17,6 +17,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/owned"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
 )
 
@@ -298,4 +299,48 @@ func (s *ownedStore) forget(k plug.ObjectKey, uid types.UID) {
 	delete(s.pending, k)
 	delete(s.fields, uid)
 	s.mu.Unlock()
+}
+
+// The store reads its kinds' caches: kindCache is in caches.go.
+
+// get returns the cached object namespace/name, as metadata.
+func (kc *kindCache) get(namespace, name string) (metav1.Object, bool) {
+	inf := kc.informerFor(namespace)
+	if inf == nil {
+		return nil, false
+	}
+	k := name
+	if namespace != "" {
+		k = namespace + "/" + name
+	}
+	obj, ok, err := inf.GetIndexer().GetByKey(k)
+	if err != nil || !ok {
+		return nil, false
+	}
+	m, err := meta.Accessor(obj)
+	return m, err == nil
+}
+
+func (kc *kindCache) informerFor(namespace string) cache.SharedIndexInformer {
+	if inf, ok := kc.informers[AllNamespaces]; ok {
+		return inf
+	}
+	return kc.informers[namespace]
+}
+
+// ownedBy returns the cached objects whose controller owner is uid.
+func (kc *kindCache) ownedBy(uid types.UID) ([]any, error) {
+	var out []any
+	for _, inf := range kc.informers {
+		if kc.lean[inf] {
+			out = append(out, kc.owners.Of(uid, inf)...)
+			continue
+		}
+		objs, err := owned.ByController(inf, uid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
 }

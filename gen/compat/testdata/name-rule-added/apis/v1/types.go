@@ -6,7 +6,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 //
 // +opgen:controller
 // +opgen:controller:owns=v1.Service
-// +opgen:controller:namesChildren
+// +opgen:controller:namesOwned
 // +kubebuilder:object:root=true
 type Widget struct {
 	metav1.TypeMeta   `json:",inline"`
