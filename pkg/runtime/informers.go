@@ -241,3 +241,11 @@ func (c kindClient[T]) Patch(ctx context.Context, name string, pt types.PatchTyp
 	}
 	return obj, err
 }
+
+// clients returns the kind's clients by namespace, as the steps write
+// through them.
+func (o *objects[T]) clients(kind Kind[T], queue *lanes.Keys, count func(what string)) func(namespace string) plug.Client[T] {
+	return func(ns string) plug.Client[T] {
+		return kindClient[T]{Client: kind.Client(ns), namespace: ns, writes: &o.writes, queue: queue, count: count}
+	}
+}

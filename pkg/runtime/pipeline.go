@@ -35,14 +35,13 @@ func newEnv[T apis.Object](op *Operator, kind Kind[T], opts ControllerOptions[T]
 		FieldManager: op.opts.Name,
 		Finalizer:    opts.Finalizer,
 		Deletes:      deletes,
-		Client: func(ns string) plug.Client[T] {
-			return kindClient[T]{Client: kind.Client(ns), namespace: ns, writes: &objs.writes, queue: queue,
-				count: count}
-		},
-		Recorder: op.recorder,
+		Client:       objs.clients(kind, queue, count),
+		Recorder:     op.recorder,
 	}
 	if len(opts.Owns) > 0 {
 		env.Owned = owned
+		//lint:ignore SA1019 filled for a ControllerOptions.Pipeline that reads the old name, until it goes
+		env.Descendants = owned
 		env.Retain = opts.Retain
 	}
 	return env
