@@ -147,6 +147,14 @@ func TestApplyOwned(t *testing.T) {
 		require.Len(t, s.pruned, 2)
 		assert.Equal(t, map[plug.ObjectKey]bool{{GVK: cmGVK, Namespace: "ns", Name: "cm"}: true}, s.pruned[0])
 	})
+	t.Run("the deprecated Env.Descendants still serves", func(t *testing.T) {
+		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
+		env := testEnv(&fakeClient{}, nil, nil)
+		//lint:ignore SA1019 the old name must keep working for a release
+		env.Descendants = s
+		require.NoError(t, run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyOwned(env)))
+		assert.Len(t, s.applied, 1)
+	})
 	t.Run("a kind not owned fails", func(t *testing.T) {
 		s := &fakeStore{}
 		err := run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyOwned(testEnv(&fakeClient{}, s, nil)))

@@ -171,7 +171,7 @@ func testEnv(c *fakeClient, s *fakeStore, r *fakeRecorder) plug.Env[*widget] {
 		Client:       func(string) plug.Client[*widget] { return c },
 	}
 	if s != nil {
-		e.Descendants = s
+		e.Owned = s
 	}
 	if r != nil {
 		e.Recorder = r
