@@ -72,7 +72,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "fleet-main-exits-on-lost-lease", pkg: "./pkg/runtime/fleet/", test: "^TestMainRunsAgainAfterALostLease$",
-		file: "pkg/runtime/fleet/main.go", old: "if !runtimehooks.Of[*runtime.Operator]().RunAgain(ctx, f.Home(), err) {", new: "if true {",
+		file: "pkg/runtime/fleet/main.go", old: "if !runtimehooks.Of[*runtime.Operator]().RunAgain(ctx, f.Home(), err) {", new: "if true || !runtimehooks.Of[*runtime.Operator]().RunAgain(ctx, f.Home(), err) {",
 	},
 	{
 		name: "migration-skips-an-object", pkg: "./pkg/runtime/internal/migration/", test: "^TestMigrateByRewrite$",
