@@ -8,12 +8,20 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/securemetrics"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 )
 
 // The operator's endpoints (/metrics, /healthz and /readyz, pprof) and
 // the Runnables of every replica run in package internal/serving. These
 // are the Operator's doors to them.
+
+// Secure metrics' certificate files in Options.MetricsCertDir: the keys of
+// a kubernetes.io/tls Secret, as cert-manager writes them.
+const (
+	MetricsCertFile = securemetrics.CertFile
+	MetricsKeyFile  = securemetrics.KeyFile
+)
 
 // Check is a user health or readiness check: nil means healthy. It gets
 // the probe's request (its context ends with the probe).

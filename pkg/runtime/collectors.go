@@ -1,19 +1,12 @@
 package runtime
 
+// The collectors and gatherers /metrics serves beside the operator's own.
+
 import (
 	"errors"
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/opgen-sdk/opgen/pkg/runtime/internal/securemetrics"
-)
-
-// Secure metrics' certificate files in Options.MetricsCertDir: the keys of
-// a kubernetes.io/tls Secret, as cert-manager writes them.
-const (
-	MetricsCertFile = securemetrics.CertFile
-	MetricsKeyFile  = securemetrics.KeyFile
 )
 
 // SharedCollector registers c with the operator's registry and returns it,
