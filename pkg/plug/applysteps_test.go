@@ -150,7 +150,6 @@ func TestApplyOwned(t *testing.T) {
 	t.Run("the deprecated Env.Descendants still serves", func(t *testing.T) {
 		s := &fakeStore{owned: map[schema.GroupVersionKind]bool{cmGVK: true}}
 		env := testEnv(&fakeClient{}, nil, nil)
-		//lint:ignore SA1019 the old name must keep working for a release
 		env.Descendants = s
 		require.NoError(t, run(plug.NewAction(plug.Add, newWidget(1, 0), logr.Discard()), declare, plug.ApplyOwned(env)))
 		assert.Len(t, s.applied, 1)
