@@ -93,6 +93,10 @@ image: ## Build hello-operator's image without Docker into bin/hello-operator-im
 demo: ## Run hello-operator on a local control plane and show what it does
 	$(GO) run ./examples/hello-operator/demo
 
+.PHONY: conformance-realworld
+conformance-realworld: ## Run opgen on public operators downloaded from the module proxy, against controller-gen and code-generator with each project's options (about an hour; not part of make test)
+	$(GO) run ./hack/realworld $(if $(ONLY),-only $(ONLY))
+
 .PHONY: bench-codegen
 bench-codegen: ## Time opgen generate against controller-gen + code-generator on the fixture types
 	cd bench && $(GO) run ./codegen

@@ -2,15 +2,19 @@ package gen
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
+	"golang.org/x/tools/go/packages"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/internal/universe"
 	"github.com/opgen-sdk/opgen/gen/model"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
@@ -57,6 +61,29 @@ type Concurrent interface {
 // own in the timings.
 type CRDReader interface {
 	ReadsCRDs()
+}
+
+// FullTyper is implemented by generators that read, besides the API
+// packages, the types of other packages in full: conversion-gen's peers,
+// say. FullTypes names them, by import path, from the roots' syntax and
+// the API model's markers (it runs before the type-check). The run keeps
+// their syntax whole when it makes the other dependencies lean
+// (gen/internal/lean); a package the load does not hold is the
+// generator's to load.
+type FullTyper interface {
+	FullTypes(ctx *Context, api *model.API) []string
+}
+
+// ClientWriter is implemented by the generator of the typed clients: the
+// run then says which kinds get none.
+type ClientWriter interface {
+	WritesClients()
+}
+
+// DeepCopier is implemented by the generator of deep copies: the run then
+// checks that the API types can be copied (model.Checks).
+type DeepCopier interface {
+	CopiesTypes()
 }
 
 // FromCRDs is embedded by generators that write from the run's CRDs: it
@@ -146,6 +173,31 @@ func (n *notes) list() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return slices.Clone(n.msgs)
+}
+
+// Packages returns the loaded packages of paths: those the run's load
+// holds (the roots and what they import), and the others loaded now, in
+// one go list, sharing the run's file set. Call it from a sequential
+// generator or from Prepare.
+func (c *Context) Packages(paths []string) (map[string]*loader.Package, error) {
+	found, missing := universe.Find(c.Roots, paths)
+	if len(missing) == 0 {
+		return found, nil
+	}
+	cfg := &packages.Config{Context: c.Context, Dir: c.Project.Root, Env: LoadEnv(), BuildFlags: LoadFlags, Fset: c.Fset}
+	more, err := loader.LoadRootsWithConfig(cfg, missing...)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", strings.Join(missing, " "), err)
+	}
+	for _, p := range more {
+		found[p.PkgPath] = p
+	}
+	for _, p := range missing {
+		if found[p] == nil {
+			return nil, fmt.Errorf("load %s: the go command found no such package", p)
+		}
+	}
+	return found, nil
 }
 
 // Position returns the position of pos in the shared file set.

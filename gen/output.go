@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -59,6 +60,47 @@ type Output struct {
 	// differ caches, by path, whether Commit writes a file (differs), so
 	// that the disk is read once.
 	differ map[string]bool
+	// goLicense and yamlLicense head every generated file (SetLicense).
+	goLicense, yamlLicense []byte
+}
+
+// SetLicense makes text, a Go comment such as a project's
+// hack/boilerplate.go.txt, head every file the run generates: Go files
+// and scaffolds as written, YAML files as # comments. It must be called
+// before anything is staged.
+func (o *Output) SetLicense(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	o.goLicense = []byte(text + "\n\n")
+	var y strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "/*" || line == "*/":
+			continue
+		case strings.HasPrefix(line, "//"):
+			line = strings.TrimSpace(strings.TrimPrefix(line, "//"))
+		case strings.HasPrefix(line, "/*"):
+			line = strings.TrimSpace(strings.TrimPrefix(line, "/*"))
+		}
+		line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
+		if line == "" {
+			y.WriteString("#\n")
+			continue
+		}
+		y.WriteString("# " + line + "\n")
+	}
+	o.yamlLicense = []byte(y.String())
+}
+
+// licensed puts the license before a generated Go file's text.
+func (o *Output) licensed(src []byte) []byte {
+	if len(o.goLicense) == 0 || bytes.HasPrefix(src, o.goLicense) {
+		return src
+	}
+	return append(slices.Clone(o.goLicense), src...)
 }
 
 // NewOutput returns an empty staging area reporting formatting failures to
@@ -75,7 +117,7 @@ func NewOutput(errs *diag.Errors) *Output {
 // Go stages a generated Go file: its generated-code line becomes opgen's
 // (one is added when missing) and it is gofmt'd, in the background.
 func (o *Output) Go(path string, src []byte) {
-	src = withGoHeader(src)
+	src = o.licensed(withGoHeader(src))
 	o.mu.Lock()
 	o.staged[path]++
 	seq := o.staged[path]
@@ -107,7 +149,7 @@ func (o *Output) goFormatted(path string, src []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.staged[path]++
-	o.files[path] = withGoHeader(src)
+	o.files[path] = o.licensed(withGoHeader(src))
 	delete(o.differ, path)
 }
 
@@ -147,19 +189,21 @@ func (o *Output) jen(path string, f *jen.File, prefix string) {
 	o.Go(path, buf.Bytes())
 }
 
-// YAML stages a generated manifest, headed by opgen's generated-code line.
+// YAML stages a generated manifest, headed by opgen's generated-code line
+// (after the licence, when there is one).
 func (o *Output) YAML(path string, data []byte) {
+	data = bytes.TrimPrefix(data, o.yamlLicense) // staged again
 	if !bytes.HasPrefix(data, []byte(yamlHeader)) {
 		data = append([]byte(yamlHeader+"\n"), data...)
 	}
-	o.put(path, data)
+	o.put(path, append(slices.Clone(o.yamlLicense), data...))
 }
 
 // Scaffold stages a file that is the user's once written: Commit writes it
 // only when no file exists at path, and it carries no generated-code line.
 func (o *Output) Scaffold(path string, src []byte) {
 	if strings.HasSuffix(path, ".go") {
-		formatted, err := format.Source(src)
+		formatted, err := format.Source(o.licensed(src))
 		if err != nil {
 			o.errs.Add(noPos, "opgen produced a scaffold that does not parse for %s: %v; this is a bug in opgen", path, err)
 			return
@@ -424,8 +468,9 @@ func IsGenerated(path string) bool {
 		return false
 	}
 	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := f.Read(head)
+	// A licence may head the file (Output.SetLicense): look past it.
+	head := make([]byte, 8<<10)
+	n, _ := io.ReadFull(f, head)
 	return bytes.Contains(head[:n], []byte(Header))
 }
 

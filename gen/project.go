@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -76,6 +77,27 @@ type Options struct {
 	// accepted too; projects opgen init creates are strict.
 	StrictMarkers bool
 
+	// StrictTypes makes a float in a CRD's schema an error unless
+	// AllowDangerousTypes; without it, a warning (the CRD takes it as a
+	// number). Projects opgen init creates are strict.
+	StrictTypes bool
+
+	// CRDPackages, when set, are the package patterns (relative to Root)
+	// of the only API packages that get CRDs, as the paths of a project's
+	// controller-gen crd call select them; the others keep their deep
+	// copies, registration, clients and conversions.
+	CRDPackages []string
+
+	// ProjectServesConversions says the project serves the conversions of
+	// its kinds that convert themselves as controller-runtime asks (Hub,
+	// ConvertTo and ConvertFrom) with controller-runtime's webhook server:
+	// a project adopted from kubebuilder, where KubebuilderDefaults sets
+	// it. opgen writes neither those CRDs' conversion stanza nor the glue
+	// that serves them, even when it runs opgen controllers too; the
+	// project's kustomize patches give the CRDs their conversion, as
+	// before.
+	ProjectServesConversions bool
+
 	// StrictConversion makes opgen generate the conversion of every kind
 	// whose versions differ, and fail while a field needs a hand-written
 	// function (which it stubs). Without it, a kind the project converts
@@ -91,6 +113,33 @@ type Options struct {
 	// that embeds a pod template can otherwise pass the 256 KiB that a
 	// client-side kubectl apply keeps in an annotation. Default: no cap.
 	CRDMaxDescLen *int
+
+	// GenerateEmbeddedObjectMeta gives the metadata of the objects a kind
+	// embeds (pod templates, job templates) its properties in the CRD
+	// schemas: labels, annotations, name, namespace and finalizers, as
+	// controller-gen's crd:generateEmbeddedObjectMeta=true does. Without
+	// it the API server prunes what is set there.
+	GenerateEmbeddedObjectMeta bool
+
+	// IgnoreUnexportedFields leaves unexported fields out of the CRD
+	// schemas (crd:ignoreUnexportedFields=true).
+	IgnoreUnexportedFields bool
+
+	// HeaderFile is a file, relative to Root, whose text (usually a
+	// licence) heads every generated file: Go files as written (a Go
+	// comment, like controller-gen's headerFile and code-generator's
+	// --go-header-file), YAML files as # comments. " YEAR" in it becomes
+	// HeaderYear when that is set, as controller-gen's year option does.
+	HeaderFile, HeaderYear string
+
+	// Clients configure the typed clients.
+	Clients ClientOptions
+
+	// ConversionExtraPeerDirs and DefaulterExtraPeerDirs are the import
+	// paths of packages where conversion-gen and defaulter-gen look for
+	// hand-written functions besides the input packages and their peers
+	// (their --extra-peer-dirs).
+	ConversionExtraPeerDirs, DefaulterExtraPeerDirs []string
 
 	// Force runs even when the stamp says nothing changed.
 	Force bool
@@ -112,6 +161,107 @@ type Options struct {
 	Timings bool
 }
 
+// ClientOptions configure the typed clients as code-generator's
+// kube_codegen.sh gen_client does. The zero value writes opgen's default:
+// all four trees under ClientDir for every kind with a list type.
+type ClientOptions struct {
+	// Kinds selects the kinds that get clients: ClientsAll (every kind
+	// with a list type, or the +genclient kinds of a package that tags
+	// some), ClientsGenclient (the types tagged +genclient, and every group
+	// version with a +genclient line, as client-gen selects them) or
+	// ClientsNone. Empty is ClientsAll, except in the kubebuilder layout,
+	// where it is ClientsAll when the project has opgen controllers and
+	// ClientsNone otherwise.
+	Kinds string
+	// Packages, when set, are the package patterns (relative to Root) of
+	// the API packages that get clients; the others get none
+	// (kube_codegen.sh's --one-input-api).
+	Packages []string
+	// Trees are the client trees written (ClientsetTree, ListersTree,
+	// InformersTree, ApplyConfigTree); default all. kube_codegen.sh writes
+	// the clientset, the listers and informers with --with-watch and the
+	// apply configurations with --with-applyconfig.
+	Trees []string
+	// ClientsetDir, ListersDir, InformersDir and ApplyConfigDir place the
+	// trees, relative to Root; defaults: clientset, listers, informers and
+	// applyconfiguration under ClientDir.
+	ClientsetDir, ListersDir, InformersDir, ApplyConfigDir string
+	// VersionedName names the clientset's package (default versioned).
+	VersionedName string
+	// ApplyConfigExternals are the types of other modules whose apply
+	// configurations exist already, as <package>.<Type>:<apply
+	// configuration package> (applyconfiguration-gen's
+	// --external-applyconfigurations): apply configurations of the
+	// project's types use them rather than the types themselves.
+	ApplyConfigExternals []string
+	// ApplyConfigOpenAPISchema is a file of the OpenAPI schema of the
+	// types, for the Extract functions of the apply configurations
+	// (applyconfiguration-gen's --openapi-schema).
+	ApplyConfigOpenAPISchema string
+	// PluralExceptions are <Type>:<Plural> pairs for the clients' names
+	// (client-gen's --plural-exceptions). In ClientsAll, each kind's
+	// plural also follows its CRD's.
+	PluralExceptions []string
+	// PrefersProtobuf makes the clientset ask for protobuf
+	// (client-gen's --prefers-protobuf).
+	PrefersProtobuf bool
+}
+
+// Which kinds get clients (ClientOptions.Kinds).
+const (
+	ClientsAll       = "all"
+	ClientsGenclient = "genclient"
+	ClientsNone      = "none"
+)
+
+// The client trees (ClientOptions.Trees).
+const (
+	ClientsetTree   = "clientset"
+	ListersTree     = "listers"
+	InformersTree   = "informers"
+	ApplyConfigTree = "applyconfiguration"
+)
+
+// AllClientTrees are the client trees, in the order they depend on each
+// other.
+var AllClientTrees = []string{ApplyConfigTree, ClientsetTree, ListersTree, InformersTree}
+
+// check reports client options that cannot work together.
+func (c ClientOptions) check() error {
+	switch c.Kinds {
+	case "", ClientsAll, ClientsGenclient, ClientsNone:
+	default:
+		return fmt.Errorf("clients %q: pick %s, %s or %s", c.Kinds, ClientsAll, ClientsGenclient, ClientsNone)
+	}
+	for _, t := range c.Trees {
+		if !slices.Contains(AllClientTrees, t) {
+			return fmt.Errorf("client tree %q: pick from %s", t, strings.Join(AllClientTrees, ", "))
+		}
+	}
+	if c.writes(InformersTree) && (!c.writes(ListersTree) || !c.writes(ClientsetTree)) {
+		return errors.New("the informers need the listers and the clientset: add them to the client trees")
+	}
+	if c.writes(ListersTree) && !c.writes(ClientsetTree) {
+		return errors.New("the listers come with the clientset: add it to the client trees")
+	}
+	for _, e := range c.ApplyConfigExternals {
+		if typ, pkg, ok := strings.Cut(e, ":"); !ok || !strings.Contains(typ, ".") || pkg == "" {
+			return fmt.Errorf("apply configuration external %q: write <package>.<Type>:<apply configuration package>, like k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1", e)
+		}
+	}
+	for _, e := range c.PluralExceptions {
+		if typ, plural, ok := strings.Cut(e, ":"); !ok || typ == "" || plural == "" {
+			return fmt.Errorf("plural exception %q: write <Type>:<Plural>, like Endpoints:Endpoints", e)
+		}
+	}
+	return nil
+}
+
+// writes reports whether the options write a client tree.
+func (c ClientOptions) writes(tree string) bool {
+	return c.Kinds != ClientsNone && (len(c.Trees) == 0 || slices.Contains(c.Trees, tree))
+}
+
 func (o Options) withDefaults() (Options, error) {
 	root, err := filepath.Abs(o.Root)
 	if err != nil {
@@ -131,8 +281,17 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.CRDDir, DefaultCRDDir)
 	def(&o.RBACDir, DefaultRBACDir)
 	def(&o.ReleasedDir, DefaultReleasedDir)
-	return o, nil
+	def(&o.Clients.VersionedName, "versioned")
+	def(&o.Clients.ClientsetDir, filepath.Join(o.ClientDir, ClientsetTree))
+	def(&o.Clients.ListersDir, filepath.Join(o.ClientDir, ListersTree))
+	def(&o.Clients.InformersDir, filepath.Join(o.ClientDir, InformersTree))
+	def(&o.Clients.ApplyConfigDir, filepath.Join(o.ClientDir, ApplyConfigTree))
+	return o, o.Clients.check()
 }
+
+// OpgenModule is the module path of opgen, whose packages (the runtime,
+// apis, the test kit) some generated files import.
+const OpgenModule = "github.com/opgen-sdk/opgen"
 
 // Project is the project a run works on: its root, its module and the
 // directories its patterns select.
@@ -140,6 +299,12 @@ type Project struct {
 	Options
 	// ModuleDir and ModulePath are the enclosing module's root and path.
 	ModuleDir, ModulePath string
+	// UsesOpgen says that the module is opgen's or requires it (a
+	// require, tool or replace line of go.mod names it). In a module that
+	// does not, which runs opgen as it would run controller-gen and
+	// code-generator, opgen writes nothing that imports its own packages:
+	// they would not build (see UsesOpgen's use in the generators).
+	UsesOpgen bool
 	// Dirs are the absolute package directories the patterns select,
 	// sorted, found the way the go command does (skipping testdata,
 	// vendor, directories starting with . or _ and nested modules).
@@ -147,6 +312,10 @@ type Project struct {
 	// sources are the source files of each of Dirs, as NewProject found
 	// them: the stamp's check of a no-op run reads no directory again.
 	sources map[string][]string
+	// ClientDirs and CRDDirs are the package directories Clients.Packages
+	// and CRDPackages select, or nil when they are not set (every API
+	// package gets clients, or CRDs).
+	ClientDirs, CRDDirs map[string]bool
 }
 
 // NewProject resolves opts into a Project.
@@ -159,14 +328,38 @@ func NewProject(opts Options) (*Project, error) {
 	if p.ModuleDir, p.ModulePath, err = findModule(opts.Root); err != nil {
 		return nil, err
 	}
+	p.UsesOpgen = usesOpgen(filepath.Join(p.ModuleDir, "go.mod"), p.ModulePath)
 	if p.Name == "" {
 		p.Name = NameOf(p.ImportPath(p.Root))
 	}
 	if p.Dirs, p.sources, err = expandPatterns(opts.Root, opts.Patterns); err != nil {
 		return nil, err
 	}
+	if p.ClientDirs, err = dirSet(opts.Root, opts.Clients.Packages); err != nil {
+		return nil, fmt.Errorf("client packages: %w", err)
+	}
+	if p.CRDDirs, err = dirSet(opts.Root, opts.CRDPackages); err != nil {
+		return nil, fmt.Errorf("CRD packages: %w", err)
+	}
 	p.selectControllerPackage()
 	return p, nil
+}
+
+// dirSet returns the package directories patterns select, or nil when
+// there are no patterns.
+func dirSet(root string, patterns []string) (map[string]bool, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	dirs, _, err := expandPatterns(root, patterns)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, d := range dirs {
+		out[d] = true
+	}
+	return out, nil
 }
 
 // selectControllerPackage adds the controller package to the patterns when
@@ -245,6 +438,38 @@ func ProjectName(dir string) (string, error) {
 		return "", err
 	}
 	return NameOf(p.ImportPath(abs)), nil
+}
+
+// usesOpgen reports whether the module of gomod is opgen or names it in a
+// require, tool or replace line.
+func usesOpgen(gomod, modulePath string) bool {
+	if modulePath == OpgenModule {
+		return true
+	}
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return false
+	}
+	f, err := modfile.Parse(gomod, data, nil)
+	if err != nil {
+		return false
+	}
+	for _, r := range f.Require {
+		if r.Mod.Path == OpgenModule {
+			return true
+		}
+	}
+	for _, r := range f.Replace {
+		if r.Old.Path == OpgenModule {
+			return true
+		}
+	}
+	for _, t := range f.Tool {
+		if strings.HasPrefix(t.Path, OpgenModule+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func findModule(dir string) (string, string, error) {
@@ -349,9 +574,44 @@ func isSourceFile(name string) bool {
 	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
 }
 
-// ClientTrees are the directories under ClientDir that the client
-// generator writes and owns whole.
-var ClientTrees = []string{"clientset/versioned", "listers", "informers/externalversions", "applyconfiguration"}
+// WritesClientTree reports whether the run writes a client tree
+// (ClientsetTree, ...).
+func (p *Project) WritesClientTree(tree string) bool { return p.Clients.writes(tree) }
+
+// ClientTreeDir returns the directory of a client tree, relative to Root.
+func (p *Project) ClientTreeDir(tree string) string {
+	dir := map[string]string{
+		ClientsetTree:   p.Clients.ClientsetDir,
+		ListersTree:     p.Clients.ListersDir,
+		InformersTree:   p.Clients.InformersDir,
+		ApplyConfigTree: p.Clients.ApplyConfigDir,
+	}[tree]
+	if dir == "" {
+		return filepath.Join(p.ClientDir, tree)
+	}
+	return dir
+}
+
+// versionedName is the clientset's package name.
+func (p *Project) versionedName() string {
+	if p.Clients.VersionedName == "" {
+		return "versioned"
+	}
+	return p.Clients.VersionedName
+}
+
+// ClientOutputs are the directories, relative to Root, that the client
+// generator writes and owns whole: the clientset's package, the listers,
+// the informers' externalversions and the apply configurations. Other
+// files under the trees' directories are the user's.
+func (p *Project) ClientOutputs() []string {
+	return []string{
+		filepath.Join(p.ClientTreeDir(ClientsetTree), p.versionedName()),
+		p.ClientTreeDir(ListersTree),
+		filepath.Join(p.ClientTreeDir(InformersTree), "externalversions"),
+		p.ClientTreeDir(ApplyConfigTree),
+	}
+}
 
 // LoadPaths returns the import paths of the packages a run reads: those
 // of Dirs, less the client generator's own trees (ClientTrees), whose
@@ -368,8 +628,8 @@ func (p *Project) LoadPaths() []string {
 }
 
 func (p *Project) inClientTrees(dir string) bool {
-	for _, tree := range ClientTrees {
-		t := p.Abs(filepath.Join(p.ClientDir, tree))
+	for _, tree := range p.ClientOutputs() {
+		t := p.Abs(tree)
 		if dir == t || strings.HasPrefix(dir, t+string(filepath.Separator)) {
 			return true
 		}
@@ -379,18 +639,18 @@ func (p *Project) inClientTrees(dir string) bool {
 
 // ClientsetPackage is the import path of the generated clientset.
 func (p *Project) ClientsetPackage() string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "clientset", "versioned"))
+	return p.ImportPath(filepath.Join(p.ClientTreeDir(ClientsetTree), p.versionedName()))
 }
 
 // InformersPackage is the import path of the generated informers of v.
 // Like code-generator, it follows the API directories (apis/<dir>/<version>),
 // which need not match the group's first label.
 func (p *Project) InformersPackage(v *model.Version) string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "informers", "externalversions", v.GroupDir(), v.Name))
+	return p.ImportPath(filepath.Join(p.ClientTreeDir(InformersTree), "externalversions", v.GroupDir(), v.Name))
 }
 
 // ApplyConfigurationsPackage is the import path of the generated apply
 // configurations of v; it follows the API directories too.
 func (p *Project) ApplyConfigurationsPackage(v *model.Version) string {
-	return p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration", v.GroupDir(), v.Name))
+	return p.ImportPath(filepath.Join(p.ClientTreeDir(ApplyConfigTree), v.GroupDir(), v.Name))
 }

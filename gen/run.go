@@ -1,14 +1,17 @@
 package gen
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"go/token"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +25,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen/diag"
 	"github.com/opgen-sdk/opgen/gen/internal/lean"
+	"github.com/opgen-sdk/opgen/gen/internal/universe"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
 	"github.com/opgen-sdk/opgen/gen/model"
 )
@@ -208,6 +212,17 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		cfg.Fset = token.NewFileSet()
 	}
 	errs := &diag.Errors{}
+	out := NewOutput(errs)
+	if p.HeaderFile != "" {
+		text, err := os.ReadFile(p.Abs(p.HeaderFile))
+		if err != nil {
+			return nil, fmt.Errorf("header file: %w; give --header-file the path of the licence text, relative to the project root", err)
+		}
+		if p.HeaderYear != "" {
+			text = bytes.ReplaceAll(text, []byte(" YEAR"), []byte(" "+p.HeaderYear))
+		}
+		out.SetLicense(string(text))
+	}
 	gctx := &Context{
 		Context:   ctx,
 		Project:   p,
@@ -215,20 +230,56 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		Fset:      cfg.Fset,
 		Collector: &markers.Collector{Registry: reg},
 		Checker:   &loader.TypeChecker{NodeFilters: filters},
-		Output:    NewOutput(errs),
+		Output:    out,
 		Errors:    errs,
 		Warnings:  &diag.Errors{},
 		notes:     &notes{},
 		clock:     clk,
 	}
-	gctx.API = buildAPISafely(gctx)
+	gctx.API = buildAPISafely(gctx, generators)
 	return gctx, nil
+}
+
+// fullTypes returns the loaded packages whose types the generators read in
+// full besides the API packages (FullTyper).
+func fullTypes(ctx *Context, api *model.API, generators map[string]Generator) []*loader.Package {
+	var paths []string
+	for _, name := range sortedNames(generators) {
+		if ft, ok := generators[name].(FullTyper); ok {
+			paths = append(paths, ft.FullTypes(ctx, api)...)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	found, _ := universe.Find(ctx.Roots, paths)
+	var out []*loader.Package
+	for _, path := range slices.Sorted(maps.Keys(found)) {
+		out = append(out, found[path])
+	}
+	return out
+}
+
+// checksOf says which checks of the field types the generators of a run
+// need: only those of the tools that would fail on them.
+func checksOf(generators map[string]Generator) model.Checks {
+	var c model.Checks
+	for _, g := range generators {
+		_, crds := g.(CRDReader)
+		_, copies := g.(DeepCopier)
+		_, clients := g.(ClientWriter)
+		c.Schemas = c.Schemas || crds
+		c.DeepCopies = c.DeepCopies || copies
+		c.Clients = c.Clients || clients
+	}
+	return c
 }
 
 // buildAPISafely builds the API model from the run's load; a panic while
 // reading the markers (a library meeting input it did not expect) becomes
 // an error, and the model is empty.
-func buildAPISafely(ctx *Context) (api *model.API) {
+func buildAPISafely(ctx *Context, generators map[string]Generator) (api *model.API) {
+	checks := checksOf(generators)
 	defer func() {
 		if v := recover(); v != nil {
 			reportPanic(ctx, "reading the API types", noPos, v)
@@ -242,17 +293,25 @@ func buildAPISafely(ctx *Context) (api *model.API) {
 		Collector: ctx.Collector,
 		Checker:   ctx.Checker,
 		Options: model.Options{
-			ControllerDir:       p.ControllerDir,
-			ControllerAbs:       p.Abs(p.ControllerDir),
-			AllowDangerousTypes: p.AllowDangerousTypes,
-			StrictMarkers:       p.StrictMarkers,
-			StrictConversion:    p.StrictConversion,
+			ControllerDir:              p.ControllerDir,
+			ControllerAbs:              p.Abs(p.ControllerDir),
+			AllowDangerousTypes:        p.AllowDangerousTypes,
+			GenerateEmbeddedObjectMeta: p.GenerateEmbeddedObjectMeta,
+			IgnoreUnexportedFields:     p.IgnoreUnexportedFields,
+			StrictMarkers:              p.StrictMarkers,
+			StrictConversion:           p.StrictConversion,
+			Checks:                     checks,
+			ClientKinds:                p.Clients.Kinds,
+			ClientDirs:                 p.ClientDirs,
+			CRDDirs:                    p.CRDDirs,
+			StrictTypes:                p.StrictTypes,
+			ProjectServesConversions:   p.ProjectServesConversions,
 		},
 		Errors:   ctx.Errors,
 		Warnings: ctx.Warnings,
 		Measure:  ctx.clock.measure,
-		TypeCheck: func(pkgs []*loader.Package) {
-			lean.Dependencies(ctx.Fset, ctx.Checker, pkgs)
+		TypeCheck: func(pkgs []*loader.Package, api *model.API) {
+			lean.Dependencies(ctx.Fset, ctx.Checker, append(pkgs, fullTypes(ctx, api, generators)...))
 		},
 	})
 }

@@ -22,6 +22,11 @@
 //   - no-op: opgen with nothing changed since the last run, both as the
 //     prebuilt binary and through `go run`, as //go:generate runs it.
 //
+// With -conversions N it measures instead a synthetic API of N kinds in
+// two versions whose spokes convert through conversion-gen tags and a
+// hand-written function each (conversions.go), as conversion-heavy
+// projects are written.
+//
 // The cold and warm measurements alternate run by run (conventional, opgen,
 // conventional, ...) so that a noisy moment hits both; -json writes every
 // run's seconds for the benchmark suite (bench/harness).
@@ -86,6 +91,9 @@ func run() error {
 	fmt.Fprintln(os.Stderr, "building the tools (not measured)...")
 	if err := buildTools(repo, bin); err != nil {
 		return err
+	}
+	if *conversions > 0 {
+		return runConversions(bin, work, *conversions)
 	}
 	if *kinds != "" {
 		sizes, err := parseKinds(*kinds)
@@ -230,7 +238,7 @@ func median(ds []time.Duration) time.Duration {
 // buildTools installs the tools into bin.
 func buildTools(repo, bin string) error {
 	var codegen []string
-	for _, tool := range []string{"applyconfiguration-gen", "client-gen", "lister-gen", "informer-gen"} {
+	for _, tool := range []string{"applyconfiguration-gen", "client-gen", "lister-gen", "informer-gen", "conversion-gen"} {
 		codegen = append(codegen, fmt.Sprintf(codeGenerator, tool))
 	}
 	// go install takes the packages of one module at a time.

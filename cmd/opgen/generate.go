@@ -6,18 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/cli"
-	"github.com/opgen-sdk/opgen/gen/generators"
 	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
 func newGenerateCommand() *cobra.Command {
-	var (
-		opts    cli.GenerateOptions
-		descLen int
-		strict  bool
-	)
+	var flags cli.GenerateFlags
 	cmd := &cobra.Command{
 		Use:   "generate [packages]",
 		Short: "Generate everything derivable from the annotated API types",
@@ -25,36 +19,14 @@ func newGenerateCommand() *cobra.Command {
 		Example: `  //go:generate go tool opgen generate ./...
   opgen generate ./apis/... --name hello-operator`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if strict {
-				opts.StrictMarkers, opts.StrictConversion = true, true
-			}
-			if !cmd.Flags().Changed("crd-dir") {
-				opts.CRDDir = "" // the layout's default
-			}
-			if cmd.Flags().Changed("crd-max-desc-len") {
-				opts.CRDMaxDescLen = &descLen
+			opts, err := flags.Options()
+			if err != nil {
+				return err
 			}
 			return cli.Generate(cmd.Context(), opts, args, cmd.ErrOrStderr())
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&opts.Dir, "dir", "C", ".", "project root: patterns and outputs are relative to it")
-	f.StringVar(&opts.Name, "name", "", "name of the operator, for its roles, field manager and finalizers (default: the last element of the project's import path, from go.mod)")
-	f.StringVar(&opts.ClientDir, "client-dir", gen.DefaultClientDir, "directory of the clientset, listers, informers and apply configurations")
-	f.StringVar(&opts.ControllerDir, "controller-dir", gen.DefaultControllerDir, "package of the controller glue and stubs")
-	f.StringVar(&opts.CRDDir, "crd-dir", gen.DefaultCRDDir, "directory of the CRD manifests (default "+cli.KubebuilderCRDDir+" with --layout kubebuilder)")
-	f.StringVar(&opts.Layout, "layout", "opgen", "the project's layout: opgen, or kubebuilder for a project adopted from kubebuilder (opgen adopt): CRDs in "+cli.KubebuilderCRDDir+", the ClusterRole manager-role as controller-gen writes it, the webhook configurations of +kubebuilder:webhook markers")
-	f.StringVar(&opts.RBACDir, "rbac-dir", gen.DefaultRBACDir, "directory of the RBAC manifests")
-	f.StringVar(&opts.ReleasedDir, "released-dir", gen.DefaultReleasedDir, "directory of the CRDs of the last release (written by opgen release), which the compatibility gate compares the generated CRDs with")
-	f.StringVar(&opts.BaselineRef, "baseline-ref", "", "compare the generated CRDs with those of --crd-dir at this git commit, tag or branch instead of --released-dir's")
-	f.BoolVar(&opts.Force, "force", false, "generate even when nothing changed since the last run")
-	f.BoolVar(&opts.AllowDangerousTypes, "allow-dangerous-types", false, "allow float32 and float64 fields in API types (clients in other languages may round them differently)")
-	f.BoolVar(&opts.StrictMarkers, "strict-markers", false, "fail on a +kubebuilder: marker that controller-tools does not know (it ignores it, and opgen warns by default)")
-	f.BoolVar(&strict, "strict", false, "refuse what controller-gen accepts but a new project should not have: --strict-markers, and a kind whose versions differ converted by opgen (stubbing what it cannot convert) rather than left without a conversion; projects opgen init creates pass it")
-	f.IntVar(&descLen, "crd-max-desc-len", 0, "cap every description in the CRD schemas at this many characters, cut at a sentence end, as controller-gen's crd:maxDescLen (0 drops them); default: no cap")
-	f.StringSliceVar(&opts.Only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "list every file written and the time taken")
-	f.BoolVar(&opts.Timings, "timings", false, "print the time and allocation of the load, the type-check and each generator (run one after another), and the peak RSS")
+	flags.Register(cmd.Flags())
 	return cmd
 }
 

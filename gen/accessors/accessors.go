@@ -8,6 +8,7 @@
 // directly or promoted from an embedded struct such as apis.Status. A
 // method the user declared is not generated again. Each kind that gets a
 // pair also gets a compile-time check that it implements the interface.
+// In a module that does not require opgen, nothing is written.
 package accessors
 
 import (
@@ -34,9 +35,15 @@ type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
 
-// Generate writes one file per API package that has accessors to add.
+// Generate writes one file per API package that has accessors to add. In
+// a module that does not require opgen, which uses opgen as it would
+// controller-gen, it writes none: the file's checks import opgen's apis,
+// and nothing there reads the accessors.
 func (Generator) Generate(ctx *gen.Context) error {
 	ctx.OwnInEveryPackage(FileName)
+	if !ctx.Project.UsesOpgen {
+		return nil
+	}
 	for _, v := range ctx.API.Versions() {
 		ctx.Checker.Check(v.Package)
 		if v.Package.Types == nil {

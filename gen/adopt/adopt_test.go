@@ -81,7 +81,7 @@ setup-envtest: envtest
 `
 
 func TestRewriteMakefile(t *testing.T) {
-	cmd := adopt.Command("guestbook")
+	cmd := adopt.Command("guestbook", nil)
 	got, err := adopt.RewriteMakefile(makefile, cmd)
 	require.NoError(t, err)
 	assert.Equal(t, adopted, got)
@@ -93,14 +93,14 @@ func TestRewriteMakefile(t *testing.T) {
 
 func TestRewriteMakefileKeepsControllerGenWhenUsedElsewhere(t *testing.T) {
 	src := makefile + "\nlint-crds: controller-gen\n\t\"$(CONTROLLER_GEN)\" crd paths=./... output:stdout\n"
-	got, err := adopt.RewriteMakefile(src, adopt.Command("guestbook"))
+	got, err := adopt.RewriteMakefile(src, adopt.Command("guestbook", nil))
 	require.NoError(t, err)
 	assert.Contains(t, got, "CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen", "lint-crds still downloads controller-gen")
 	assert.Contains(t, got, "\tgo tool opgen generate --layout kubebuilder --name guestbook ./...\n\n.PHONY: generate")
 }
 
 func TestRewriteMakefileWithoutTarget(t *testing.T) {
-	_, err := adopt.RewriteMakefile(strings.Replace(makefile, "generate: controller-gen", "codegen: controller-gen", 1), adopt.Command("guestbook"))
+	_, err := adopt.RewriteMakefile(strings.Replace(makefile, "generate: controller-gen", "codegen: controller-gen", 1), adopt.Command("guestbook", nil))
 	require.EqualError(t, err, `the Makefile has no generate target: add one that runs "go tool opgen generate --layout kubebuilder --name guestbook ./..."`)
 }
 
@@ -161,14 +161,79 @@ func TestReadProjectRefuses(t *testing.T) {
 			"PROJECT: layout [go.kubebuilder.io/v3]; opgen adopts kubebuilder's go.kubebuilder.io/v4 layout: migrate the project to it first (kubebuilder alpha generate)"},
 		{"another module", project, "example.com/other",
 			`PROJECT: repo "example.com/guestbook", but go.mod declares module "example.com/other": run opgen adopt in the module kubebuilder scaffolded`},
-		{"a conversion webhook", strings.Replace(project, "validation: true", "validation: true\n    conversion: true", 1), "example.com/guestbook",
-			"PROJECT: Guestbook has a conversion webhook; opgen writes conversions itself and does not adopt kubebuilder's yet: keep controller-gen for this project"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := adopt.ReadProject(writeProject(t, tc.project, tc.module))
 			require.EqualError(t, err, tc.err)
 		})
 	}
+}
+
+// TestConversionWebhookIsAdopted: a kind with a conversion webhook, in two
+// versions, is adopted; the project keeps serving the webhook, and the
+// kind counts once.
+func TestConversionWebhookIsAdopted(t *testing.T) {
+	twoVersions := strings.Replace(project, "validation: true", "validation: true\n    conversion: true", 1) + `- api:
+    crdVersion: v1
+    namespaced: true
+  domain: example.com
+  group: webapp
+  kind: Guestbook
+  path: example.com/guestbook/api/v2
+  version: v2
+`
+	twoVersions = strings.Replace(twoVersions, "version: \"3\"\n", "", 1) + "version: \"3\"\n"
+	p, err := adopt.ReadProject(writeProject(t, twoVersions, "example.com/guestbook"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Guestbook"}, p.ConversionWebhooks())
+	assert.Len(t, p.OwnKinds(), 2)
+	assert.Equal(t, 1, p.KindCount(), "one kind in two versions")
+}
+
+func TestReadOptions(t *testing.T) {
+	mk := strings.Replace(makefile, `"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd webhook`, `"$(CONTROLLER_GEN)" rbac:roleName=manager-role "crd:maxDescLen=0,generateEmbeddedObjectMeta=true,crdVersions=v1" \
+		webhook`, 1)
+	script := `source "${CODEGEN_PKG}/kube_codegen.sh"
+kube::codegen::gen_helpers --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" "${SCRIPT_ROOT}/api"
+kube::codegen::gen_client \
+  --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
+  --output-dir "${SCRIPT_ROOT}/pkg/client" \
+  --output-pkg "example.com/guestbook/pkg/client" \
+  --with-watch \
+  --with-applyconfig \
+  --applyconfig-externals k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1 \
+  --one-input-api webapp/v1 \
+  "${SCRIPT_ROOT}/api"
+`
+	o := adopt.ReadOptions(mk, map[string]string{"hack/update-codegen.sh": script})
+	assert.Equal(t, []string{
+		"--crd-max-desc-len", "0", "--generate-embedded-object-meta",
+		"--header-file", "hack/boilerplate.go.txt",
+		"--clients", "genclient",
+		"--applyconfig-externals", "k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1",
+		"--client-dir", "pkg/client",
+		"--client-trees", "clientset,listers,informers,applyconfiguration",
+		"--client-packages", "./api/webapp/v1",
+	}, o.Flags)
+	require.Len(t, o.Notes, 1)
+	assert.Contains(t, o.Notes[0], "hack/update-codegen.sh runs code-generator's gen_client")
+	assert.Equal(t, "go tool opgen generate --layout kubebuilder --name guestbook --crd-max-desc-len 0 ./...", adopt.Command("guestbook", []string{"--crd-max-desc-len", "0"}))
+}
+
+func TestEnvtestPins(t *testing.T) {
+	before := "module m\n\ngo 1.26.0\n\nrequire (\n\tk8s.io/api v0.35.1\n\tsigs.k8s.io/controller-runtime v0.25.0\n)\n"
+	after := "module m\n\ngo 1.26.8\n\nrequire (\n\tk8s.io/api v0.37.2\n\tsigs.k8s.io/controller-runtime v0.25.2\n)\n"
+	pins, err := adopt.EnvtestPins([]byte(before), []byte(after))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"ENVTEST_VERSION": "v0.25.0", "ENVTEST_K8S_VERSION": "1.35"}, pins)
+
+	none, err := adopt.EnvtestPins([]byte(before), []byte(before))
+	require.NoError(t, err)
+	assert.Empty(t, none)
+
+	mk := "A ?= 1\nENVTEST_VERSION ?= $(shell v='$(call gomodver,sigs.k8s.io/controller-runtime)'; \\\n  printf '%s\\n' \"$$v\")\nB ?= 2\n"
+	got := adopt.PinVersions(mk, pins)
+	assert.Equal(t, "A ?= 1\n# Pinned by opgen adopt to what go.mod required before opgen joined the\n# module graph, which moved it: setup-envtest is released with it.\nENVTEST_VERSION ?= v0.25.0\nB ?= 2\n", got)
 }
 
 func TestReadProjectWithoutProjectFile(t *testing.T) {

@@ -2,6 +2,7 @@ package adopt
 
 import (
 	"fmt"
+	"strings"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
@@ -66,6 +67,42 @@ func newer(f *modfile.File, v string) string {
 		}
 	}
 	return v
+}
+
+// EnvtestPins returns the Makefile variables that kubebuilder's Makefile
+// derives from go.mod and that adopting opgen moved, with the values
+// before: ENVTEST_VERSION (setup-envtest's version, controller-runtime's)
+// and ENVTEST_K8S_VERSION (the Kubernetes minor version of the test
+// binaries, k8s.io/api's). setup-envtest is released with each
+// controller-runtime minor release, not with every patch release opgen's
+// go.mod may carry, and the test binaries follow the project's API.
+func EnvtestPins(before, after []byte) (map[string]string, error) {
+	old, err := modfile.Parse("go.mod", before, nil)
+	if err != nil {
+		return nil, err
+	}
+	updated, err := modfile.Parse("go.mod", after, nil)
+	if err != nil {
+		return nil, err
+	}
+	version := func(f *modfile.File, path string) string {
+		for _, r := range f.Require {
+			if r.Mod.Path == path {
+				return r.Mod.Version
+			}
+		}
+		return ""
+	}
+	pins := map[string]string{}
+	if was, now := version(old, "sigs.k8s.io/controller-runtime"), version(updated, "sigs.k8s.io/controller-runtime"); was != "" && was != now {
+		pins["ENVTEST_VERSION"] = was
+	}
+	if was, now := version(old, "k8s.io/api"), version(updated, "k8s.io/api"); was != "" && semver.MajorMinor(was) != semver.MajorMinor(now) {
+		if _, minor, ok := strings.Cut(semver.MajorMinor(was), "."); ok {
+			pins["ENVTEST_K8S_VERSION"] = "1." + minor
+		}
+	}
+	return pins, nil
 }
 
 // Moved lists the requirements whose versions differ between the go.mod

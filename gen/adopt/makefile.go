@@ -7,11 +7,58 @@ import (
 )
 
 // Command is the recipe of the manifests and generate targets of an
-// adopted project, for the operator named name. One run writes both the
+// adopted project, for the operator named name, with the flags that carry
+// over the project's options (ReadOptions). One run writes both the
 // manifests and the code; the second target of `make test` finds nothing
 // changed and returns at once.
-func Command(name string) string {
-	return "go tool opgen generate --layout kubebuilder --name " + name + " ./..."
+func Command(name string, flags []string) string {
+	args := append([]string{"go", "tool", "opgen", "generate", "--layout", "kubebuilder", "--name", name}, flags...)
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t$\"'") {
+			args[i] = "'" + a + "'"
+		}
+	}
+	return strings.Join(append(args, "./..."), " ")
+}
+
+// CommandArgs are the arguments of opgen generate that Command runs.
+func CommandArgs(name string, flags []string) []string {
+	return append([]string{"--layout", "kubebuilder", "--name", name}, flags...)
+}
+
+// envtestVersions match the Makefile's definitions that derive
+// setup-envtest's version from controller-runtime's in go.mod, and the
+// Kubernetes version of its binaries from k8s.io/api's, with the lines
+// that continue them.
+var envtestVersions = map[string]*regexp.Regexp{
+	"ENVTEST_VERSION":     regexp.MustCompile(`^ENVTEST_VERSION\s*\??=`),
+	"ENVTEST_K8S_VERSION": regexp.MustCompile(`^ENVTEST_K8S_VERSION\s*\??=`),
+}
+
+// PinVersions returns the Makefile with the variables of pins (name to
+// value: ENVTEST_VERSION, ENVTEST_K8S_VERSION) defined as those values,
+// in the place of their definitions, with a comment saying why: adopting
+// opgen moved what they were derived from.
+func PinVersions(src string, pins map[string]string) string {
+	lines := strings.Split(src, "\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		pinned := ""
+		for name, re := range envtestVersions {
+			if v, ok := pins[name]; ok && re.MatchString(lines[i]) {
+				pinned = name + " ?= " + v
+			}
+		}
+		if pinned == "" {
+			out = append(out, lines[i])
+			continue
+		}
+		for strings.HasSuffix(strings.TrimRight(lines[i], " \t"), "\\") && i+1 < len(lines) {
+			i++
+		}
+		out = append(out, "# Pinned by opgen adopt to what go.mod required before opgen joined the", "# module graph, which moved it: setup-envtest is released with it.", pinned)
+	}
+	return strings.Join(out, "\n")
 }
 
 // targetLine matches a rule line: the target, its prerequisites and a

@@ -102,12 +102,31 @@ func (p *Project) check(dir string) error {
 	if path := modfile.ModulePath(mod); path != p.Repo {
 		return fmt.Errorf("%s: repo %q, but go.mod declares module %q: run opgen adopt in the module kubebuilder scaffolded", ProjectFile, p.Repo, path)
 	}
+	return nil
+}
+
+// ConversionWebhooks are the kinds whose conversion webhook kubebuilder
+// scaffolded: controller-runtime's webhook server in the project keeps
+// serving them, and their CRDs get the conversion from the project's
+// kustomize patches, as before.
+func (p *Project) ConversionWebhooks() []string {
+	var out []string
 	for _, r := range p.Resources {
-		if r.Webhooks != nil && r.Webhooks.Conversion {
-			return fmt.Errorf("%s: %s has a conversion webhook; opgen writes conversions itself and does not adopt kubebuilder's yet: keep controller-gen for this project", ProjectFile, r.Kind)
+		if r.Webhooks != nil && r.Webhooks.Conversion && !slices.Contains(out, r.Kind) {
+			out = append(out, r.Kind)
 		}
 	}
-	return nil
+	return out
+}
+
+// KindCount is the number of the project's own kinds: a kind served in
+// several versions counts once.
+func (p *Project) KindCount() int {
+	seen := map[string]bool{}
+	for _, r := range p.OwnKinds() {
+		seen[r.GroupName()+"/"+r.Kind] = true
+	}
+	return len(seen)
 }
 
 // OwnKinds are the resources whose API types the project declares (not

@@ -5,10 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/pflag"
 
 	"github.com/opgen-sdk/opgen/gen"
 	"github.com/opgen-sdk/opgen/gen/adopt"
@@ -47,21 +51,75 @@ func Adopt(ctx context.Context, opts AdoptOptions, out, errOut io.Writer) error 
 	if name == "" {
 		name = gen.NameOf(p.Repo)
 	}
+	options, err := readOptions(dir)
+	if err != nil {
+		return err
+	}
 	makefile, err := rewritten(dir, "Makefile", func(old []byte) ([]byte, error) {
-		s, err := adopt.RewriteMakefile(string(old), adopt.Command(name))
+		s, err := adopt.RewriteMakefile(string(old), adopt.Command(name, options.Flags))
 		return []byte(s), err
 	})
 	if err != nil {
 		return err
 	}
-	if err := adoptGoMod(ctx, dir, opts.Replace, out, errOut); err != nil {
+	pins, err := adoptGoMod(ctx, dir, opts.Replace, out, errOut)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "adopted %s (%s): %d kinds\n", name, p.Repo, len(p.OwnKinds()))
+	makefile.new = []byte(adopt.PinVersions(string(makefile.new), pins))
+	fmt.Fprintf(out, "adopted %s (%s): %s\n", name, p.Repo, plural(p.KindCount(), "kind", "kinds"))
+	for _, n := range options.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	for _, k := range p.ConversionWebhooks() {
+		fmt.Fprintf(out, "note: %s has a conversion webhook: controller-runtime's webhook server in the project keeps serving it, and its CRD gets the conversion from config/crd's kustomize patches, as before\n", k)
+	}
 	if err := makefile.write(out); err != nil {
 		return err
 	}
-	return generateAdopted(ctx, dir, name, out)
+	gitignore, err := rewritten(dir, ".gitignore", ignoreKubeconfigs)
+	if err != nil {
+		return err
+	}
+	if err := gitignore.write(out); err != nil {
+		return err
+	}
+	return generateAdopted(ctx, dir, name, options.Flags, out)
+}
+
+// readOptions reads the options the project passes controller-gen (in its
+// Makefile) and code-generator (in hack/*.sh).
+func readOptions(dir string) (adopt.Options, error) {
+	makefile, err := os.ReadFile(filepath.Join(dir, "Makefile"))
+	if err != nil {
+		return adopt.Options{}, err
+	}
+	scripts := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "hack", "*.sh"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return adopt.Options{}, err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		scripts[rel] = string(data)
+	}
+	return adopt.ReadOptions(string(makefile), scripts), nil
+}
+
+// ignoreKubeconfigs adds .kube/ to a .gitignore (a missing one is empty):
+// opgen dev --kubeconfig .kube/config writes admin credentials there.
+func ignoreKubeconfigs(old []byte) ([]byte, error) {
+	for _, line := range strings.Split(string(old), "\n") {
+		if l := strings.TrimSpace(line); l == ".kube/" || l == ".kube" || l == "/.kube/" {
+			return old, nil
+		}
+	}
+	out := string(old)
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return []byte(out + "\n# Kubeconfigs of local control planes (opgen dev --kubeconfig .kube/config)\n.kube/\n"), nil
 }
 
 // edit is a file's content before and after a change.
@@ -70,10 +128,14 @@ type edit struct {
 	old, new  []byte
 }
 
-// rewritten reads dir/rel and returns its edit by change.
+// rewritten reads dir/rel and returns its edit by change. A .gitignore
+// that does not exist is empty.
 func rewritten(dir, rel string, change func([]byte) ([]byte, error)) (*edit, error) {
 	path := filepath.Join(dir, rel)
 	old, err := os.ReadFile(path)
+	if os.IsNotExist(err) && rel == ".gitignore" {
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +166,9 @@ func (e *edit) write(out io.Writer) error {
 // adoptGoMod requires opgen as a tool and tidies; on a failure it puts
 // go.mod and go.sum back. It prints the requirements tidy moved: the
 // tool's dependencies join the module graph, and a module both need
-// goes to the newer version.
-func adoptGoMod(ctx context.Context, dir, replace string, out, errOut io.Writer) error {
+// goes to the newer version. It returns the Makefile variables to pin
+// because of that (adopt.EnvtestPins).
+func adoptGoMod(ctx context.Context, dir, replace string, out, errOut io.Writer) (map[string]string, error) {
 	version := BuildVersion()
 	if version == "(devel)" {
 		version = ""
@@ -114,30 +177,34 @@ func adoptGoMod(ctx context.Context, dir, replace string, out, errOut io.Writer)
 	if replace != "" {
 		var err error
 		if replace, err = filepath.Abs(replace); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	mod, err := rewritten(dir, "go.mod", func(old []byte) ([]byte, error) { return adopt.AddTool(old, version, replace) })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sumPath := filepath.Join(dir, "go.sum")
 	sum, _ := os.ReadFile(sumPath)
 	if err := osenv.WriteFileAtomic(mod.path, mod.new, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	if err := goModTidy(ctx, dir, errOut); err != nil {
 		_ = osenv.WriteFileAtomic(mod.path, mod.old, 0o644)
 		_ = osenv.WriteFileAtomic(sumPath, sum, 0o644)
-		return err
+		return nil, err
 	}
 	tidied, err := os.ReadFile(mod.path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	moved, err := adopt.Moved(mod.old, tidied)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	pins, err := adopt.EnvtestPins(mod.old, tidied)
+	if err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(out, "go.mod: tool %s", adopt.Tool)
 	if replace != "" {
@@ -147,15 +214,33 @@ func adoptGoMod(ctx context.Context, dir, replace string, out, errOut io.Writer)
 	for _, m := range moved {
 		fmt.Fprintf(out, "go.mod: %s\n", m)
 	}
-	return nil
+	for _, name := range slices.Sorted(maps.Keys(pins)) {
+		fmt.Fprintf(out, "Makefile: %s pinned to %s, what go.mod gave it before\n", name, pins[name])
+	}
+	return pins, nil
 }
 
 // generateAdopted runs opgen generate as the rewritten Makefile does, and
 // lists what it wrote.
-func generateAdopted(ctx context.Context, dir, name string, out io.Writer) error {
-	opts := gen.Options{Root: dir, Name: name, Version: BuildVersion(), Force: true}
+func generateAdopted(ctx context.Context, dir, name string, flags []string, out io.Writer) error {
+	var gf GenerateFlags
+	set := pflag.NewFlagSet("opgen generate", pflag.ContinueOnError)
+	gf.Register(set)
+	if err := set.Parse(adopt.CommandArgs(name, flags)); err != nil {
+		return fmt.Errorf("the flags adopt carried over: %w", err)
+	}
+	gopts, err := gf.Options()
+	if err != nil {
+		return err
+	}
+	opts := gopts.Options
+	opts.Root, opts.Version, opts.Force = dir, BuildVersion(), true
 	KubebuilderDefaults(&opts)
-	res, err := gen.Run(ctx, opts, generators.Kubebuilder())
+	selected, err := generators.PickLayout("kubebuilder", gopts.Only)
+	if err != nil {
+		return err
+	}
+	res, err := gen.Run(ctx, opts, selected)
 	if err != nil {
 		return fmt.Errorf("opgen generate --layout kubebuilder: %w", err)
 	}
@@ -166,6 +251,14 @@ func generateAdopted(ctx context.Context, dir, name string, out io.Writer) error
 		rel, _ := filepath.Rel(dir, c.Path)
 		fmt.Fprintf(out, "opgen: %s %s\n", c.Op, rel)
 	}
-	fmt.Fprintf(out, "next: make manifests and make generate run %q\n", adopt.Command(name))
+	fmt.Fprintf(out, "next: make manifests and make generate run %q\n", adopt.Command(name, flags))
 	return nil
+}
+
+// plural writes n with the noun that agrees with it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -40,11 +40,13 @@ type GenerateOptions struct {
 const KubebuilderCRDDir = "config/crd/bases"
 
 // KubebuilderDefaults sets the directories of the kubebuilder layout on
-// opts where they are unset: kubebuilder's config/ stays as it is.
+// opts where they are unset: kubebuilder's config/ stays as it is. The
+// project keeps serving its conversions with controller-runtime.
 func KubebuilderDefaults(opts *gen.Options) {
 	if opts.CRDDir == "" {
 		opts.CRDDir = KubebuilderCRDDir
 	}
+	opts.ProjectServesConversions = true
 }
 
 // Generate runs the generators on the packages of patterns, with a soft

@@ -40,16 +40,20 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/opgen-sdk/opgen/gen/model"
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 
 	applyargs "k8s.io/code-generator/cmd/applyconfiguration-gen/args"
 	applygen "k8s.io/code-generator/cmd/applyconfiguration-gen/generators"
@@ -81,6 +85,8 @@ type Generator struct {
 	universes [2]types.Universe
 	inputs    []string
 	err       error
+	// tooOld says why the module cannot build the clients (oldClientGo).
+	tooOld string
 }
 
 var (
@@ -93,14 +99,18 @@ var (
 // once prepared.
 func (*Generator) Concurrent() {}
 
+// WritesClients says that the run writes clients.
+func (*Generator) WritesClients() {}
+
 // Prepare type-checks the API packages and builds gengo's universe from
 // them, with the tags the markers imply.
 func (g *Generator) Prepare(ctx *gen.Context) error {
+	if g.tooOld = oldClientGo(ctx.Project); g.tooOld != "" {
+		return nil
+	}
 	var pkgs []*loader.Package
-	for _, v := range ctx.API.Versions() {
-		if v.ClientLayout() {
-			pkgs = append(pkgs, v.Package)
-		}
+	for _, v := range ctx.API.ClientVersions() {
+		pkgs = append(pkgs, v.Package)
 	}
 	if len(pkgs) == 0 {
 		return nil
@@ -114,7 +124,7 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 		if g.universes[i], g.err = universe.New(ctx.Fset, pkgs); g.err != nil {
 			return g.err
 		}
-		if g.err = injectTags(g.universes[i], ctx.API); g.err != nil {
+		if g.err = injectTags(g.universes[i], ctx.API, ctx.Project.Clients.Kinds == gen.ClientsGenclient); g.err != nil {
 			return g.err
 		}
 	}
@@ -124,16 +134,15 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 // Generate runs the four code-generator generators.
 func (g *Generator) Generate(ctx *gen.Context) error {
 	p := ctx.Project
+	if g.tooOld != "" && len(ctx.API.ClientVersions()) > 0 {
+		ctx.Warnings.Add(ctx.API.ClientVersions()[0].Pos, "%s; opgen left the clients as they are: to generate them, run go get %s, or keep generating them with your code-generator (opgen generate --clients=none)", g.tooOld, upgrade)
+		return nil
+	}
 	// Own the four trees, not the client directory: it may hold others.
-	for _, dir := range gen.ClientTrees {
-		ctx.Output.Own(p.Abs(filepath.Join(p.ClientDir, dir)))
+	for _, dir := range p.ClientOutputs() {
+		ctx.Output.Own(p.Abs(dir))
 	}
-	var versions []*model.Version
-	for _, v := range ctx.API.Versions() {
-		if v.ClientLayout() {
-			versions = append(versions, v)
-		}
-	}
+	versions := ctx.API.ClientVersions()
 	if len(versions) == 0 || g.universes[0] == nil {
 		return g.err
 	}
@@ -147,30 +156,77 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 		return &runner{base: base, out: ctx.Output, stage: stage, root: p.Root}
 	}
 	apply, clients := lane(g.universes[0]), lane(g.universes[1])
-	exceptions := pluralExceptions(ctx.API)
+	exceptions := pluralExceptions(ctx.API, p.Clients)
 	var applyErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { applyErr = apply.applyConfigurations(p) })
-	err = clients.clientset(p, versions, exceptions)
-	if err == nil {
+	if p.WritesClientTree(gen.ApplyConfigTree) {
+		wg.Go(func() { applyErr = apply.applyConfigurations(p) })
+	}
+	if p.WritesClientTree(gen.ClientsetTree) {
+		err = clients.clientset(p, versions, exceptions)
+	}
+	if err == nil && p.WritesClientTree(gen.ListersTree) {
 		err = clients.listers(p, exceptions)
 	}
-	if err == nil {
+	if err == nil && p.WritesClientTree(gen.InformersTree) {
 		err = clients.informers(p, exceptions)
 	}
 	wg.Wait()
 	return errors.Join(err, applyErr)
 }
 
-// injectTags gives client-gen the tags of the API model: the group's
-// +groupName and +groupGoName, whichever file declares them, and for each
-// kind with a client either its own +genclient tags, as written, or those
-// its kubebuilder markers imply. The client's scope is the CRD's.
-func injectTags(u types.Universe, api *model.API) error {
-	for _, v := range api.Versions() {
-		if !v.ClientLayout() {
-			continue
+// codeGenerator is the module whose generators write the clients.
+const codeGenerator = "k8s.io/code-generator"
+
+// upgrade is the go get that gives a module the client libraries the
+// clients opgen writes need.
+var upgrade = func() string {
+	v := builtVersion(codeGenerator, "v0.37.2")
+	return "k8s.io/client-go@" + v + " k8s.io/api@" + v + " k8s.io/apimachinery@" + v
+}()
+
+// oldClientGo says why the module of p cannot build the clients
+// code-generator writes, or "": they use the client-go of its own minor
+// release (discovery.DiscoveryInterfaces, say), and the module requires
+// an older one.
+func oldClientGo(p *gen.Project) string {
+	data, err := os.ReadFile(filepath.Join(p.ModuleDir, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	f, err := modfile.ParseLax("go.mod", data, nil)
+	if err != nil {
+		return ""
+	}
+	need := semver.MajorMinor(builtVersion(codeGenerator, "v0.37.2"))
+	for _, r := range f.Require {
+		if (r.Mod.Path == "k8s.io/client-go" || r.Mod.Path == "k8s.io/apimachinery") && semver.Compare(semver.MajorMinor(r.Mod.Version), need) < 0 {
+			return fmt.Sprintf("the clients opgen writes (code-generator %s) need %s %s or newer, and go.mod requires %s", need, r.Mod.Path, need, r.Mod.String())
 		}
+	}
+	return ""
+}
+
+// builtVersion is the version of module that opgen was built with, or def
+// when the build does not say (a test binary may not).
+func builtVersion(module, def string) string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == module && semver.IsValid(d.Version) {
+				return d.Version
+			}
+		}
+	}
+	return def
+}
+
+// injectTags gives client-gen the tags of the API model: the group's
+// +groupName and +groupGoName, whichever file declares them, and, unless
+// asTagged (the types keep the tags they have, as client-gen reads
+// them), for each kind with a client either its own +genclient tags, as
+// written, or those its kubebuilder markers imply.
+func injectTags(u types.Universe, api *model.API, asTagged bool) error {
+	for _, v := range api.ClientVersions() {
 		pkg := u[v.ImportPath]
 		if pkg == nil {
 			return fmt.Errorf("gengo did not load %s", v.ImportPath)
@@ -178,6 +234,9 @@ func injectTags(u types.Universe, api *model.API) error {
 		pkg.Comments = append(withoutTag(withoutTag(pkg.Comments, "+groupName"), "+groupGoName"), "+groupName="+v.Group.Name)
 		if v.Group.GoNameOverride != "" {
 			pkg.Comments = append(pkg.Comments, "+groupGoName="+v.Group.GoNameOverride)
+		}
+		if asTagged {
+			continue
 		}
 		for _, k := range v.Kinds {
 			t := pkg.Types[k.Name]
@@ -194,17 +253,18 @@ func injectTags(u types.Universe, api *model.API) error {
 	return nil
 }
 
-// clientTags are the +genclient tags of k: its own, or those its markers
-// imply, with the scope of its CRD.
+// clientTags are the +genclient tags of k: its own, as client-gen reads
+// them (a +genclient:nonNamespaced that its CRD's scope contradicts is
+// the model's warning), or those its markers imply, with the scope of its
+// CRD.
 func clientTags(k *model.Kind) []string {
-	tags := k.ClientTags
-	if len(tags) == 0 {
-		tags = []string{"+genclient"}
-		if !k.StatusSubresource {
-			tags = append(tags, "+genclient:noStatus")
-		}
+	if len(k.ClientTags) > 0 {
+		return k.ClientTags
 	}
-	tags = withoutTag(tags, "+genclient:nonNamespaced")
+	tags := []string{"+genclient"}
+	if !k.StatusSubresource {
+		tags = append(tags, "+genclient:noStatus")
+	}
 	if !k.Namespaced {
 		tags = append(tags, "+genclient:nonNamespaced")
 	}
@@ -220,12 +280,19 @@ func withoutTag(lines []string, tag string) []string {
 	})
 }
 
-// pluralExceptions makes the generated names follow each kind's CRD
-// plural.
-func pluralExceptions(api *model.API) map[string]string {
+// pluralExceptions are the plurals of the generated names: the user's
+// (client-gen's --plural-exceptions), and, unless the clients follow
+// client-gen's selection (ClientsGenclient), each kind's CRD plural.
+func pluralExceptions(api *model.API, opts gen.ClientOptions) map[string]string {
 	out := map[string]string{}
-	for _, k := range api.Kinds() {
-		out[k.Name] = k.GoPlural()
+	if opts.Kinds != gen.ClientsGenclient {
+		for _, k := range api.Kinds() {
+			out[k.Name] = k.GoPlural()
+		}
+	}
+	for _, e := range opts.PluralExceptions {
+		typ, plural, _ := strings.Cut(e, ":")
+		out[typ] = plural
 	}
 	return out
 }
@@ -320,16 +387,19 @@ func (s stagingFileType) AssembleFile(f *generator.File, pathname string) error 
 
 // output is the directory and the import path of a client tree.
 func output(p *gen.Project, tree string) (string, string) {
-	rel := filepath.Join(p.ClientDir, tree)
+	rel := p.ClientTreeDir(tree)
 	return p.Abs(rel), p.ImportPath(rel)
 }
 
 func (r *runner) clientset(p *gen.Project, versions []*model.Version, exceptions map[string]string) error {
 	args := clientargs.New()
-	args.OutputDir, args.OutputPkg = output(p, "clientset")
-	args.ClientsetName = "versioned"
-	args.ApplyConfigurationPackage = p.ImportPath(filepath.Join(p.ClientDir, "applyconfiguration"))
+	args.OutputDir, args.OutputPkg = output(p, gen.ClientsetTree)
+	args.ClientsetName = cmp.Or(p.Clients.VersionedName, "versioned")
+	if p.WritesClientTree(gen.ApplyConfigTree) {
+		_, args.ApplyConfigurationPackage = output(p, gen.ApplyConfigTree)
+	}
 	args.PluralExceptions = exceptionList(exceptions)
+	args.PrefersProtobuf = p.Clients.PrefersProtobuf
 	byGroup := map[string]*clienttypes.GroupVersions{}
 	for _, v := range versions {
 		gv := byGroup[v.Group.Name]
@@ -352,7 +422,7 @@ func (r *runner) clientset(p *gen.Project, versions []*model.Version, exceptions
 
 func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
 	args := listerargs.New()
-	args.OutputDir, args.OutputPkg = output(p, "listers")
+	args.OutputDir, args.OutputPkg = output(p, gen.ListersTree)
 	args.PluralExceptions = exceptionList(exceptions)
 	return r.execute(listergen.NameSystems(exceptions), listergen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return listergen.GetTargets(c, args)
@@ -361,9 +431,9 @@ func (r *runner) listers(p *gen.Project, exceptions map[string]string) error {
 
 func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
 	args := informerargs.New()
-	args.OutputDir, args.OutputPkg = output(p, "informers")
+	args.OutputDir, args.OutputPkg = output(p, gen.InformersTree)
 	args.VersionedClientSetPackage = p.ClientsetPackage()
-	args.ListersPackage = p.ImportPath(filepath.Join(p.ClientDir, "listers"))
+	_, args.ListersPackage = output(p, gen.ListersTree)
 	args.PluralExceptions = exceptionList(exceptions)
 	return r.execute(informergen.NameSystems(exceptions), informergen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return informergen.GetTargets(c, args)
@@ -373,7 +443,15 @@ func (r *runner) informers(p *gen.Project, exceptions map[string]string) error {
 func (r *runner) applyConfigurations(p *gen.Project) error {
 	args := applyargs.New()
 	args.ExternalApplyConfigurations[types.Name{Package: apisPkg, Name: "Status"}] = apisPkg + "/applyconfiguration"
-	args.OutputDir, args.OutputPkg = output(p, "applyconfiguration")
+	for _, e := range p.Clients.ApplyConfigExternals {
+		typ, pkg, _ := strings.Cut(e, ":")
+		at := strings.LastIndex(typ, ".")
+		args.ExternalApplyConfigurations[types.Name{Package: typ[:at], Name: typ[at+1:]}] = pkg
+	}
+	if p.Clients.ApplyConfigOpenAPISchema != "" {
+		args.OpenAPISchemaFilePath = p.Abs(p.Clients.ApplyConfigOpenAPISchema)
+	}
+	args.OutputDir, args.OutputPkg = output(p, gen.ApplyConfigTree)
 	return r.execute(applygen.NameSystems(), applygen.DefaultNameSystem(), func(c *generator.Context) []generator.Target {
 		return applygen.GetTargets(c, args)
 	})

@@ -21,7 +21,54 @@ var refCRDDir = filepath.Join("config", "crd-reference") + string(filepath.Separ
 
 // codeGenerators are code-generator's commands the suite runs, built from
 // the versions the SDK's go.mod pins.
-var codeGenerators = []string{"client-gen", "lister-gen", "informer-gen", "applyconfiguration-gen", "conversion-gen"}
+var codeGenerators = []string{"client-gen", "lister-gen", "informer-gen", "applyconfiguration-gen", "conversion-gen", "defaulter-gen"}
+
+// reference are the options a project passes the reference tools, from its
+// reference file: lines "controller-gen <crd options>", "objects false"
+// (controller-gen's object generator is not run) and "clients <options of
+// applyconfiguration-gen>", each option as the tool takes it.
+type reference struct {
+	crd          crd.Generator
+	noObjects    bool
+	applyOptions []string
+}
+
+// readReference reads the reference file of the project dir, when it has
+// one.
+func readReference(t *testing.T, dir string) reference {
+	t.Helper()
+	ref := reference{crd: crd.Generator{OmitToolVersion: ptr.To(true)}}
+	data, err := os.ReadFile(filepath.Join(dir, "reference"))
+	if os.IsNotExist(err) {
+		return ref
+	}
+	require.NoError(t, err)
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		tool, args, _ := strings.Cut(line, " ")
+		switch tool {
+		case "controller-gen":
+			for _, opt := range strings.Fields(args) {
+				switch opt {
+				case "crd:generateEmbeddedObjectMeta=true":
+					ref.crd.GenerateEmbeddedObjectMeta = ptr.To(true)
+				case "crd:allowDangerousTypes=true":
+					ref.crd.AllowDangerousTypes = ptr.To(true)
+				case "crd:ignoreUnexportedFields=true":
+					ref.crd.IgnoreUnexportedFields = ptr.To(true)
+				default:
+					t.Fatalf("%s/reference: controller-gen option %s is not known to the suite", dir, opt)
+				}
+			}
+		case "objects":
+			ref.noObjects = args == "false"
+		case "clients":
+			ref.applyOptions = strings.Fields(args)
+		default:
+			t.Fatalf("%s/reference: unknown line %q", dir, line)
+		}
+	}
+	return ref
+}
 
 // tools are the reference tools: controller-gen's generators, in process,
 // and code-generator's commands, built once for the run.
@@ -49,25 +96,32 @@ func referenceTools(t *testing.T) tools {
 // +genclient, as kube_codegen.sh's gen_client runs them, into
 // pkg/generated; conversion-gen for the packages that carry
 // +k8s:conversion-gen.
-func (tl tools) run(t *testing.T, dir string) {
+func (tl tools) run(t *testing.T, dir string, ref reference) {
 	t.Helper()
-	controllerGen(t, dir)
+	controllerGen(t, dir, ref)
 	module := modulePath(t, dir)
 	if clients := packagesWith(t, dir, "+genclient"); len(clients) > 0 {
-		tl.clients(t, dir, module, clients)
+		tl.clients(t, dir, module, clients, ref.applyOptions)
 	}
 	if spokes := packagesWith(t, dir, "+k8s:conversion-gen="); len(spokes) > 0 {
 		tl.cmd(t, dir, "conversion-gen", append([]string{"--output-file", "zz_generated.conversion.go", "--go-header-file", tl.header}, spokes...)...)
 	}
+	if defaulted := packagesWith(t, dir, "+k8s:defaulter-gen="); len(defaulted) > 0 {
+		tl.cmd(t, dir, "defaulter-gen", append([]string{"--output-file", "zz_generated.defaults.go", "--go-header-file", tl.header}, defaulted...)...)
+	}
 }
 
 // controllerGen runs controller-tools' crd and object generators on the
-// packages of dir, the CRDs into refCRDDir.
-func controllerGen(t *testing.T, dir string) {
+// packages of dir, the CRDs into refCRDDir, with the project's options.
+func controllerGen(t *testing.T, dir string, ref reference) {
 	t.Helper()
-	crdGen := genall.Generator(crd.Generator{OmitToolVersion: ptr.To(true)})
-	objGen := genall.Generator(deepcopy.Generator{})
-	rt, err := genall.Generators{&crdGen, &objGen}.ForRootsWithConfig(&packages.Config{Dir: dir}, "./...")
+	crdGen := genall.Generator(ref.crd)
+	gens := genall.Generators{&crdGen}
+	if !ref.noObjects {
+		objGen := genall.Generator(deepcopy.Generator{})
+		gens = append(gens, &objGen)
+	}
+	rt, err := gens.ForRootsWithConfig(&packages.Config{Dir: dir}, "./...")
 	require.NoError(t, err)
 	rt.OutputRules = genall.OutputRules{Default: genall.OutputArtifacts{Config: genall.OutputToDirectory(filepath.Join(dir, refCRDDir))}}
 	if rt.Run() {
@@ -83,7 +137,7 @@ func controllerGen(t *testing.T, dir string) {
 
 // clients runs client-gen, lister-gen, informer-gen and
 // applyconfiguration-gen on pkgs, with the options opgen gives them.
-func (tl tools) clients(t *testing.T, dir, module string, pkgs []string) {
+func (tl tools) clients(t *testing.T, dir, module string, pkgs, applyOptions []string) {
 	t.Helper()
 	out := func(name string) []string {
 		return []string{"--output-dir", filepath.Join(dir, "pkg", "generated", name), "--output-pkg", module + "/pkg/generated/" + name, "--go-header-file", tl.header}
@@ -93,7 +147,7 @@ func (tl tools) clients(t *testing.T, dir, module string, pkgs []string) {
 		inputs = append(inputs, "--input", p)
 	}
 	apply := module + "/pkg/generated/applyconfiguration"
-	tl.cmd(t, dir, "applyconfiguration-gen", append(out("applyconfiguration"), pkgs...)...)
+	tl.cmd(t, dir, "applyconfiguration-gen", append(append(out("applyconfiguration"), applyOptions...), pkgs...)...)
 	tl.cmd(t, dir, "client-gen", append(append(out("clientset"), "--clientset-name", "versioned", "--input-base", "", "--apply-configuration-package", apply), inputs...)...)
 	tl.cmd(t, dir, "lister-gen", append(out("listers"), pkgs...)...)
 	tl.cmd(t, dir, "informer-gen", append(append(out("informers"),
@@ -120,7 +174,8 @@ func modulePath(t *testing.T, dir string) string {
 }
 
 // packagesWith returns the import paths of the packages of dir with a Go
-// file that holds tag, sorted.
+// file that holds tag at the start of a comment line, sorted: the packages
+// kube_codegen.sh gives the tag's generator.
 func packagesWith(t *testing.T, dir, tag string) []string {
 	t.Helper()
 	module := modulePath(t, dir)
@@ -133,7 +188,7 @@ func packagesWith(t *testing.T, dir, tag string) []string {
 		if err != nil {
 			return err
 		}
-		if strings.Contains(string(data), "// "+tag) {
+		if regexp.MustCompile(`(?m)^\s*//\s*` + regexp.QuoteMeta(tag)).Match(data) {
 			rel, _ := filepath.Rel(dir, filepath.Dir(p))
 			found[module+"/"+filepath.ToSlash(rel)] = true
 		}

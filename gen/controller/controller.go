@@ -52,6 +52,7 @@ package controller
 
 import (
 	"fmt"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,28 @@ type Generator struct{ gen.NoMarkers }
 
 var _ gen.Generator = Generator{}
 
+// requiresOpgen reports whether the module can build the glue of the
+// controllers and webhooks, which imports opgen's runtime; when it cannot,
+// it says how to make it.
+func requiresOpgen(ctx *gen.Context, kinds []*model.Kind) bool {
+	if ctx.Project.UsesOpgen {
+		return true
+	}
+	pos, what := token.Position{}, ""
+	switch {
+	case len(kinds) > 0:
+		pos, what = kinds[0].Pos, kinds[0].Name+" has +opgen:controller"
+	case len(ctx.API.BuiltinControllers) > 0:
+		pos, what = ctx.API.BuiltinControllers[0].Pos, ctx.API.BuiltinControllers[0].Name+" has +opgen:controller:for"
+	case len(ctx.API.Webhooks()) > 0:
+		pos, what = ctx.API.Webhooks()[0].Pos, ctx.API.Webhooks()[0].Name+" has +opgen:webhook"
+	default:
+		return true
+	}
+	ctx.Errors.Add(pos, "%s, whose generated glue imports opgen's runtime, but the module's go.mod does not require %s, so the glue would not build: run opgen adopt in the project, which adds opgen to go.mod, or add the require (and, while opgen is not on the module proxy, a replace with the path of your clone) to go.mod yourself", what, gen.OpgenModule)
+	return false
+}
+
 // Generate writes the glue when there is at least one controller. With
 // none, it writes a Setup that registers nothing when the controller package
 // exists (a project fresh from opgen init, whose main calls Setup), and
@@ -92,7 +115,7 @@ func (Generator) Generate(ctx *gen.Context) error {
 	path := filepath.Join(dir, FileName)
 	ctx.Output.Own(path)
 	kinds := ctx.API.Controllers()
-	if clashes(ctx, kinds, ctx.API.BuiltinControllers) || !checkDispatch(ctx, kinds) {
+	if clashes(ctx, kinds, ctx.API.BuiltinControllers) || !checkDispatch(ctx, kinds) || !requiresOpgen(ctx, kinds) {
 		return nil
 	}
 	ctors, ok := checkFuncs(ctx, kinds, ctx.API.BuiltinControllers)

@@ -33,6 +33,25 @@
 // A field marked +opgen:conversion:drop is lost on purpose: it needs no
 // function (conversion-gen skips it, as with +k8s:conversion-gen=false)
 // and the round-trip test leaves it out.
+//
+// # Packages that name their peers
+//
+// A package of the run whose doc.go sets +k8s:conversion-gen is converted
+// as conversion-gen converts it, CRD kinds or not: a component config, an
+// aggregated API's types (+kubebuilder:skip), an internal version. Its
+// tags say what its peers are, and --conversion-extra-peer-dirs adds the
+// peers the project's build passes; conversion-gen runs once per API
+// group, as projects' Makefiles run it. The peers' types are read in full
+// (FullTypes) from the run's load.
+//
+// # Round-trip tests
+//
+// A spoke that opgen converts gets a round-trip test when the module
+// requires opgen (the test runs on opgen's pkg/conversiontest) and opgen
+// wrote the whole conversion: under --strict, or when the spoke has no
+// hand-written Convert_ function. A hand-written function may lose a
+// field on purpose, which a round trip cannot know; the project's own
+// tests cover it, and adopted projects keep passing them.
 package conversion
 
 import (
@@ -43,7 +62,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opgen-sdk/opgen/gen/internal/universe"
 	"github.com/opgen-sdk/opgen/gen/model"
+	convargs "k8s.io/code-generator/cmd/conversion-gen/args"
 
 	"github.com/opgen-sdk/opgen/gen"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
@@ -70,6 +91,9 @@ type Generator struct {
 	drops, fields map[field]token.Position
 	// user are the conversion functions of each spoke, by import path.
 	user map[string]userFuncs
+	// peers are the import paths of the packages conversion-gen reads
+	// besides the spokes and hubs (peerPaths).
+	peers []string
 	// prepared is conversion-gen's input from the run's load, or nil with
 	// the reason in fallback.
 	prepared *prepared
@@ -80,23 +104,53 @@ var (
 	_ gen.Generator  = (*Generator)(nil)
 	_ gen.Preparer   = (*Generator)(nil)
 	_ gen.Concurrent = (*Generator)(nil)
+	_ gen.FullTyper  = (*Generator)(nil)
 )
 
 // Concurrent marks the generator as independent of the shared packages
 // once prepared.
 func (*Generator) Concurrent() {}
 
-// spoke is one spoke package and the hub packages of its kinds.
+// spoke is one package conversion-gen writes the conversions of: a spoke
+// of the API's conversions, with the hub packages of its kinds, or a
+// package that sets +k8s:conversion-gen tags itself (tagged), whose peers
+// its tags name.
 type spoke struct {
 	version *model.Version
 	hubs    []*model.Version
+	tagged  bool
+}
+
+// conversionTag is conversion-gen's tag; externalTypesTag names the
+// package of the types a package converts, when they live elsewhere.
+const (
+	conversionTag    = "k8s:conversion-gen"
+	externalTypesTag = "k8s:conversion-gen-external-types"
+)
+
+// FullTypes names the packages conversion-gen reads types of besides the
+// API packages: the peers the tagged packages name, the extra peer
+// directories and conversion-gen's base peers (apimachinery's meta/v1,
+// conversion and runtime), whose types it matches by name.
+func (g *Generator) FullTypes(ctx *gen.Context, api *model.API) []string {
+	var paths []string
+	for _, root := range ctx.Roots {
+		paths = append(paths, universe.PackageTag(ctx.Fset, root, conversionTag)...)
+		paths = append(paths, universe.PackageTag(ctx.Fset, root, externalTypesTag)...)
+	}
+	if len(paths) == 0 && !api.HasVersionedKinds() {
+		return nil
+	}
+	paths = append(paths, ctx.Project.ConversionExtraPeerDirs...)
+	return append(paths, convargs.DefaultBasePeerDirs...)
 }
 
 // Prepare type-checks the spokes and hubs and takes from them what
 // Generate needs: their fields, the user's conversion functions and
 // conversion-gen's universe.
 func (g *Generator) Prepare(ctx *gen.Context) error {
-	g.spokes = spokesOf(ctx.API)
+	g.spokes = append(spokesOf(ctx.API), taggedOf(ctx)...)
+	g.spokes = slices.DeleteFunc(g.spokes, func(s *spoke) bool { return !s.tagged && tagged(g.spokes, s.version.ImportPath) })
 	if len(g.spokes) == 0 {
 		return nil
 	}
@@ -115,7 +169,8 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 	for _, s := range g.spokes {
 		g.user[s.version.ImportPath] = userFunctions(ctx, s.version)
 	}
-	g.prepared, g.fallback = prepareUniverse(ctx, g.spokes, g.drops)
+	g.peers = peerPaths(ctx, g.spokes)
+	g.prepared, g.fallback = prepareUniverse(ctx, g.spokes, g.peers, g.drops)
 	return nil
 }
 
@@ -139,25 +194,77 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 		needs := missing(src)
 		needs = append(needs, undefinedCalls(src, g.user[s.version.ImportPath], needs)...)
 		g.checkFunctions(ctx, s, needs)
-		src = append(src, localSchemeBuilder(s.version)...)
+		if !s.tagged {
+			src = append(src, localSchemeBuilder(s.version)...)
+		}
 		ctx.Output.Go(filepath.Join(s.version.Dir, FileName), src)
-		roundTripTest(ctx, s, g.drops)
+		if g.testsRoundTrips(ctx, s) {
+			roundTripTest(ctx, s, g.drops)
+		}
 	}
 	return nil
+}
+
+// testsRoundTrips reports whether spoke s gets a round-trip test: opgen
+// planned its conversion, the module requires opgen, whose test kit runs
+// the test, and opgen wrote the whole conversion (--strict, or no
+// hand-written Convert_ function in the spoke).
+func (g *Generator) testsRoundTrips(ctx *gen.Context, s *spoke) bool {
+	if s.tagged || !ctx.Project.UsesOpgen {
+		return false
+	}
+	if ctx.Project.StrictConversion {
+		return true
+	}
+	for _, fn := range g.user[s.version.ImportPath].funcs {
+		if fn.stub == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // run runs conversion-gen on the universe from the run's load, or on
 // gengo's own load when that universe could not be built.
 func (g *Generator) run(ctx *gen.Context) (map[string][]byte, error) {
+	extra := ctx.Project.ConversionExtraPeerDirs
 	if g.prepared != nil {
-		staged, err := runPrepared(g.spokes, g.prepared)
+		staged, err := runPrepared(g.spokes, extra, g.prepared)
 		if err == nil {
 			return staged, nil
 		}
 		g.fallback = err.Error()
 	}
 	ctx.Note("conversion: conversion-gen loads the API packages itself: " + g.fallback)
-	return runLoaded(ctx.Project.Root, g.spokes, g.drops)
+	return runLoaded(ctx.Project.Root, g.spokes, g.peers, extra, g.drops)
+}
+
+// tagged reports whether the package at path is a tagged spoke: its own
+// tags win over the API's plan.
+func tagged(spokes []*spoke, path string) bool {
+	return slices.ContainsFunc(spokes, func(s *spoke) bool { return s.tagged && s.version.ImportPath == path })
+}
+
+// taggedOf returns the packages of the run whose doc.go sets
+// +k8s:conversion-gen (conversion-gen reads its package tags there), by
+// import path: the API's versions, and other packages (a component
+// config, an internal version) as versions of their own. A package with
+// the tag on types only converts nothing by itself (conversion-gen
+// generates nothing for it): it is a spoke only when the API plans one.
+func taggedOf(ctx *gen.Context) []*spoke {
+	var out []*spoke
+	for _, root := range ctx.Roots {
+		if len(root.GoFiles) == 0 || !universe.HasPackageTag(ctx.Fset, root, conversionTag) {
+			continue
+		}
+		v := ctx.API.VersionFor(root)
+		if v == nil {
+			v = model.PackageVersion(ctx.Fset, root)
+		}
+		out = append(out, &spoke{version: v, tagged: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version.ImportPath < out[j].version.ImportPath })
+	return out
 }
 
 // spokesOf returns the spoke packages of the API's conversions, by

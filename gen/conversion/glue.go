@@ -49,7 +49,7 @@ func writeGlue(ctx *gen.Context) {
 		}
 	}
 	var pairs []jen.Code
-	for _, c := range ctx.API.Conversions {
+	for _, c := range ctx.API.ServedConversions() {
 		add(c.Hub.Version)
 		for _, k := range c.Spokes {
 			add(k.Version)

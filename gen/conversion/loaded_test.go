@@ -46,9 +46,9 @@ func (c *compare) Generate(ctx *gen.Context) error {
 	t := c.t
 	require.NotEmpty(t, c.g.spokes)
 	require.NotNil(t, c.g.prepared, "the universe from the run's load is used: %s", c.g.fallback)
-	fromLoad, err := runPrepared(c.g.spokes, c.g.prepared)
+	fromLoad, err := runPrepared(c.g.spokes, ctx.Project.ConversionExtraPeerDirs, c.g.prepared)
 	require.NoError(t, err)
-	fromGengo, err := runLoaded(ctx.Project.Root, c.g.spokes, c.g.drops)
+	fromGengo, err := runLoaded(ctx.Project.Root, c.g.spokes, c.g.peers, ctx.Project.ConversionExtraPeerDirs, c.g.drops)
 	require.NoError(t, err)
 	require.NotEmpty(t, fromGengo)
 	for path, want := range fromGengo {

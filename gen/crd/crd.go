@@ -106,7 +106,7 @@ func addConversions(ctx *gen.Context) error {
 	if !ctx.API.HasConversionWebhook() {
 		return nil
 	}
-	for _, c := range ctx.API.Conversions {
+	for _, c := range ctx.API.ServedConversions() {
 		path := ctx.Project.Abs(filepath.Join(ctx.Project.CRDDir, c.Hub.Version.Group.Name+"_"+c.Hub.Plural+".yaml"))
 		data, ok := files[path]
 		if !ok {

@@ -22,7 +22,13 @@ import (
 // for deep copies.
 type Generator struct{}
 
-var _ gen.Generator = Generator{}
+var (
+	_ gen.Generator  = Generator{}
+	_ gen.DeepCopier = Generator{}
+)
+
+// CopiesTypes says that the run writes deep copies.
+func (Generator) CopiesTypes() {}
 
 // RegisterMarkers registers the object generator's markers.
 func (Generator) RegisterMarkers(into *markers.Registry) error {

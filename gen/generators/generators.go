@@ -19,6 +19,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/conversion"
 	"github.com/opgen-sdk/opgen/gen/crd"
 	"github.com/opgen-sdk/opgen/gen/deepcopy"
+	"github.com/opgen-sdk/opgen/gen/defaults"
 	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/gen/register"
 	"github.com/opgen-sdk/opgen/gen/samples"
@@ -40,6 +41,8 @@ func All() map[string]gen.Generator {
 		"compat": &compat.Generator{},
 		// Typed conversions between a kind's versions (zz_generated.conversion.go).
 		"conversion": &conversion.Generator{},
+		// Defaulters of the packages tagged +k8s:defaulter-gen (zz_generated.defaults.go).
+		"defaults":   &defaults.Generator{},
 		"client":     &client.Generator{},
 		"controller": controller.Generator{},
 		// Controller stubs and main.go, written once.

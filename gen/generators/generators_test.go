@@ -25,7 +25,7 @@ func TestPick(t *testing.T) {
 	assert.Contains(t, former, "scaffold")
 
 	_, err = generators.Pick([]string{"crd", "crds"})
-	require.EqualError(t, err, "--only crds: no such generator; pick from accessors, apidocs, client, compat, controller, conversion, crd, deepcopy, rbac, register, samples, scaffold, webhooks")
+	require.EqualError(t, err, "--only crds: no such generator; pick from accessors, apidocs, client, compat, controller, conversion, crd, deepcopy, defaults, rbac, register, samples, scaffold, webhooks")
 }
 
 // TestAllIsNewEachCall: a generator's per-run state is not shared

@@ -9,6 +9,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/controller"
 	"github.com/opgen-sdk/opgen/gen/rbac"
 	"github.com/opgen-sdk/opgen/gen/webhooks"
+	"sigs.k8s.io/controller-tools/pkg/markers"
 )
 
 // KubebuilderRoleName is the ClusterRole of a kubebuilder project, which
@@ -48,16 +49,34 @@ func Kubebuilder() map[string]gen.Generator {
 
 // clientsWhenControllers runs the client generator only when the project
 // has opgen controllers, whose glue lists and watches through the
-// clientset. Prepare and Concurrent are the client generator's.
-type clientsWhenControllers struct{ *client.Generator }
+// clientset, or asks for clients (--clients). It is no gen.ClientWriter:
+// a kubebuilder project writes its clients itself, if any, and hears
+// nothing of what its kinds would lack for opgen's.
+type clientsWhenControllers struct{ g *client.Generator }
+
+var (
+	_ gen.Preparer   = clientsWhenControllers{}
+	_ gen.Concurrent = clientsWhenControllers{}
+)
+
+// RegisterMarkers registers the client generator's markers.
+func (c clientsWhenControllers) RegisterMarkers(into *markers.Registry) error {
+	return c.g.RegisterMarkers(into)
+}
+
+// Prepare is the client generator's.
+func (c clientsWhenControllers) Prepare(ctx *gen.Context) error { return c.g.Prepare(ctx) }
+
+// Concurrent is the client generator's.
+func (c clientsWhenControllers) Concurrent() {}
 
 // Generate generates the clients, or removes generated ones.
-func (g clientsWhenControllers) Generate(ctx *gen.Context) error {
-	if ctx.API.HasControllers() {
-		return g.Generator.Generate(ctx)
+func (c clientsWhenControllers) Generate(ctx *gen.Context) error {
+	if ctx.API.HasControllers() || ctx.Project.Clients.Kinds != "" {
+		return c.g.Generate(ctx)
 	}
-	for _, dir := range gen.ClientTrees {
-		ctx.Output.Own(ctx.Project.Abs(filepath.Join(ctx.Project.ClientDir, dir)))
+	for _, dir := range ctx.Project.ClientOutputs() {
+		ctx.Output.Own(ctx.Project.Abs(dir))
 	}
 	return nil
 }

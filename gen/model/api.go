@@ -31,8 +31,14 @@ type API struct {
 	// Conversions are the kinds whose served versions differ, which the
 	// operator converts between (see hub.go), by group and kind.
 	Conversions []*Conversion
+	// ClientOnly are the packages with a group and a +genclient line but
+	// no kind, which client-gen gives a group client all the same; only
+	// when the clients follow client-gen's selection (Options.ClientKinds).
+	ClientOnly []*Version
 	// schemas makes the CRD parser of the API packages on first use.
 	schemas func() *schemas
+	// projectServesConversions is Options.ProjectServesConversions.
+	projectServesConversions bool
 }
 
 // Group is an API group, declared with +groupName.
@@ -74,13 +80,31 @@ type Version struct {
 	Objects []string
 	// Pos is where the package declares its group.
 	Pos token.Position
+	// NoCRD says the package gets no CRD: it is marked +kubebuilder:skip,
+	// with which controller-gen makes no CRD of its kinds (an aggregated
+	// API's types, say), or the run's CRD patterns leave it out
+	// (Options.CRDDirs, like the paths of a project's controller-gen
+	// call). Nothing that only a CRD needs (a hub, a schema without
+	// floats) is asked of its kinds. They keep their deep copies,
+	// registration, clients and conversions.
+	NoCRD bool
+	// ClientInput says that the package is an input of the client
+	// generators: its group version gets a typed client, with the clients
+	// of its kinds that have Kind.Client.
+	ClientInput bool
+	// SharedWith is the first package of the same group version, when
+	// another package declares it too (test packages that reuse one): its
+	// kinds join the same CRDs, as controller-gen merges them, but it gets
+	// no client of its own.
+	SharedWith *Version
 	// alias is the import name assignAliases chose.
 	alias string
 }
 
 // ClientLayout reports whether the package's directory is named after its
-// version, as code-generator's client generators need.
-func (v *Version) ClientLayout() bool { return filepath.Base(v.Dir) == v.Name }
+// version, as code-generator's client generators need, and the package is
+// the only one of its group version (SharedWith).
+func (v *Version) ClientLayout() bool { return filepath.Base(v.Dir) == v.Name && v.SharedWith == nil }
 
 // GroupVersion returns the version's group and version.
 func (v *Version) GroupVersion() schema.GroupVersion {
@@ -179,6 +203,26 @@ func (w *Webhooks) Pos(name string) token.Position { return w.pos[name] }
 
 // GVK returns the kind's group, version and kind.
 func (k *Kind) GVK() schema.GroupVersionKind { return k.Version.GroupVersion().WithKind(k.Name) }
+
+// ClientVersions returns the packages the client generators read: the
+// versions that are client inputs, and the client-only packages, by group
+// and version.
+func (a *API) ClientVersions() []*Version {
+	var out []*Version
+	for _, v := range a.Versions() {
+		if v.ClientInput {
+			out = append(out, v)
+		}
+	}
+	out = append(out, a.ClientOnly...)
+	slices.SortStableFunc(out, func(x, y *Version) int {
+		if c := strings.Compare(x.Group.Name, y.Group.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	return out
+}
 
 // Versions returns every version of every group, in order.
 func (a *API) Versions() []*Version {

@@ -36,6 +36,13 @@ type apiBuilder struct {
 	objects []string
 	// skips are the packages without a kind.
 	skips []skippedPackage
+	// grouped are the packages with a group, kinds or not: the deepcopy
+	// generator copies their types.
+	grouped []*loader.Package
+	// clientOnlys are the packages of API.ClientOnly.
+	clientOnlys []*Version
+	// noCRD says the package being read is marked +kubebuilder:skip.
+	noCRD bool
 	// scope is the controller package's declarations (controllerScope).
 	scope *types.Scope
 	// files are the roots' parsed files, by path (docMarker).
@@ -56,7 +63,7 @@ func Build(in Input) *API {
 		in.Measure = func(_ string, f func()) { f() }
 	}
 	b := &apiBuilder{in: in, groups: map[string]*Group{}, gvs: map[schema.GroupVersion]*Version{}}
-	api := &API{}
+	api := &API{projectServesConversions: in.Options.ProjectServesConversions}
 	in.Measure("parse and read markers", func() {
 		for _, root := range in.Roots {
 			b.addPackage(root)
@@ -68,13 +75,14 @@ func Build(in Input) *API {
 		sort.Slice(api.Groups, func(i, j int) bool { return api.Groups[i].Name < api.Groups[j].Name })
 		sortBuiltinControllers(b.builtins)
 		api.BuiltinControllers = b.builtins
+		api.ClientOnly = b.clientOnlys
 	})
 	api.schemas = newSchemaSource(in, api)
 	// Every generator works on the API packages' types: check them
 	// once, here, so that the time is measured as one stage.
 	in.Measure("type-check", func() {
 		if in.TypeCheck != nil {
-			in.TypeCheck(checkedRoots(in, api))
+			in.TypeCheck(checkedRoots(in, api), api)
 		}
 		for _, v := range api.Versions() {
 			in.Checker.Check(v.Package)
@@ -82,6 +90,7 @@ func Build(in Input) *API {
 	})
 	in.Measure("model", func() {
 		assignAliases(api)
+		b.checkFieldTypes(api)
 		b.checkKinds(api)
 		b.settleWebhooks(api)
 		b.settleDeletesNow(api)
@@ -98,6 +107,9 @@ func (b *apiBuilder) addPackage(pkg *loader.Package) {
 	if p.controllers {
 		b.addBuiltinControllers(pkg, p.lines)
 		return
+	}
+	if p.group != "" {
+		b.grouped = append(b.grouped, pkg)
 	}
 	v := b.version(pkg, p)
 	if v == nil {
@@ -169,7 +181,7 @@ type Input struct {
 	// TypeCheck prepares the type-check of the API packages (checkedRoots)
 	// before Build checks them: the run gives their dependencies a lean
 	// syntax. Nil prepares nothing.
-	TypeCheck func(pkgs []*loader.Package)
+	TypeCheck func(pkgs []*loader.Package, api *API)
 }
 
 // DefaultAPIDir is where a project's API groups live (apis/<group>/<version>),
@@ -183,7 +195,27 @@ type Options struct {
 	ControllerDir, ControllerAbs string
 	// AllowDangerousTypes lets API types have float fields.
 	AllowDangerousTypes bool
+	// GenerateEmbeddedObjectMeta and IgnoreUnexportedFields are
+	// controller-gen's CRD options of those names (gen.Options).
+	GenerateEmbeddedObjectMeta, IgnoreUnexportedFields bool
 	// StrictMarkers and StrictConversion refuse what controller-gen
 	// accepts but a new project should not have (gen.Options).
 	StrictMarkers, StrictConversion bool
+	// Checks say which generators' checks of the field types run.
+	Checks Checks
+	// ClientKinds selects the kinds that get clients: "" or "all" (every
+	// kind with a list type, or the +genclient kinds of a package that
+	// tags some), "genclient" (as client-gen: the packages with a
+	// +genclient line, kinds or not, with their tags as written) or
+	// "none".
+	ClientKinds string
+	// ClientDirs and CRDDirs, when set, are the directories of the only
+	// packages that get clients, and CRDs.
+	ClientDirs, CRDDirs map[string]bool
+	// StrictTypes makes a float in a CRD's schema an error rather than a
+	// warning, unless AllowDangerousTypes.
+	StrictTypes bool
+	// ProjectServesConversions says the project serves its conversions
+	// itself (gen.Options).
+	ProjectServesConversions bool
 }

@@ -6,6 +6,7 @@ package model
 import (
 	"go/ast"
 	"go/token"
+	"path/filepath"
 	"strings"
 
 	"k8s.io/gengo/v2/namer"
@@ -40,7 +41,16 @@ func (k *Kind) needsList() bool {
 // kind with a list type. A kind without a list type keeps its CRD and deep
 // copies; it is an error only when a controller or its +genclient tags
 // need the list.
-func (b *apiBuilder) settleClients(v *Version) {
+func (b *apiBuilder) settleClients(v *Version, lines []markerLine) {
+	switch {
+	case b.in.Options.ClientKinds == "none" || !b.selectedForClients(v):
+		b.noClients(v)
+		return
+	case b.in.Options.ClientKinds == "genclient":
+		b.clientsAsTagged(v, lines)
+		return
+	}
+	v.ClientInput = v.ClientLayout()
 	tagged := false
 	for _, k := range v.Kinds {
 		tagged = tagged || len(k.ClientTags) > 0
@@ -68,9 +78,73 @@ func (b *apiBuilder) settleClients(v *Version) {
 			b.in.Errors.Add(k.Pos, "kind %s has no list type, and its +genclient client lists or watches it, which returns a %sList: %s, or limit the client's verbs (+genclient:onlyVerbs=create,get,update,delete)", k.Name, k.Name, list)
 		case !tagged:
 			k.Client = false
+			if !b.in.Options.Checks.Clients {
+				continue
+			}
 			b.in.Warnings.Add(k.Pos, "kind %s has no list type: its CRD and deep copies are generated, but no typed client, lister or informer, which list %s objects; to get them, %s", k.Name, k.Name, list)
 		}
 	}
+}
+
+// selectedForClients reports whether the run's options leave v's package
+// among those that get clients (ClientDirs).
+func (b *apiBuilder) selectedForClients(v *Version) bool {
+	return b.in.Options.ClientDirs == nil || b.in.Options.ClientDirs[v.Dir]
+}
+
+// noClients gives none of v's kinds a client; a controller, which needs
+// one, is an error.
+func (b *apiBuilder) noClients(v *Version) {
+	for _, k := range v.Kinds {
+		k.Client = false
+		if k.Controller != nil {
+			b.in.Errors.Add(k.Pos, "kind %s has a controller, which needs its client, lister and informer, but the run generates no client for its package: drop --clients=none, or add the package to --client-packages", k.Name)
+		}
+	}
+}
+
+// clientsAsTagged selects the clients as client-gen does: a package is an
+// input when a line of it is a +genclient tag, and the types tagged
+// +genclient get clients, with their tags as written.
+func (b *apiBuilder) clientsAsTagged(v *Version, lines []markerLine) {
+	v.ClientInput = v.ClientLayout() && hasGenclient(lines)
+	for _, k := range v.Kinds {
+		k.Client = v.ClientInput && len(k.ClientTags) > 0
+		if k.Controller != nil && !k.Client {
+			b.in.Errors.Add(k.Pos, "kind %s has a controller, which needs its client, lister and informer, but with --clients=genclient only the types tagged +genclient get one: add +genclient to %s", k.Name, k.Name)
+		}
+	}
+}
+
+// clientOnly records a package with a group and a +genclient line but no
+// kind, which client-gen gives a group client (API.ClientOnly), when the
+// clients follow client-gen's selection.
+func (b *apiBuilder) clientOnly(pkg *loader.Package, p *pkgRead) {
+	if b.in.Options.ClientKinds != "genclient" || p.group == "" || !hasGenclient(p.lines) || len(pkg.GoFiles) == 0 {
+		return
+	}
+	g := b.groups[p.group]
+	if g == nil {
+		g = &Group{Name: p.group} // a group of no version: not in the API's groups
+	}
+	b.setGroupGoName(g, p.lines)
+	dir := filepath.Dir(pkg.GoFiles[0])
+	v := &Version{Group: g, Name: pkg.Name, Package: pkg, Dir: dir, ImportPath: pkg.PkgPath, Pos: p.groupPos}
+	if v.ClientLayout() && b.selectedForClients(v) {
+		v.ClientInput = true
+		b.clientOnlys = append(b.clientOnlys, v)
+		b.skips[len(b.skips)-1].types = true // it gets what it asks for
+	}
+}
+
+// hasGenclient reports whether a line is a +genclient tag.
+func hasGenclient(lines []markerLine) bool {
+	for _, l := range lines {
+		if l.Text == "+genclient" || strings.HasPrefix(l.Text, "+genclient:") {
+			return true
+		}
+	}
+	return false
 }
 
 // groupGoName returns the +groupGoName of a package's lines, as client-gen
@@ -111,5 +185,5 @@ func HandWrittenDeepCopyObject(pkg *loader.Package) map[string]bool {
 // and which kinds get a typed client.
 func (b *apiBuilder) clients(v *Version, lines []markerLine) {
 	b.setGroupGoName(v.Group, lines)
-	b.settleClients(v)
+	b.settleClients(v, lines)
 }

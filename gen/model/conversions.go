@@ -74,8 +74,21 @@ func (a *API) ConversionOf(k *Kind) *Conversion {
 // project that runs no opgen operator (a kubebuilder project whose
 // generation opgen took over) serves its conversions itself: its CRDs
 // are controller-gen's, and its kustomize patches add the webhook.
+// Only the conversions of ServedConversions count.
 func (a *API) HasConversionWebhook() bool {
-	return len(a.Conversions) > 0 && (a.HasControllers() || len(a.Webhooks()) > 0)
+	return len(a.ServedConversions()) > 0 && (a.HasControllers() || len(a.Webhooks()) > 0)
+}
+
+// ServedConversions are the conversions the operator's webhook serves
+// when it serves any (HasConversionWebhook): all of them, but in a
+// project adopted from kubebuilder (Options.ProjectServesConversions) the
+// kinds that convert themselves as controller-runtime asks (Convertible),
+// which the project's controller-runtime webhook server keeps serving.
+func (a *API) ServedConversions() []*Conversion {
+	if !a.projectServesConversions {
+		return a.Conversions
+	}
+	return slices.DeleteFunc(slices.Clone(a.Conversions), func(c *Conversion) bool { return c.Convertible })
 }
 
 // markConversionWebhooks sets Kind.ConversionWebhook on every version of
@@ -84,13 +97,18 @@ func (a *API) markConversionWebhooks() {
 	if !a.HasConversionWebhook() {
 		return
 	}
-	for _, c := range a.Conversions {
+	for _, c := range a.ServedConversions() {
 		c.Hub.ConversionWebhook = true
 		for _, k := range c.Spokes {
 			k.ConversionWebhook = true
 		}
 	}
 }
+
+// HasVersionedKinds reports whether a kind of the API is declared in
+// several versions of its group: a conversion may be needed. It reads only
+// the markers, so it can be asked before the type-check.
+func (a *API) HasVersionedKinds() bool { return len(families(a)) > 0 }
 
 // family is one kind of a group in every version that declares it.
 type family struct {
@@ -107,8 +125,8 @@ func families(api *API) []*family {
 		var names []string
 		for _, v := range g.Versions {
 			for _, k := range v.Kinds {
-				if k.Skipped {
-					continue // not in the CRD: nothing converts to or from it
+				if k.Skipped || v.NoCRD {
+					continue // not in a CRD: nothing converts to or from it
 				}
 				f := byName[k.Name]
 				if f == nil {
@@ -164,8 +182,15 @@ func (b *apiBuilder) planFamily(f *family, schemas map[string]*apiextensionsv1.J
 		}
 	}
 	if len(hubs) > 1 {
+		// controller-gen writes the CRD with two storage versions, which
+		// the API server refuses: an error under --strict, else a warning
+		// and controller-gen's CRD.
+		to, also := b.in.Errors, ""
+		if !b.in.Options.StrictConversion {
+			to, also = b.in.Warnings, ", and the API server refuses its CRD, which marks both stored as controller-gen writes it (opgen generate --strict makes this an error)"
+		}
 		for i := 1; i < len(hubs); i++ {
-			b.in.Errors.Add(hubPos[i], "%s has two hubs: +kubebuilder:storageversion in %s here and in %s (%s); the hub is the one version stored in etcd, which every other version converts to and from: keep the marker on one version", f.name, hubs[i].Version.Name, hubs[0].Version.Name, hubPos[0])
+			to.Add(hubPos[i], "%s has two hubs: +kubebuilder:storageversion in %s here and in %s (%s); the hub is the one version stored in etcd, which every other version converts to and from: keep the marker on one version%s", f.name, hubs[i].Version.Name, hubs[0].Version.Name, hubPos[0], also)
 		}
 		return nil
 	}

@@ -27,7 +27,7 @@ type markerLine struct {
 
 // scannedPrefixes are the markers scanMarkers returns: opgen's own, and
 // code-generator's tags, which controller-tools does not parse.
-var scannedPrefixes = []string{"+opgen:", "+groupName", "+groupGoName", "+genclient", "+k8s:deepcopy-gen"}
+var scannedPrefixes = []string{"+opgen:", "+groupName", "+groupGoName", "+genclient", "+k8s:deepcopy-gen", "+kubebuilder:skip"}
 
 // scanMarkers returns the markers of pkg that opgen reads itself (see
 // scannedPrefixes), in file order. A marker documents a type when it is in the type's doc comment or

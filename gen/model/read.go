@@ -218,8 +218,8 @@ func (b *apiBuilder) applyClientTags(pkg *loader.Package, k *Kind, info *ctmarke
 		return
 	}
 	k.clientVerbs = parsed
-	if !parsed.NonNamespaced {
-		return
+	if !parsed.NonNamespaced || b.noCRD {
+		return // no CRD (+kubebuilder:skip) to disagree with
 	}
 	res, scoped := info.Markers.Get("kubebuilder:resource").(crdmarkers.Resource)
 	switch {
@@ -285,6 +285,7 @@ type pkgRead struct {
 // read reads pkg's marker lines, its group and its root kinds.
 func (b *apiBuilder) read(pkg *loader.Package) *pkgRead {
 	p := &pkgRead{lines: scanMarkers(b.in.Fset, pkg), controllers: b.isControllerPackage(pkg)}
+	b.noCRD = skipsCRDs(p.lines)
 	p.group, p.groupPos = b.groupName(p.lines)
 	p.kinds, p.collectorErr = b.rootKinds(pkg, p.lines)
 	return p

@@ -25,10 +25,20 @@ type schemas struct {
 // first use, over the API packages of api.
 func newSchemaSource(in Input, api *API) func() *schemas {
 	return sync.OnceValue(func() *schemas {
-		pkgs := api.Packages()
+		var pkgs []*loader.Package
+		for _, v := range api.Versions() {
+			if !v.NoCRD {
+				pkgs = append(pkgs, v.Package)
+			}
+		}
 		s := &schemas{
-			parser: &ctcrd.Parser{Collector: in.Collector, Checker: in.Checker, AllowDangerousTypes: in.Options.AllowDangerousTypes},
-			pkgs:   pkgs,
+			parser: &ctcrd.Parser{
+				Collector: in.Collector, Checker: in.Checker,
+				AllowDangerousTypes:        in.Options.AllowDangerousTypes || !in.Options.StrictTypes,
+				IgnoreUnexportedFields:     in.Options.IgnoreUnexportedFields,
+				GenerateEmbeddedObjectMeta: in.Options.GenerateEmbeddedObjectMeta,
+			},
+			pkgs: pkgs,
 		}
 		ctcrd.AddKnownTypes(s.parser)
 		for _, pkg := range pkgs {

@@ -13,10 +13,13 @@ import (
 	"github.com/opgen-sdk/opgen/gen/markers"
 )
 
-// reportSharedGroupVersion reports a second package for group version gv:
-// each kind both declare is a duplicate kind; without one, the packages
-// still clash.
-func (b *apiBuilder) reportSharedGroupVersion(prev *Version, gv schema.GroupVersion, pos token.Position, kinds map[string]*Kind) {
+// sharedGroupVersion reports a second package for group version gv: each
+// kind both declare is a duplicate kind, and the second package is left
+// out. Without one, controller-gen merges the packages' kinds into the
+// group version's CRDs, and so does opgen, with a warning: the second
+// package gets no client, which would clash with the first's. It returns
+// whether the second package stays in the model.
+func (b *apiBuilder) sharedGroupVersion(prev *Version, gv schema.GroupVersion, pos token.Position, kinds map[string]*Kind, pkgPath string) bool {
 	dup := false
 	for _, k := range prev.Kinds {
 		if again := kinds[k.Name]; again != nil {
@@ -24,9 +27,31 @@ func (b *apiBuilder) reportSharedGroupVersion(prev *Version, gv schema.GroupVers
 			b.in.Errors.Add(again.Pos, "duplicate kind: %s %s is also declared at %s; declare each kind once per group version (remove one, or move it to another version)", gv, k.Name, k.Pos)
 		}
 	}
-	if !dup {
-		b.in.Errors.Add(pos, "group version %s is also declared by package %s (%s); put the group version's kinds in one package, or give this package another version", gv, prev.ImportPath, prev.Pos)
+	switch {
+	case dup:
+	case b.in.Options.Checks.Clients:
+		b.in.Warnings.Add(pos, "group version %s is also declared by package %s (%s): the CRDs take the kinds of both, as controller-gen does, but only the first gets a typed client; to give %s one, put the group version's kinds in one package or give this package another version", gv, prev.ImportPath, prev.Pos, pkgPath)
+	default:
+		b.in.Warnings.Add(pos, "group version %s is also declared by package %s (%s): the CRDs take the kinds of both, as controller-gen does", gv, prev.ImportPath, prev.Pos)
 	}
+	return !dup
+}
+
+// selectedForCRDs reports whether the run's CRD patterns (Options.CRDDirs)
+// leave the package in dir among those that get CRDs.
+func (b *apiBuilder) selectedForCRDs(dir string) bool {
+	return b.in.Options.CRDDirs == nil || b.in.Options.CRDDirs[dir]
+}
+
+// skipsCRDs reports whether a package's lines carry the package marker
+// +kubebuilder:skip, with which controller-gen makes no CRD of its kinds.
+func skipsCRDs(lines []markerLine) bool {
+	for _, l := range lines {
+		if l.Type == nil && l.Text == "+kubebuilder:skip" {
+			return true
+		}
+	}
+	return false
 }
 
 // skippedPackage is a package that declares no kind.
@@ -34,9 +59,11 @@ type skippedPackage struct {
 	path  string
 	group string
 	pos   token.Position
-	// types: a package without a group that asks for deep copies
-	// (+kubebuilder:object:generate=true or +k8s:deepcopy-gen=package), a
-	// library of types to embed, which is all it was meant to get.
+	// types: a package of types that are not kinds, which is all it was
+	// meant to have: it asks for deep copies (+kubebuilder:object:generate
+	// or +k8s:deepcopy-gen=package, a library of types to embed), declares
+	// root objects without ObjectMeta (a component config) or carries
+	// code-generator tags (conversions, defaulters).
 	types bool
 }
 
@@ -51,8 +78,24 @@ func (b *apiBuilder) skipped(pkg *loader.Package, groupPos token.Position, lines
 			s.types = true
 		}
 	}
-	s.types = s.types || asksForDeepCopies(pkg)
+	s.types = s.types || asksForDeepCopies(pkg) || len(b.objects) > 0 || hasGeneratorTags(pkg)
 	b.skips = append(b.skips, s)
+}
+
+// hasGeneratorTags reports whether a package carries code-generator tags
+// for its types (conversions, defaulters): they are there for those
+// generators, not for a CRD.
+func hasGeneratorTags(pkg *loader.Package) bool {
+	for _, file := range pkg.Syntax {
+		for _, group := range file.Comments {
+			for _, c := range group.List {
+				if text, ok := markerText(c.Text); ok && (strings.HasPrefix(text, "+k8s:conversion-gen") || strings.HasPrefix(text, "+k8s:defaulter-gen")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // kindHelp says what makes a kind.
@@ -106,13 +149,13 @@ func (b *apiBuilder) reportSkipped(api *API) {
 		switch {
 		case s.pos.IsValid() && s.group == "":
 			b.in.Warnings.Add(s.pos, "package %s has an empty +groupName, so it is skipped: give the group's name (+groupName=example.com)", s.path)
-		case s.pos.IsValid():
+		case s.pos.IsValid() && !s.types:
 			b.in.Warnings.Add(s.pos, "package %s declares +groupName=%s but no kind, so it gets no CRD, registration or client; %s", s.path, s.group, kindHelp)
 		}
 	}
 }
 
-func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Position, kinds map[string]*Kind) *Version {
+func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Position, kinds map[string]*Kind, lines []markerLine) *Version {
 	dir := filepath.Dir(pkg.GoFiles[0])
 	version := pkg.Name
 	if pm, err := ctmarkers.PackageMarkers(b.in.Collector, pkg); err == nil {
@@ -124,12 +167,12 @@ func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Pos
 		b.in.Errors.Add(pos, "package %s declares +groupName=%s, so it is the version %q of that group, which is not of the form v1, v1beta1, v2alpha1 that Kubernetes orders versions by and opgen's kind references (group/version.Kind) need: name the package after the version, or add +versionName=v1 beside +groupName", pkg.PkgPath, group, version)
 		return nil
 	}
-	if filepath.Base(dir) != version {
+	if filepath.Base(dir) != version && b.in.Options.Checks.Clients {
 		b.in.Warnings.Add(pos, "package %s is the version %s of %s, but its directory is %s: its CRDs, deep copies and registration are generated, but no client, since code-generator's lister, informer and apply configuration generators take the group and version from the last two elements of the import path; to get a client, move the package to a directory <group>/%s", pkg.PkgPath, version, group, filepath.Base(dir), version)
 	}
 	gv := schema.GroupVersion{Group: group, Version: version}
-	if prev := b.gvs[gv]; prev != nil {
-		b.reportSharedGroupVersion(prev, gv, pos, kinds)
+	prev := b.gvs[gv]
+	if prev != nil && !b.sharedGroupVersion(prev, gv, pos, kinds, pkg.PkgPath) {
 		return nil
 	}
 	g := b.groups[group]
@@ -137,9 +180,11 @@ func (b *apiBuilder) newVersion(pkg *loader.Package, group string, pos token.Pos
 		g = &Group{Name: group}
 		b.groups[group] = g
 	}
-	v := &Version{Group: g, Name: version, Package: pkg, Dir: dir, ImportPath: pkg.PkgPath, Pos: pos}
+	v := &Version{Group: g, Name: version, Package: pkg, Dir: dir, ImportPath: pkg.PkgPath, Pos: pos, NoCRD: skipsCRDs(lines) || !b.selectedForCRDs(dir), SharedWith: prev}
 	g.Versions = append(g.Versions, v)
-	b.gvs[gv] = v
+	if prev == nil {
+		b.gvs[gv] = v
+	}
 	return v
 }
 
@@ -179,9 +224,10 @@ func (b *apiBuilder) version(pkg *loader.Package, p *pkgRead) *Version {
 		// hub: nothing to serve, which the run reports when it finds no
 		// kind at all.
 		b.skipped(pkg, p.groupPos, p.lines)
+		b.clientOnly(pkg, p)
 		return nil
 	}
-	v := b.newVersion(pkg, p.group, p.groupPos, p.kinds)
+	v := b.newVersion(pkg, p.group, p.groupPos, p.kinds, p.lines)
 	if v == nil {
 		return nil
 	}
@@ -193,5 +239,27 @@ func (b *apiBuilder) version(pkg *loader.Package, p *pkgRead) *Version {
 		v.Kinds = append(v.Kinds, k)
 	}
 	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
+	return v
+}
+
+// PackageVersion describes a package that is not one of the model's
+// versions (it declares no kind: a component config, an internal version)
+// as a version, for the generators that write into every package with a
+// code-generator tag: its group is its +groupName, if any; its version,
+// the package's name; its position, its package clause.
+func PackageVersion(fset *token.FileSet, pkg *loader.Package) *Version {
+	pkg.NeedSyntax()
+	v := &Version{Group: &Group{}, Name: pkg.Name, Package: pkg, ImportPath: pkg.PkgPath}
+	if len(pkg.GoFiles) > 0 {
+		v.Dir = filepath.Dir(pkg.GoFiles[0])
+	}
+	for _, l := range scanMarkers(fset, pkg) {
+		if name, ok := strings.CutPrefix(l.Text, "+groupName="); ok && v.Group.Name == "" {
+			v.Group.Name, v.Pos = strings.Trim(name, `"`), l.Pos
+		}
+	}
+	if !v.Pos.IsValid() && len(pkg.Syntax) > 0 {
+		v.Pos = fset.Position(pkg.Syntax[0].Package)
+	}
 	return v
 }

@@ -24,6 +24,19 @@ type Options struct {
 	NoControllerManager, NoFakeKubelet bool
 	// Port is the apiserver's port on 127.0.0.1; 0 picks a free one.
 	Port int
+	// Webhooks, when set, is a file of webhook configurations (what
+	// +kubebuilder:webhook markers make) to create, calling a webhook
+	// server of the project's own on 127.0.0.1:WebhookPort (webhooks.go).
+	Webhooks string
+	// WebhookPort is the port of that server: controller-runtime's 9443 by
+	// default.
+	WebhookPort int
+	// WebhookCertDir receives the server's certificate, tls.crt and
+	// tls.key: by default where controller-runtime reads it.
+	WebhookCertDir string
+	// Project is kubebuilder's PROJECT file, whose kinds with a conversion
+	// webhook get it in their CRDs.
+	Project string
 }
 
 // Run starts the control plane, prints its kubeconfig and how to use it
@@ -45,6 +58,11 @@ func Run(ctx context.Context, opts Options, out, errOut io.Writer) error {
 			return err
 		}
 	}
+	if opts.Webhooks != "" {
+		if err := webhooks(ctx, env.Config, opts, out); err != nil {
+			return err
+		}
+	}
 	path := env.Kubeconfig
 	if opts.Kubeconfig != "" {
 		if err := copyFile(env.Kubeconfig, opts.Kubeconfig); err != nil {
@@ -58,6 +76,9 @@ func Run(ctx context.Context, opts Options, out, errOut io.Writer) error {
 	fmt.Fprintf(out, "export PATH=%s:$PATH   # for kubectl\n\n", filepath.Dir(env.Binaries.Kubectl))
 	if !opts.NoFakeKubelet {
 		fmt.Fprintln(out, "No container runs here: a stand-in kubelet reports Pods Running and Ready.")
+	}
+	if opts.Webhooks != "" {
+		fmt.Fprintf(out, "Run the manager with its webhooks on (make run), serving on port %d.\n", opts.WebhookPort)
 	}
 	fmt.Fprintln(out, "An operator run here (make run) serves /metrics and /healthz, /readyz on free ports;")
 	fmt.Fprintln(out, "it logs them on its \"serving\" line (--metrics-bind-address, --health-probe-bind-address fix them).")

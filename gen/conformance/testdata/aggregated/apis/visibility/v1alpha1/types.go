@@ -1,0 +1,3 @@
+package v1alpha1
+
+//+genclient
