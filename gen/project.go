@@ -141,6 +141,14 @@ type Options struct {
 	// (their --extra-peer-dirs).
 	ConversionExtraPeerDirs, DefaulterExtraPeerDirs []string
 
+	// ConversionPackages and DefaulterPackages, when set, are the package
+	// patterns (relative to Root) of the only packages whose tags
+	// conversion-gen and defaulter-gen follow, as the package arguments
+	// of a project's conversion-gen and defaulter-gen calls select them.
+	// Unset, every package of the run with the tag is converted or
+	// defaulted.
+	ConversionPackages, DefaulterPackages []string
+
 	// Force runs even when the stamp says nothing changed.
 	Force bool
 
@@ -316,6 +324,10 @@ type Project struct {
 	// and CRDPackages select, or nil when they are not set (every API
 	// package gets clients, or CRDs).
 	ClientDirs, CRDDirs map[string]bool
+	// ConversionDirs and DefaulterDirs are the package directories
+	// ConversionPackages and DefaulterPackages select, or nil when they
+	// are not set.
+	ConversionDirs, DefaulterDirs map[string]bool
 }
 
 // NewProject resolves opts into a Project.
@@ -340,6 +352,12 @@ func NewProject(opts Options) (*Project, error) {
 	}
 	if p.CRDDirs, err = dirSet(opts.Root, opts.CRDPackages); err != nil {
 		return nil, fmt.Errorf("CRD packages: %w", err)
+	}
+	if p.ConversionDirs, err = dirSet(opts.Root, opts.ConversionPackages); err != nil {
+		return nil, fmt.Errorf("conversion packages: %w", err)
+	}
+	if p.DefaulterDirs, err = dirSet(opts.Root, opts.DefaulterPackages); err != nil {
+		return nil, fmt.Errorf("defaulter packages: %w", err)
 	}
 	p.selectControllerPackage()
 	return p, nil

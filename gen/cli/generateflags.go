@@ -57,6 +57,8 @@ func (g *GenerateFlags) Register(f *pflag.FlagSet) {
 	f.StringSliceVar(&g.opts.Clients.PluralExceptions, "plural-exceptions", nil, "plurals of the clients' names, as <Type>:<Plural>, comma-separated (client-gen's --plural-exceptions)")
 	f.BoolVar(&g.opts.Clients.PrefersProtobuf, "prefers-protobuf", false, "make the clientset ask for protobuf (client-gen's --prefers-protobuf)")
 	f.StringSliceVar(&g.opts.ConversionExtraPeerDirs, "conversion-extra-peer-dirs", nil, "import paths of more packages where the conversion generator looks for hand-written Convert_ functions (conversion-gen's --extra-peer-dirs)")
+	f.StringSliceVar(&g.opts.ConversionPackages, "conversion-packages", nil, "package patterns of the only packages whose +k8s:conversion-gen tags are followed, relative to the project root, like the package arguments of a project's conversion-gen call (default: every tagged package of the run)")
+	f.StringSliceVar(&g.opts.DefaulterPackages, "defaulter-packages", nil, "package patterns of the only packages whose +k8s:defaulter-gen tags are followed, relative to the project root, like the package arguments of a project's defaulter-gen call (default: every tagged package of the run)")
 	f.StringSliceVar(&g.opts.DefaulterExtraPeerDirs, "defaulter-extra-peer-dirs", nil, "import paths of more packages where the defaulter generator looks for SetDefaults_ functions (defaulter-gen's --extra-peer-dirs)")
 	f.StringSliceVar(&g.opts.Only, "only", nil, "run only these generators: "+strings.Join(generators.Names(), ", "))
 	f.BoolVarP(&g.opts.Verbose, "verbose", "v", false, "list every file written and the time taken")

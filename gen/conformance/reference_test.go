@@ -25,12 +25,15 @@ var codeGenerators = []string{"client-gen", "lister-gen", "informer-gen", "apply
 
 // reference are the options a project passes the reference tools, from its
 // reference file: lines "controller-gen <crd options>", "objects false"
-// (controller-gen's object generator is not run) and "clients <options of
-// applyconfiguration-gen>", each option as the tool takes it.
+// (controller-gen's object generator is not run), "clients <options of
+// applyconfiguration-gen>", each option as the tool takes it, and
+// "conversion-gen <packages>" (the only packages conversion-gen is given,
+// relative to the module; by default every package with its tag).
 type reference struct {
 	crd          crd.Generator
 	noObjects    bool
 	applyOptions []string
+	conversions  []string
 }
 
 // readReference reads the reference file of the project dir, when it has
@@ -63,6 +66,8 @@ func readReference(t *testing.T, dir string) reference {
 			ref.noObjects = args == "false"
 		case "clients":
 			ref.applyOptions = strings.Fields(args)
+		case "conversion-gen":
+			ref.conversions = strings.Fields(args)
 		default:
 			t.Fatalf("%s/reference: unknown line %q", dir, line)
 		}
@@ -103,7 +108,14 @@ func (tl tools) run(t *testing.T, dir string, ref reference) {
 	if clients := packagesWith(t, dir, "+genclient"); len(clients) > 0 {
 		tl.clients(t, dir, module, clients, ref.applyOptions)
 	}
-	if spokes := packagesWith(t, dir, "+k8s:conversion-gen="); len(spokes) > 0 {
+	spokes := packagesWith(t, dir, "+k8s:conversion-gen=")
+	if ref.conversions != nil {
+		spokes = nil
+		for _, p := range ref.conversions {
+			spokes = append(spokes, module+"/"+p)
+		}
+	}
+	if len(spokes) > 0 {
 		tl.cmd(t, dir, "conversion-gen", append([]string{"--output-file", "zz_generated.conversion.go", "--go-header-file", tl.header}, spokes...)...)
 	}
 	if defaulted := packagesWith(t, dir, "+k8s:defaulter-gen="); len(defaulted) > 0 {

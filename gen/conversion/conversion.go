@@ -57,6 +57,7 @@ package conversion
 import (
 	"go/ast"
 	"go/token"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -65,6 +66,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/internal/universe"
 	"github.com/opgen-sdk/opgen/gen/model"
 	convargs "k8s.io/code-generator/cmd/conversion-gen/args"
+	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/opgen-sdk/opgen/gen"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
@@ -119,6 +121,8 @@ type spoke struct {
 	version *model.Version
 	hubs    []*model.Version
 	tagged  bool
+	// tag is where a tagged spoke's doc.go sets conversion-gen's tag.
+	tag token.Position
 }
 
 // conversionTag is conversion-gen's tag; externalTypesTag names the
@@ -176,7 +180,7 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 
 // Generate runs conversion-gen on every spoke package.
 func (g *Generator) Generate(ctx *gen.Context) error {
-	ctx.OwnInEveryPackage(FileName)
+	ctx.OwnInPackages(FileName, ctx.Project.ConversionDirs)
 	ctx.OwnInEveryPackage(TestFileName)
 	writeGlue(ctx)
 	if len(g.spokes) == 0 {
@@ -193,6 +197,9 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 		}
 		needs := missing(src)
 		needs = append(needs, undefinedCalls(src, g.user[s.version.ImportPath], needs)...)
+		if g.skipsUnconverted(ctx, s, needs) {
+			continue
+		}
 		g.checkFunctions(ctx, s, needs)
 		if !s.tagged {
 			src = append(src, localSchemeBuilder(s.version)...)
@@ -203,6 +210,33 @@ func (g *Generator) Generate(ctx *gen.Context) error {
 		}
 	}
 	return nil
+}
+
+// skipsUnconverted reports whether tagged spoke s is left alone, with a
+// warning: its conversions need functions nobody wrote (conversion-gen's
+// output would not build) and the package has no conversion file, so the
+// project's scripts do not run conversion-gen on it (they name the
+// packages they convert, opgen follows the tags). --strict writes it,
+// with stubs of the functions, and fails until they are written.
+func (g *Generator) skipsUnconverted(ctx *gen.Context, s *spoke, needs []*need) bool {
+	if !s.tagged || ctx.Project.StrictConversion {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(s.version.Dir, FileName)); err == nil {
+		return false
+	}
+	var fns []string
+	for _, n := range needs {
+		if _, ok := g.user[s.version.ImportPath].funcs[n.fn]; !ok {
+			fns = append(fns, n.fn)
+		}
+	}
+	if len(fns) == 0 {
+		return false
+	}
+	rel, _ := filepath.Rel(ctx.Project.Root, s.version.Dir)
+	ctx.Warnings.Add(s.tag, "%s has no %s and its conversions need %d function(s) nobody wrote (%s), so opgen leaves it alone as the project's conversion-gen calls do: remove the tag, or name the packages to convert with --conversion-packages, or write the functions (opgen generate --strict writes stubs of them)", rel, FileName, len(fns), strings.Join(fns, ", "))
+	return true
 }
 
 // testsRoundTrips reports whether spoke s gets a round-trip test: opgen
@@ -254,17 +288,27 @@ func tagged(spokes []*spoke, path string) bool {
 func taggedOf(ctx *gen.Context) []*spoke {
 	var out []*spoke
 	for _, root := range ctx.Roots {
-		if len(root.GoFiles) == 0 || !universe.HasPackageTag(ctx.Fset, root, conversionTag) {
+		if len(root.GoFiles) == 0 || !selected(ctx.Project.ConversionDirs, root) {
+			continue
+		}
+		pos, ok := universe.PackageTagPos(ctx.Fset, root, conversionTag)
+		if !ok {
 			continue
 		}
 		v := ctx.API.VersionFor(root)
 		if v == nil {
 			v = model.PackageVersion(ctx.Fset, root)
 		}
-		out = append(out, &spoke{version: v, tagged: true})
+		out = append(out, &spoke{version: v, tagged: true, tag: pos})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version.ImportPath < out[j].version.ImportPath })
 	return out
+}
+
+// selected reports whether the package directories dirs (a run's
+// --conversion-packages) select root; nil selects every package.
+func selected(dirs map[string]bool, root *loader.Package) bool {
+	return dirs == nil || dirs[filepath.Dir(root.GoFiles[0])]
 }
 
 // spokesOf returns the spoke packages of the API's conversions, by

@@ -90,7 +90,13 @@ func (g *Generator) FullTypes(ctx *gen.Context, _ *model.API) []string {
 func (g *Generator) tagged(ctx *gen.Context) []*loader.Package {
 	var out []*loader.Package
 	for _, root := range ctx.Roots {
-		if len(root.GoFiles) > 0 && universe.Tagged(root, defaulterTag) {
+		if len(root.GoFiles) == 0 {
+			continue
+		}
+		if dirs := ctx.Project.DefaulterDirs; dirs != nil && !dirs[filepath.Dir(root.GoFiles[0])] {
+			continue
+		}
+		if universe.Tagged(root, defaulterTag) {
 			out = append(out, root)
 		}
 	}
@@ -157,7 +163,7 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 // Generate runs defaulter-gen on the tagged packages, in one invocation
 // as kube_codegen.sh runs it.
 func (g *Generator) Generate(ctx *gen.Context) error {
-	ctx.OwnInEveryPackage(FileName)
+	ctx.OwnInPackages(FileName, ctx.Project.DefaulterDirs)
 	if len(g.inputs) == 0 {
 		return nil
 	}

@@ -174,7 +174,9 @@ func (ws *workspace) run(ctx context.Context, p project) *row {
 
 // upgradeClientGo upgrades k8s.io/client-go, api and apimachinery in dirs
 // to the version opgen's go.mod pins, when the module requires an older
-// minor release, and returns that version ("" when nothing changed).
+// minor release, and returns that version ("" when nothing changed). A
+// module that requires controller-runtime gets opgen's too: an older one
+// does not build against the newer client-go.
 func (ws *workspace) upgradeClientGo(ctx context.Context, dirs []string, log string) (string, error) {
 	pinned, err := ws.repoCmd(ctx, "list", "-m", "-f", "{{.Version}}", "k8s.io/client-go")
 	if err != nil {
@@ -188,8 +190,16 @@ func (ws *workspace) upgradeClientGo(ctx context.Context, dirs []string, log str
 	if semver.Compare(semver.MajorMinor(strings.TrimSpace(have)), semver.MajorMinor(pinned)) >= 0 {
 		return "", nil
 	}
+	get := []string{"get", "k8s.io/client-go@" + pinned, "k8s.io/api@" + pinned, "k8s.io/apimachinery@" + pinned}
+	if _, err := ws.cmd(ctx, dirs[0], log, "go", "list", "-m", "sigs.k8s.io/controller-runtime"); err == nil {
+		runtime, err := ws.repoCmd(ctx, "list", "-m", "-f", "{{.Version}}", "sigs.k8s.io/controller-runtime")
+		if err != nil {
+			return "", err
+		}
+		get = append(get, "sigs.k8s.io/controller-runtime@"+runtime)
+	}
 	for _, dir := range dirs {
-		if _, err := ws.cmd(ctx, dir, log, "go", "get", "k8s.io/client-go@"+pinned, "k8s.io/api@"+pinned, "k8s.io/apimachinery@"+pinned); err != nil {
+		if _, err := ws.cmd(ctx, dir, log, "go", get...); err != nil {
 			return "", err
 		}
 	}

@@ -100,3 +100,22 @@ func Find(roots []*loader.Package, paths []string) (map[string]*loader.Package, 
 	}
 	return found, missing
 }
+
+// PackageTagPos returns where p's doc.go first sets the tag +name, or
+// false when it does not.
+func PackageTagPos(fset *token.FileSet, p *loader.Package, name string) (token.Position, bool) {
+	p.NeedSyntax()
+	for _, f := range p.Syntax {
+		if filepath.Base(fset.Position(f.FileStart).Filename) != "doc.go" {
+			continue
+		}
+		for _, g := range f.Comments {
+			for _, c := range g.List {
+				if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(c.Text, "//")), "+"+name+"=") {
+					return fset.Position(c.Pos()), true
+				}
+			}
+		}
+	}
+	return token.Position{}, false
+}

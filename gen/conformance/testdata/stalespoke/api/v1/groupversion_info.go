@@ -1,0 +1,15 @@
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group version of the package's kinds.
+	GroupVersion = schema.GroupVersion{Group: "boards.example.com", Version: "v1"}
+	// SchemeBuilder adds the kinds to a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// AddToScheme adds the kinds to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
