@@ -3,6 +3,7 @@ package rbac
 import (
 	"encoding/json"
 	"fmt"
+	"go/token"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -51,37 +52,41 @@ func (Generator) RegisterMarkers(into *markers.Registry) error {
 }
 
 // Generate writes the roles, or removes stale ones when nothing needs
-// them.
+// them. In opgen's layout each rule carries comments that say what asks
+// for it (why.go), which `opgen rbac audit` reads.
 func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.Abs(ctx.Project.RBACDir)
 	ctx.Output.Own(filepath.Join(dir, RoleFile))
 	ctx.Output.Own(filepath.Join(dir, LeaderElectionFile))
 	manager := roleKey{name: orDefault(g.RoleName, ctx.Project.Name+"-manager")}
-	roles := map[roleKey][]rbacv1.PolicyRule{manager: Derived(ctx.API)}
+	roles := map[roleKey][]grant{manager: derived(ctx.API, ctx.DocMarker)}
 	for _, root := range ctx.Roots {
 		pm, err := markers.PackageMarkers(ctx.Collector, root)
 		if err != nil {
 			continue // reported with the package's errors
 		}
+		lines := rbacMarkerLines(ctx.Fset, root)
 		for _, v := range pm[ctrbac.RuleDefinition.Name] {
 			m := v.(ctrbac.Rule)
 			k := roleKey{namespace: m.Namespace, name: orDefault(m.RoleName, manager.name)}
-			roles[k] = append(roles[k], fromMarker(m))
+			roles[k] = append(roles[k], lines.grant(m))
 		}
 	}
 	merge := mergeRules
 	if g.Adopted {
 		merge = mergeAsControllerGen
 	}
+	rel := func(p token.Position) string { return relative(ctx.Project.Root, p) }
 	if docs := documents(roles, merge); len(docs) > 0 {
-		data, err := marshal(docs...)
+		data, err := marshal(docs, !g.Adopted, rel)
 		if err != nil {
 			return err
 		}
 		ctx.Output.YAML(filepath.Join(dir, RoleFile), data)
 	}
 	if ctx.API.HasControllers() && !g.Adopted {
-		data, err := marshal(LeaderElectionRole(ctx.Project.Name + "-leader-election"))
+		role := LeaderElectionRole(ctx.Project.Name + "-leader-election")
+		data, err := marshal([]document{{obj: role, rules: role.Rules, grants: leaderElectionGrants()}}, true, rel)
 		if err != nil {
 			return err
 		}
@@ -100,24 +105,36 @@ func orDefault(s, def string) string {
 // Derived returns the rules the runtime needs for the controllers of api.
 func Derived(api *model.API) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
-	for _, k := range api.Controllers() {
-		g := k.Version.Group.Name
-		rules = append(rules,
-			rule(g, k.Plural, "get", "list", "watch", "patch"),
-			rule(g, k.Plural+"/status", "get", "patch", "update"),
-			rule(g, k.Plural+"/finalizers", "update"),
-		)
-		rules = append(rules, owned(api, k.Controller, k.DeletesNow)...)
-		rules = append(rules, related(api, k.Controller)...)
-		rules = append(rules, migration(k)...)
-	}
-	for _, h := range api.BuiltinControllers {
-		rules = append(rules, handlerRules(api, h)...)
-	}
-	if api.HasControllers() {
-		rules = append(rules, rule("events.k8s.io", "events", "create", "patch"))
+	for _, g := range derived(api, nil) {
+		rules = append(rules, g.rule)
 	}
 	return rules
+}
+
+// derived returns the rules the runtime needs for the controllers of api,
+// each with what asks for it; at finds a marker's line (nil: the kind's).
+func derived(api *model.API, at locate) []grant {
+	var out []grant
+	for _, k := range api.Controllers() {
+		g, w := k.Version.Group.Name, whyKind{at: at, decl: k.Pos, on: k.Name}
+		out = append(out,
+			w.grant("+opgen:controller", "the controller's watch (get, list, watch) and finalizer (patch)", rule(g, k.Plural, "get", "list", "watch", "patch")),
+			w.grant("+opgen:controller", "the ApplyStatus step writes the status", rule(g, k.Plural+"/status", "get", "patch", "update")),
+			w.grant("+opgen:controller", "blockOwnerDeletion on the owner references of owned objects", rule(g, k.Plural+"/finalizers", "update")),
+		)
+		out = append(out, owned(api, w, k.Controller, k.DeletesNow)...)
+		out = append(out, related(api, w, k.Controller)...)
+		for _, r := range migration(k) {
+			out = append(out, w.grant("+opgen:controller", "the leader's storage migration of "+k.Plural+"."+g, r))
+		}
+	}
+	for _, h := range api.BuiltinControllers {
+		out = append(out, handlerRules(api, h, whyKind{at: at, decl: h.Pos, on: h.Name})...)
+	}
+	if api.HasControllers() {
+		out = append(out, grant{rule: rule("events.k8s.io", "events", "create", "patch"), why: "the runtime's Kubernetes Events, of every controller"})
+	}
+	return out
 }
 
 // migration are the rules of the leader's storage migration of k.
@@ -149,31 +166,36 @@ func versionsOf(k *model.Kind) int {
 // handlerRules are the rules of the controller of a built-in kind: it
 // watches the kind, writes a finalizer only when it has Delete, and the
 // status never (the cluster writes it).
-func handlerRules(api *model.API, h *model.BuiltinController) []rbacv1.PolicyRule {
+func handlerRules(api *model.API, h *model.BuiltinController, w whyKind) []grant {
 	g, res := h.Kind.Group, h.Kind.Resource
+	for_ := "+opgen:controller:for=" + kindRef(h.GVK())
 	verbs := []string{"get", "list", "watch"}
+	why := "the handler's watch"
 	if h.Deletes() {
 		verbs = append(verbs, "patch")
+		why += " (get, list, watch) and the finalizer of its Delete (patch)"
 	}
-	rules := []rbacv1.PolicyRule{rule(g, res, verbs...)}
+	rules := []grant{w.grant(for_, why, rule(g, res, verbs...))}
 	if len(h.Controller.Owns) > 0 {
-		rules = append(rules, rule(g, res+"/finalizers", "update"))
+		rules = append(rules, w.grant(for_, "blockOwnerDeletion on the owner references of owned objects", rule(g, res+"/finalizers", "update")))
 	}
-	rules = append(rules, owned(api, h.Controller, h.DeletesNow)...)
-	return append(rules, related(api, h.Controller)...)
+	rules = append(rules, owned(api, w, h.Controller, h.DeletesNow)...)
+	return append(rules, related(api, w, h.Controller)...)
 }
 
 // related are the rules for the kinds a controller reads from its caches
 // (+opgen:controller:reads: get, list and watch, as its informers and
 // Reader.Get need) and watches through a mapping function
 // (+opgen:controller:watches: list and watch, metadata only).
-func related(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
-	var rules []rbacv1.PolicyRule
+func related(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec) []grant {
+	var rules []grant
 	for _, gvk := range spec.Reads {
-		rules = append(rules, rule(gvk.Group, api.Resource(gvk), "get", "list", "watch"))
+		rules = append(rules, w.grant("+opgen:controller:reads="+kindRef(gvk), "the handler's cached Reader",
+			rule(gvk.Group, api.Resource(gvk), "get", "list", "watch")))
 	}
-	for _, w := range spec.Watches {
-		rules = append(rules, rule(w.Kind.Group, api.Resource(w.Kind), "list", "watch"))
+	for _, wt := range spec.Watches {
+		rules = append(rules, w.grant("+opgen:controller:watches="+kindRef(wt.Kind), "a metadata-only watch that wakes "+w.on+" objects",
+			rule(wt.Kind.Group, api.Resource(wt.Kind), "list", "watch")))
 	}
 	return rules
 }
@@ -181,14 +203,18 @@ func related(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyR
 // owned are the rules for descendants of the owned kinds: applied and
 // pruned, or of a retained kind applied only, with delete only when the
 // handler deletes children itself (deletesNow: it calls plug.DeleteNow).
-func owned(api *model.API, spec *opgenmarkers.ControllerSpec, deletesNow bool) []rbacv1.PolicyRule {
-	var rules []rbacv1.PolicyRule
+func owned(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec, deletesNow bool) []grant {
+	var rules []grant
 	for _, o := range spec.Owns {
 		verbs := []string{"get", "list", "watch", "create", "patch", "delete"}
+		why := "owned objects are cached (get, list, watch), applied (create, patch) and pruned when the handler stops declaring them (delete)"
+		if slices.Contains(spec.Retain, o) {
+			why = "owned objects are cached (get, list, watch) and applied (create, patch); retained (+opgen:controller:retain), so pruned only by the handler's plug.DeleteNow (delete)"
+		}
 		if slices.Contains(spec.Retain, o) && !deletesNow {
 			verbs = verbs[:5]
 		}
-		rules = append(rules, rule(o.Group, api.Resource(o), verbs...))
+		rules = append(rules, w.grant("+opgen:controller:owns="+kindRef(o), why, rule(o.Group, api.Resource(o), verbs...)))
 	}
 	return rules
 }
@@ -307,9 +333,17 @@ func mergeRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 	return s.rules()
 }
 
+// document is one role of role.yaml: the object, its merged rules and
+// the grants they came from.
+type document struct {
+	obj    any
+	rules  []rbacv1.PolicyRule
+	grants []grant
+}
+
 // documents returns the ClusterRoles, then the Roles, sorted by namespace
 // and name, each with its rules merged by merge.
-func documents(roles map[roleKey][]rbacv1.PolicyRule, merge func([]rbacv1.PolicyRule) []rbacv1.PolicyRule) []any {
+func documents(roles map[roleKey][]grant, merge func([]rbacv1.PolicyRule) []rbacv1.PolicyRule) []document {
 	keys := make([]roleKey, 0, len(roles))
 	for k := range roles {
 		keys = append(keys, k)
@@ -320,34 +354,42 @@ func documents(roles map[roleKey][]rbacv1.PolicyRule, merge func([]rbacv1.Policy
 		}
 		return keys[i].name < keys[j].name
 	})
-	var docs []any
+	var docs []document
 	for _, k := range keys {
-		rules := merge(roles[k])
+		var rules []rbacv1.PolicyRule
+		for _, g := range roles[k] {
+			rules = append(rules, g.rule)
+		}
+		rules = merge(rules)
 		if len(rules) == 0 {
 			continue
 		}
+		doc := document{rules: rules, grants: roles[k]}
 		if k.namespace == "" {
-			docs = append(docs, rbacv1.ClusterRole{
+			doc.obj = rbacv1.ClusterRole{
 				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 				ObjectMeta: metav1.ObjectMeta{Name: k.name},
 				Rules:      rules,
-			})
-			continue
+			}
+		} else {
+			doc.obj = rbacv1.Role{
+				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
+				ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
+				Rules:      rules,
+			}
 		}
-		docs = append(docs, rbacv1.Role{
-			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
-			ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
-			Rules:      rules,
-		})
+		docs = append(docs, doc)
 	}
 	return docs
 }
 
-// marshal writes objs as a YAML stream without empty metadata fields.
-func marshal(objs ...any) ([]byte, error) {
+// marshal writes docs as a YAML stream without empty metadata fields;
+// with why, each rule is preceded by the comments that say what asks for
+// it (why.go), positions written by rel.
+func marshal(docs []document, why bool, rel func(token.Position) string) ([]byte, error) {
 	var out []byte
-	for _, o := range objs {
-		j, err := json.Marshal(o)
+	for _, d := range docs {
+		j, err := json.Marshal(d.obj)
 		if err != nil {
 			return nil, err
 		}
@@ -361,6 +403,9 @@ func marshal(objs ...any) ([]byte, error) {
 		y, err := yaml.Marshal(m)
 		if err != nil {
 			return nil, err
+		}
+		if why {
+			y = annotate(y, d, rel)
 		}
 		out = append(append(out, "---\n"...), y...)
 	}
