@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/k8stags"
 	"github.com/opgen-sdk/opgen/gen/model"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
@@ -64,8 +65,14 @@ type CRDReader interface {
 // and makes the generator a CRDReader.
 type FromCRDs struct{}
 
-// RegisterMarkers registers the CRD markers.
-func (FromCRDs) RegisterMarkers(into *markers.Registry) error { return crdmarkers.Register(into) }
+// RegisterMarkers registers the CRD markers, Kubernetes' +k8s: tags
+// among them (gen/k8stags).
+func (FromCRDs) RegisterMarkers(into *markers.Registry) error {
+	if err := crdmarkers.Register(into); err != nil {
+		return err
+	}
+	return k8stags.Register(into)
+}
 
 // ReadsCRDs says that the generator reads the run's CRDs.
 func (FromCRDs) ReadsCRDs() {}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/gen/diag"
 	"github.com/opgen-sdk/opgen/gen/internal/lean"
+	"github.com/opgen-sdk/opgen/gen/k8stags"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
 	"github.com/opgen-sdk/opgen/gen/model"
 )
@@ -323,6 +324,9 @@ func LoadEnv() []string {
 // reads, whichever generators run.
 func registerModelMarkers(reg *markers.Registry) error {
 	if err := crdmarkers.Register(reg); err != nil {
+		return err
+	}
+	if err := k8stags.Register(reg); err != nil {
 		return err
 	}
 	if err := reg.Define("kubebuilder:object:generate", markers.DescribesPackage, false); err != nil {

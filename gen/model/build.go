@@ -19,6 +19,7 @@ import (
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/k8stags"
 )
 
 // apiBuilder derives the API model from the roots, reporting the user's
@@ -88,6 +89,7 @@ func Build(in Input) *API {
 		b.planConversions(api)
 		api.markConversionWebhooks()
 		b.reportSkipped(api)
+		k8stags.Check(in.Collector, in.Fset, api.Packages(), func(pos token.Position, msg string) { in.Warnings.Add(pos, "%s", msg) })
 	})
 	return api
 }
