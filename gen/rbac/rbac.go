@@ -59,7 +59,7 @@ func (g Generator) Generate(ctx *gen.Context) error {
 	ctx.Output.Own(filepath.Join(dir, RoleFile))
 	ctx.Output.Own(filepath.Join(dir, LeaderElectionFile))
 	manager := roleKey{name: orDefault(g.RoleName, ctx.Project.Name+"-manager")}
-	roles := map[roleKey][]grant{manager: derived(ctx.API, ctx.DocMarker)}
+	roles := map[roleKey][]grant{manager: derived(ctx.API, ctx.DocMarker, handlerDeletes(ctx))}
 	for _, root := range ctx.Roots {
 		pm, err := markers.PackageMarkers(ctx.Collector, root)
 		if err != nil {
@@ -102,39 +102,70 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// Derived returns the rules the runtime needs for the controllers of api.
+// Derived returns the rules the runtime needs for the controllers of api,
+// granting patch on each custom kind as if its handler had Delete.
 func Derived(api *model.API) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
-	for _, g := range derived(api, nil) {
+	for _, g := range derived(api, nil, nil) {
 		rules = append(rules, g.rule)
 	}
 	return rules
 }
 
 // derived returns the rules the runtime needs for the controllers of api,
-// each with what asks for it; at finds a marker's line (nil: the kind's).
-func derived(api *model.API, at locate) []grant {
+// each with what asks for it; at finds a marker's line (nil: the kind's),
+// deletes says whether a kind's handler may have Delete (nil: it may).
+func derived(api *model.API, at locate, deletes func(*model.Kind) bool) []grant {
 	var out []grant
 	for _, k := range api.Controllers() {
 		g, w := k.Version.Group.Name, whyKind{at: at, decl: k.Pos, on: k.Name}
-		out = append(out,
-			w.grant("+opgen:controller", "the controller's watch (get, list, watch) and finalizer (patch)", rule(g, k.Plural, "get", "list", "watch", "patch")),
-			w.grant("+opgen:controller", "the ApplyStatus step writes the status", rule(g, k.Plural+"/status", "get", "patch", "update")),
-			w.grant("+opgen:controller", "blockOwnerDeletion on the owner references of owned objects", rule(g, k.Plural+"/finalizers", "update")),
-		)
+		out = append(out, cached(w, "+opgen:controller", "the controller's", g, k.Plural)...)
+		if deletes == nil || deletes(k) {
+			out = append(out, w.grant("+opgen:controller", "the finalizer of its handler's Delete, added and removed with server-side apply", rule(g, k.Plural, "patch")))
+		}
+		out = append(out, w.grant("+opgen:controller", "the ApplyStatus step applies the status", rule(g, k.Plural+"/status", "patch")))
+		if len(k.Controller.Owns) > 0 {
+			out = append(out, w.grant("+opgen:controller", blockOwnerDeletion, rule(g, k.Plural+"/finalizers", "update")))
+		}
 		out = append(out, owned(api, w, k.Controller, k.DeletesNow)...)
 		out = append(out, related(api, w, k.Controller)...)
 		for _, r := range migration(k) {
-			out = append(out, w.grant("+opgen:controller", "the leader's storage migration of "+k.Plural+"."+g, r))
+			why := "the leader's storage migration of " + k.Plural + "." + g
+			if slices.Contains(r.Verbs, "watch") {
+				why += ": its CRD's stored versions (list: " + listFallback + ")"
+			} else {
+				why += ", once its objects must move to a new storage version"
+			}
+			out = append(out, w.grant("+opgen:controller", why, r))
 		}
 	}
 	for _, h := range api.BuiltinControllers {
 		out = append(out, handlerRules(api, h, whyKind{at: at, decl: h.Pos, on: h.Name})...)
 	}
 	if api.HasControllers() {
-		out = append(out, grant{rule: rule("events.k8s.io", "events", "create", "patch"), why: "the runtime's Kubernetes Events, of every controller"})
+		out = append(out,
+			grant{rule: rule("events.k8s.io", "events", "create"), why: "the runtime's Kubernetes Events, of every controller"},
+			grant{rule: rule("events.k8s.io", "events", "patch"), why: "the count of an Event that repeats (its series), of every controller"})
 	}
 	return out
+}
+
+// Why the runtime needs verbs it may never use in a short run.
+const (
+	listFallback       = "an informer's initial list, where the API server cannot stream it in the watch"
+	getNoMore          = "reading one object, no more than list grants"
+	blockOwnerDeletion = "blockOwnerDeletion on owned objects, which the OwnerReferencesPermissionEnforcement admission checks as this verb"
+)
+
+// cached are the grants of an informer of group/resource: watch, list
+// (listFallback) and get (getNoMore), for whose (the controller's, the
+// Reader's).
+func cached(w whyKind, marker, whose, group, resource string) []grant {
+	return []grant{
+		w.grant(marker, whose+" cache (watch)", rule(group, resource, "watch")),
+		w.grant(marker, listFallback, rule(group, resource, "list")),
+		w.grant(marker, getNoMore, rule(group, resource, "get")),
+	}
 }
 
 // migration are the rules of the leader's storage migration of k.
@@ -169,15 +200,12 @@ func versionsOf(k *model.Kind) int {
 func handlerRules(api *model.API, h *model.BuiltinController, w whyKind) []grant {
 	g, res := h.Kind.Group, h.Kind.Resource
 	for_ := "+opgen:controller:for=" + kindRef(h.GVK())
-	verbs := []string{"get", "list", "watch"}
-	why := "the handler's watch"
+	rules := cached(w, for_, "the handler's", g, res)
 	if h.Deletes() {
-		verbs = append(verbs, "patch")
-		why += " (get, list, watch) and the finalizer of its Delete (patch)"
+		rules = append(rules, w.grant(for_, "the finalizer of its Delete, added and removed with server-side apply", rule(g, res, "patch")))
 	}
-	rules := []grant{w.grant(for_, why, rule(g, res, verbs...))}
 	if len(h.Controller.Owns) > 0 {
-		rules = append(rules, w.grant(for_, "blockOwnerDeletion on the owner references of owned objects", rule(g, res+"/finalizers", "update")))
+		rules = append(rules, w.grant(for_, blockOwnerDeletion, rule(g, res+"/finalizers", "update")))
 	}
 	rules = append(rules, owned(api, w, h.Controller, h.DeletesNow)...)
 	return append(rules, related(api, w, h.Controller)...)
@@ -190,12 +218,13 @@ func handlerRules(api *model.API, h *model.BuiltinController, w whyKind) []grant
 func related(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec) []grant {
 	var rules []grant
 	for _, gvk := range spec.Reads {
-		rules = append(rules, w.grant("+opgen:controller:reads="+kindRef(gvk), "the handler's cached Reader",
-			rule(gvk.Group, api.Resource(gvk), "get", "list", "watch")))
+		rules = append(rules, cached(w, "+opgen:controller:reads="+kindRef(gvk), "the handler's Reader's", gvk.Group, api.Resource(gvk))...)
 	}
 	for _, wt := range spec.Watches {
-		rules = append(rules, w.grant("+opgen:controller:watches="+kindRef(wt.Kind), "a metadata-only watch that wakes "+w.on+" objects",
-			rule(wt.Kind.Group, api.Resource(wt.Kind), "list", "watch")))
+		marker, res := "+opgen:controller:watches="+kindRef(wt.Kind), api.Resource(wt.Kind)
+		rules = append(rules,
+			w.grant(marker, "a metadata-only watch that wakes "+w.on+" objects", rule(wt.Kind.Group, res, "watch")),
+			w.grant(marker, listFallback, rule(wt.Kind.Group, res, "list")))
 	}
 	return rules
 }
@@ -206,15 +235,22 @@ func related(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec) []gra
 func owned(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec, deletesNow bool) []grant {
 	var rules []grant
 	for _, o := range spec.Owns {
+		marker, g, res := "+opgen:controller:owns="+kindRef(o), o.Group, api.Resource(o)
 		verbs := []string{"get", "list", "watch", "create", "patch", "delete"}
-		why := "owned objects are cached (get, list, watch), applied (create, patch) and pruned when the handler stops declaring them (delete)"
-		if slices.Contains(spec.Retain, o) {
-			why = "owned objects are cached (get, list, watch) and applied (create, patch); retained (+opgen:controller:retain), so pruned only by the handler's plug.DeleteNow (delete)"
-		}
 		if slices.Contains(spec.Retain, o) && !deletesNow {
 			verbs = verbs[:5]
 		}
-		rules = append(rules, w.grant("+opgen:controller:owns="+kindRef(o), why, rule(o.Group, api.Resource(o), verbs...)))
+		rules = append(rules, cached(w, marker, "the owned objects'", g, res)...)
+		rules = append(rules,
+			w.grant(marker, "server-side apply of the owned objects", rule(g, res, "patch")),
+			w.grant(marker, "a server-side apply that creates an owned object (authorized as a create)", rule(g, res, "create")))
+		switch {
+		case !slices.Contains(verbs, "delete"):
+		case slices.Contains(spec.Retain, o):
+			rules = append(rules, w.grant(marker, "the handler's plug.DeleteNow of a retained (+opgen:controller:retain) owned object", rule(g, res, "delete")))
+		default:
+			rules = append(rules, w.grant(marker, "pruning an owned object the handler no longer declares", rule(g, res, "delete")))
+		}
 	}
 	return rules
 }
