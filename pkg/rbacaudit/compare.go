@@ -14,6 +14,8 @@ type Report struct {
 	User string
 	// Requests counts the user's requests; Distinct the different ones.
 	Requests, Distinct int
+	// All are the user's requests, as ReadLog gives them.
+	All []Request
 	// Missing are the requests no grant allows, one per verb and
 	// resource, with the counts summed and the first namespace and name.
 	Missing []Request
@@ -26,7 +28,7 @@ type Report struct {
 // Compare reports which requests the roles would forbid and which of
 // their audited grants no request used.
 func Compare(roles *Roles, requests []Request) *Report {
-	rep := &Report{User: roles.User, Distinct: len(requests)}
+	rep := &Report{User: roles.User, Distinct: len(requests), All: requests}
 	used := make([]bool, len(roles.Grants))
 	missing := map[string]*Request{}
 	var order []string

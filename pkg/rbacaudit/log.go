@@ -38,8 +38,9 @@ func (r Request) Key() string {
 // ReadLog reads the requests of user from an audit log: JSON lines of
 // audit.k8s.io/v1 Events, as kube-apiserver writes them with
 // --audit-log-format=json (pkg/testenv's Options.Audit). Each request
-// counts once, whatever the stages it was logged at. The requests are
-// sorted.
+// counts once, whatever the stages it was logged at; a server-side apply
+// that created its object counts as a create too, as the API server
+// authorizes it. The requests are sorted.
 func ReadLog(r io.Reader, user string) ([]Request, error) {
 	seen := map[string]bool{}
 	byKey := map[Request]*Request{}
@@ -57,16 +58,17 @@ func ReadLog(r io.Reader, user string) ([]Request, error) {
 			continue
 		}
 		seen[string(ev.AuditID)] = true
-		key := requestOf(&ev)
-		r := byKey[key]
-		if r == nil {
-			r = &Request{}
-			*r = key
-			byKey[key] = r
-		}
-		r.Count++
-		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
-			r.Forbidden++
+		for _, key := range requestsOf(&ev) {
+			r := byKey[key]
+			if r == nil {
+				r = &Request{}
+				*r = key
+				byKey[key] = r
+			}
+			r.Count++
+			if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
+				r.Forbidden++
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -78,6 +80,19 @@ func ReadLog(r io.Reader, user string) ([]Request, error) {
 	}
 	sortRequests(out)
 	return out, nil
+}
+
+// requestsOf are the requests ev stands for: its own and, for a patch
+// that created its object (a server-side apply answered 201), the create
+// the API server authorized it as.
+func requestsOf(ev *auditv1.Event) []Request {
+	r := requestOf(ev)
+	if r.Verb == "patch" && ev.ResponseStatus != nil && ev.ResponseStatus.Code == 201 {
+		c := r
+		c.Verb = "create"
+		return []Request{r, c}
+	}
+	return []Request{r}
 }
 
 // requestOf is the request of ev, without its counts.
