@@ -62,14 +62,17 @@ type ProbeSpec struct {
 	ID string `json:"id,omitempty"`
 	// LabelKey is a label key.
 	// +optional
+	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="!format.qualifiedName().validate(self).hasValue()",message="must be a label key: an optional DNS subdomain prefix and '/', and a name of at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
 	LabelKey string `json:"labelKey,omitempty"`
 	// PrefixedKey is a label key with a prefix.
 	// +optional
+	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="self.contains('/') && !format.qualifiedName().validate(self).hasValue()",message="must be a label key with a DNS subdomain prefix: <prefix>/<name>"
 	PrefixedKey string `json:"prefixedKey,omitempty"`
 	// LabelValue is a label value.
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="!format.labelValue().validate(self).hasValue()",message="must be a label value: at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
 	LabelValue string `json:"labelValue,omitempty"`
 	// Segment is a path segment.
@@ -99,6 +102,8 @@ type ProbeSpec struct {
 	// Codes are unique.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, y == x))",message="items must be unique"
 	Codes []string `json:"codes,omitempty"`
 	// Words are short.
@@ -135,11 +140,15 @@ type ProbeSpec struct {
 	// Frozen gets no new items.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self.all(x, x in oldSelf)",message="items may not be added"
 	Frozen []string `json:"frozen,omitempty"`
 	// Kept loses no items.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="oldSelf.all(x, x in self)",message="items may not be removed"
 	Kept []string `json:"kept,omitempty"`
 	// Revision never decreases.

@@ -58,14 +58,17 @@ type ProbeSpec struct {
 	// LabelKey is a label key.
 	// +k8s:optional
 	// +k8s:format=k8s-label-key
+	// +k8s:maxLength=317
 	LabelKey string `json:"labelKey,omitempty"`
 	// PrefixedKey is a label key with a prefix.
 	// +k8s:optional
 	// +k8s:format=k8s-prefixed-label-key
+	// +k8s:maxLength=317
 	PrefixedKey string `json:"prefixedKey,omitempty"`
 	// LabelValue is a label value.
 	// +k8s:optional
 	// +k8s:format=k8s-label-value
+	// +k8s:maxLength=63
 	LabelValue string `json:"labelValue,omitempty"`
 	// Segment is a path segment.
 	// +k8s:optional
@@ -95,6 +98,8 @@ type ProbeSpec struct {
 	// +k8s:optional
 	// +k8s:listType=atomic
 	// +k8s:unique=set
+	// +k8s:maxItems=16
+	// +k8s:eachVal=+k8s:maxLength=63
 	Codes []string `json:"codes,omitempty"`
 	// Words are short.
 	// +k8s:optional
@@ -133,11 +138,15 @@ type ProbeSpec struct {
 	// +k8s:optional
 	// +k8s:listType=set
 	// +k8s:update=NoAddItem
+	// +k8s:maxItems=16
+	// +k8s:eachVal=+k8s:maxLength=63
 	Frozen []string `json:"frozen,omitempty"`
 	// Kept loses no items.
 	// +k8s:optional
 	// +k8s:listType=set
 	// +k8s:update=NoRemoveItem
+	// +k8s:maxItems=16
+	// +k8s:eachVal=+k8s:maxLength=63
 	Kept []string `json:"kept,omitempty"`
 	// Revision never decreases.
 	// +k8s:optional
