@@ -91,7 +91,9 @@ type DeepCopier interface {
 // and makes the generator a CRDReader.
 type FromCRDs struct{}
 
-// RegisterMarkers registers the CRD markers.
+// RegisterMarkers registers the CRD markers; the run adds Kubernetes'
+// +k8s: tags (gen/k8stags) after every generator's markers, unless
+// Options.IgnoreK8sTags.
 func (FromCRDs) RegisterMarkers(into *markers.Registry) error { return crdmarkers.Register(into) }
 
 // ReadsCRDs says that the generator reads the run's CRDs.

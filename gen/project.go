@@ -125,6 +125,12 @@ type Options struct {
 	// schemas (crd:ignoreUnexportedFields=true).
 	IgnoreUnexportedFields bool
 
+	// IgnoreK8sTags reads Kubernetes' +k8s: validation tags only as
+	// controller-gen does (gen/k8stags), so that the CRDs are
+	// controller-gen's: the default of a project adopted from kubebuilder
+	// (--layout kubebuilder), whose CRDs must not change by adoption.
+	IgnoreK8sTags bool
+
 	// HeaderFile is a file, relative to Root, whose text (usually a
 	// licence) heads every generated file: Go files as written (a Go
 	// comment, like controller-gen's headerFile and code-generator's

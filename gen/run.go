@@ -26,6 +26,7 @@ import (
 	"github.com/opgen-sdk/opgen/gen/diag"
 	"github.com/opgen-sdk/opgen/gen/internal/lean"
 	"github.com/opgen-sdk/opgen/gen/internal/universe"
+	"github.com/opgen-sdk/opgen/gen/k8stags"
 	opgenmarkers "github.com/opgen-sdk/opgen/gen/markers"
 	"github.com/opgen-sdk/opgen/gen/model"
 )
@@ -198,6 +199,13 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 			filters = append(filters, f.CheckFilter())
 		}
 	}
+	if !p.IgnoreK8sTags {
+		// After every generator's markers: k8stags reads +k8s:enum in
+		// place of controller-tools' definition.
+		if err := k8stags.Register(reg); err != nil {
+			return nil, err
+		}
+	}
 	cfg := &packages.Config{Context: ctx, Dir: p.Root, Env: LoadEnv(), BuildFlags: LoadFlags}
 	var roots []*loader.Package
 	var err error
@@ -298,6 +306,7 @@ func buildAPISafely(ctx *Context, generators map[string]Generator) (api *model.A
 			AllowDangerousTypes:        p.AllowDangerousTypes,
 			GenerateEmbeddedObjectMeta: p.GenerateEmbeddedObjectMeta,
 			IgnoreUnexportedFields:     p.IgnoreUnexportedFields,
+			IgnoreK8sTags:              p.IgnoreK8sTags,
 			StrictMarkers:              p.StrictMarkers,
 			StrictConversion:           p.StrictConversion,
 			Checks:                     checks,

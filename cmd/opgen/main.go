@@ -24,6 +24,7 @@ var commands = []func() *cobra.Command{
 	newImageCommand,
 	newInitCommand,
 	newManifestsCommand,
+	newRBACCommand,
 	newReleaseCommand,
 	newUpgradeCommand,
 	newVersionCommand,

@@ -22,6 +22,9 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/optest"
 )
 
+// The fake clock runs the operator without leader election, so these
+// tests never use the leader-election Role opgen generate writes (opgen
+// rbac audit lists it); every deployment of the operator does.
 var kit = optest.New(optest.Options{
 	Name:      "patterns-operator",
 	Setup:     controller.Setup,

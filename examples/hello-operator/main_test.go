@@ -28,6 +28,9 @@ var (
 		Name:        "hello-operator",
 		Setup:       controller.Setup,
 		FakeKubelet: true,
+		// The API server logs the operator's requests, for
+		// TestTheRolesAllowEveryRequest (opgen rbac audit reads them too).
+		Audit: true,
 	})
 	hello versioned.Interface
 )

@@ -19,6 +19,7 @@ type GenerateFlags struct {
 	descLen     int
 	strict      bool
 	crdVersions []string
+	k8sTags     bool
 }
 
 // Register adds the flags to f.
@@ -41,6 +42,7 @@ func (g *GenerateFlags) Register(f *pflag.FlagSet) {
 	f.StringSliceVar(&g.crdVersions, "crd-versions", []string{"v1"}, "the apiextensions versions of the CRDs: v1 only (controller-gen's crd:crdVersions=v1)")
 	f.StringSliceVar(&g.opts.CRDPackages, "crd-packages", nil, "package patterns of the API packages that get CRDs, relative to the project root, like the paths of a project's controller-gen crd call (default: all)")
 	f.BoolVar(&g.opts.GenerateEmbeddedObjectMeta, "generate-embedded-object-meta", false, "give the metadata of embedded objects (pod templates) its properties in the CRD schemas, so that the API server keeps their labels and annotations (controller-gen's crd:generateEmbeddedObjectMeta=true)")
+	f.BoolVar(&g.k8sTags, "k8s-tags", true, "read Kubernetes' +k8s: validation tags into the CRDs (docs/generate.md); with --layout kubebuilder the default is false, so that the CRDs are controller-gen's")
 	f.BoolVar(&g.opts.IgnoreUnexportedFields, "ignore-unexported-fields", false, "leave unexported fields out of the CRD schemas (controller-gen's crd:ignoreUnexportedFields=true)")
 	f.StringVar(&g.opts.HeaderFile, "header-file", "", "a file of licence text (a Go comment, like hack/boilerplate.go.txt) to head every generated file; YAML gets it as # comments (controller-gen's headerFile, code-generator's --go-header-file)")
 	f.StringVar(&g.opts.HeaderYear, "header-year", "", "the year to put for \" YEAR\" in the header file (controller-gen's year option)")
@@ -70,6 +72,12 @@ func (g *GenerateFlags) Options() (GenerateOptions, error) {
 	opts := g.opts
 	if g.strict {
 		opts.StrictMarkers, opts.StrictConversion, opts.StrictTypes = true, true, true
+	}
+	switch {
+	case g.set.Changed("k8s-tags"):
+		opts.IgnoreK8sTags = !g.k8sTags
+	case opts.Layout == "kubebuilder":
+		opts.IgnoreK8sTags = true
 	}
 	if !g.set.Changed("crd-dir") {
 		opts.CRDDir = "" // the layout's default

@@ -19,6 +19,7 @@ import (
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/opgen-sdk/opgen/gen/diag"
+	"github.com/opgen-sdk/opgen/gen/k8stags"
 )
 
 // apiBuilder derives the API model from the roots, reporting the user's
@@ -97,6 +98,10 @@ func Build(in Input) *API {
 		b.planConversions(api)
 		api.markConversionWebhooks()
 		b.reportSkipped(api)
+		if in.Options.IgnoreK8sTags {
+			return
+		}
+		k8stags.Check(in.Collector, in.Fset, api.Packages(), func(pos token.Position, msg string) { in.Warnings.Add(pos, "%s", msg) })
 	})
 	return api
 }
@@ -198,6 +203,9 @@ type Options struct {
 	// GenerateEmbeddedObjectMeta and IgnoreUnexportedFields are
 	// controller-gen's CRD options of those names (gen.Options).
 	GenerateEmbeddedObjectMeta, IgnoreUnexportedFields bool
+	// IgnoreK8sTags applies no +k8s: tag beyond those controller-tools
+	// reads (gen.Options).
+	IgnoreK8sTags bool
 	// StrictMarkers and StrictConversion refuse what controller-gen
 	// accepts but a new project should not have (gen.Options).
 	StrictMarkers, StrictConversion bool

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctcrd "sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/loader"
+
+	"github.com/opgen-sdk/opgen/gen/k8stags"
 )
 
 // schemas is controller-tools' CRD parser over the API packages, shared
@@ -43,6 +45,9 @@ func newSchemaSource(in Input, api *API) func() *schemas {
 		ctcrd.AddKnownTypes(s.parser)
 		for _, pkg := range pkgs {
 			s.parser.NeedPackage(pkg)
+		}
+		if !in.Options.IgnoreK8sTags {
+			k8stags.Amend(s.parser, pkgs)
 		}
 		if metav1 := ctcrd.FindMetav1(pkgs); metav1 != nil {
 			s.kinds = ctcrd.FindKubeKinds(s.parser, metav1)

@@ -7,11 +7,18 @@
 // The rules are derived from the controllers, least privilege, then merged
 // with the explicit +kubebuilder:rbac markers of every package read:
 //
-//   - each controller kind: get, list, watch and patch on <plural> (patch
-//     because the finalizer is written with server-side apply);
-//     get, patch and update on <plural>/status (status is written with
-//     server-side apply); update on <plural>/finalizers (needed to set
+//   - each controller kind: get, list and watch on <plural>; patch on it
+//     only when its handler (<Kind>Controller) has Delete, for the
+//     finalizer the runtime keeps then, written with server-side apply
+//     (read from the controller package's syntax; a handler type that
+//     embeds another type may have Delete, and a controller package
+//     outside the run may too: patch is granted then); patch on
+//     <plural>/status (status is applied with server-side apply); update
+//     on <plural>/finalizers only when it owns kinds (needed to set
 //     blockOwnerDeletion on owner references of owned objects).
+//   - list on any kind the runtime watches, although a watch that streams
+//     its initial list (client-go's watch-list) needs no list: an API
+//     server that cannot stream it makes client-go fall back to a list.
 //   - each owned kind (+opgen:controller:owns): get, list, watch, create,
 //     patch and delete (server-side apply creates through patch, which
 //     needs create; pruning deletes). A retained kind
@@ -48,6 +55,14 @@
 //     list and delete are sharding's: the leader watches the members'
 //     Leases and deletes those that expired long ago, so a replica that
 //     left for good leaves none behind.
+//
+// # Why each rule
+//
+// Each rule of role.yaml is preceded by one comment line per marker or
+// derivation that asks for some of its verbs (why.go), which `opgen rbac
+// audit` (pkg/rbacaudit) shows beside an unused verb. A verb the runtime
+// needs only on a rare path (a prune, an Event that repeats, list where
+// the watch cannot stream) says so there.
 //
 // # A project adopted from kubebuilder
 //

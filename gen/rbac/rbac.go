@@ -3,6 +3,7 @@ package rbac
 import (
 	"encoding/json"
 	"fmt"
+	"go/token"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -51,37 +52,41 @@ func (Generator) RegisterMarkers(into *markers.Registry) error {
 }
 
 // Generate writes the roles, or removes stale ones when nothing needs
-// them.
+// them. In opgen's layout each rule carries comments that say what asks
+// for it (why.go), which `opgen rbac audit` reads.
 func (g Generator) Generate(ctx *gen.Context) error {
 	dir := ctx.Project.Abs(ctx.Project.RBACDir)
 	ctx.Output.Own(filepath.Join(dir, RoleFile))
 	ctx.Output.Own(filepath.Join(dir, LeaderElectionFile))
 	manager := roleKey{name: orDefault(g.RoleName, ctx.Project.Name+"-manager")}
-	roles := map[roleKey][]rbacv1.PolicyRule{manager: Derived(ctx.API)}
+	roles := map[roleKey][]grant{manager: derived(ctx.API, ctx.DocMarker, handlerDeletes(ctx))}
 	for _, root := range ctx.Roots {
 		pm, err := markers.PackageMarkers(ctx.Collector, root)
 		if err != nil {
 			continue // reported with the package's errors
 		}
+		lines := rbacMarkerLines(ctx.Fset, root)
 		for _, v := range pm[ctrbac.RuleDefinition.Name] {
 			m := v.(ctrbac.Rule)
 			k := roleKey{namespace: m.Namespace, name: orDefault(m.RoleName, manager.name)}
-			roles[k] = append(roles[k], fromMarker(m))
+			roles[k] = append(roles[k], lines.grant(m))
 		}
 	}
 	merge := mergeRules
 	if g.Adopted {
 		merge = mergeAsControllerGen
 	}
+	rel := func(p token.Position) string { return relative(ctx.Project.Root, p) }
 	if docs := documents(roles, merge); len(docs) > 0 {
-		data, err := marshal(docs...)
+		data, err := marshal(docs, !g.Adopted, rel)
 		if err != nil {
 			return err
 		}
 		ctx.Output.YAML(filepath.Join(dir, RoleFile), data)
 	}
 	if ctx.API.HasControllers() && !g.Adopted {
-		data, err := marshal(LeaderElectionRole(ctx.Project.Name + "-leader-election"))
+		role := LeaderElectionRole(ctx.Project.Name + "-leader-election")
+		data, err := marshal([]document{{obj: role, rules: role.Rules, grants: leaderElectionGrants()}}, true, rel)
 		if err != nil {
 			return err
 		}
@@ -97,27 +102,70 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// Derived returns the rules the runtime needs for the controllers of api.
+// Derived returns the rules the runtime needs for the controllers of api,
+// granting patch on each custom kind as if its handler had Delete.
 func Derived(api *model.API) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
-	for _, k := range api.Controllers() {
-		g := k.Version.Group.Name
-		rules = append(rules,
-			rule(g, k.Plural, "get", "list", "watch", "patch"),
-			rule(g, k.Plural+"/status", "get", "patch", "update"),
-			rule(g, k.Plural+"/finalizers", "update"),
-		)
-		rules = append(rules, owned(api, k.Controller, k.DeletesNow)...)
-		rules = append(rules, related(api, k.Controller)...)
-		rules = append(rules, migration(k)...)
-	}
-	for _, h := range api.BuiltinControllers {
-		rules = append(rules, handlerRules(api, h)...)
-	}
-	if api.HasControllers() {
-		rules = append(rules, rule("events.k8s.io", "events", "create", "patch"))
+	for _, g := range derived(api, nil, nil) {
+		rules = append(rules, g.rule)
 	}
 	return rules
+}
+
+// derived returns the rules the runtime needs for the controllers of api,
+// each with what asks for it; at finds a marker's line (nil: the kind's),
+// deletes says whether a kind's handler may have Delete (nil: it may).
+func derived(api *model.API, at locate, deletes func(*model.Kind) bool) []grant {
+	var out []grant
+	for _, k := range api.Controllers() {
+		g, w := k.Version.Group.Name, whyKind{at: at, decl: k.Pos, on: k.Name}
+		out = append(out, cached(w, "+opgen:controller", "the controller's", g, k.Plural)...)
+		if deletes == nil || deletes(k) {
+			out = append(out, w.grant("+opgen:controller", "the finalizer of its handler's Delete, added and removed with server-side apply", rule(g, k.Plural, "patch")))
+		}
+		out = append(out, w.grant("+opgen:controller", "the ApplyStatus step applies the status", rule(g, k.Plural+"/status", "patch")))
+		if len(k.Controller.Owns) > 0 {
+			out = append(out, w.grant("+opgen:controller", blockOwnerDeletion, rule(g, k.Plural+"/finalizers", "update")))
+		}
+		out = append(out, owned(api, w, k.Controller, k.DeletesNow)...)
+		out = append(out, related(api, w, k.Controller)...)
+		for _, r := range migration(k) {
+			why := "the leader's storage migration of " + k.Plural + "." + g
+			if slices.Contains(r.Verbs, "watch") {
+				why += ": its CRD's stored versions (list: " + listFallback + ")"
+			} else {
+				why += ", once its objects must move to a new storage version"
+			}
+			out = append(out, w.grant("+opgen:controller", why, r))
+		}
+	}
+	for _, h := range api.BuiltinControllers {
+		out = append(out, handlerRules(api, h, whyKind{at: at, decl: h.Pos, on: h.Name})...)
+	}
+	if api.HasControllers() {
+		out = append(out,
+			grant{rule: rule("events.k8s.io", "events", "create"), why: "the runtime's Kubernetes Events, of every controller"},
+			grant{rule: rule("events.k8s.io", "events", "patch"), why: "the count of an Event that repeats (its series), of every controller"})
+	}
+	return out
+}
+
+// Why the runtime needs verbs it may never use in a short run.
+const (
+	listFallback       = "an informer's initial list, where the API server cannot stream it in the watch"
+	getNoMore          = "reading one object, no more than list grants"
+	blockOwnerDeletion = "blockOwnerDeletion on owned objects, which the OwnerReferencesPermissionEnforcement admission checks as this verb"
+)
+
+// cached are the grants of an informer of group/resource: watch, list
+// (listFallback) and get (getNoMore), for whose (the controller's, the
+// Reader's).
+func cached(w whyKind, marker, whose, group, resource string) []grant {
+	return []grant{
+		w.grant(marker, whose+" cache (watch)", rule(group, resource, "watch")),
+		w.grant(marker, listFallback, rule(group, resource, "list")),
+		w.grant(marker, getNoMore, rule(group, resource, "get")),
+	}
 }
 
 // migration are the rules of the leader's storage migration of k.
@@ -149,31 +197,34 @@ func versionsOf(k *model.Kind) int {
 // handlerRules are the rules of the controller of a built-in kind: it
 // watches the kind, writes a finalizer only when it has Delete, and the
 // status never (the cluster writes it).
-func handlerRules(api *model.API, h *model.BuiltinController) []rbacv1.PolicyRule {
+func handlerRules(api *model.API, h *model.BuiltinController, w whyKind) []grant {
 	g, res := h.Kind.Group, h.Kind.Resource
-	verbs := []string{"get", "list", "watch"}
+	for_ := "+opgen:controller:for=" + kindRef(h.GVK())
+	rules := cached(w, for_, "the handler's", g, res)
 	if h.Deletes() {
-		verbs = append(verbs, "patch")
+		rules = append(rules, w.grant(for_, "the finalizer of its Delete, added and removed with server-side apply", rule(g, res, "patch")))
 	}
-	rules := []rbacv1.PolicyRule{rule(g, res, verbs...)}
 	if len(h.Controller.Owns) > 0 {
-		rules = append(rules, rule(g, res+"/finalizers", "update"))
+		rules = append(rules, w.grant(for_, blockOwnerDeletion, rule(g, res+"/finalizers", "update")))
 	}
-	rules = append(rules, owned(api, h.Controller, h.DeletesNow)...)
-	return append(rules, related(api, h.Controller)...)
+	rules = append(rules, owned(api, w, h.Controller, h.DeletesNow)...)
+	return append(rules, related(api, w, h.Controller)...)
 }
 
 // related are the rules for the kinds a controller reads from its caches
 // (+opgen:controller:reads: get, list and watch, as its informers and
 // Reader.Get need) and watches through a mapping function
 // (+opgen:controller:watches: list and watch, metadata only).
-func related(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyRule {
-	var rules []rbacv1.PolicyRule
+func related(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec) []grant {
+	var rules []grant
 	for _, gvk := range spec.Reads {
-		rules = append(rules, rule(gvk.Group, api.Resource(gvk), "get", "list", "watch"))
+		rules = append(rules, cached(w, "+opgen:controller:reads="+kindRef(gvk), "the handler's Reader's", gvk.Group, api.Resource(gvk))...)
 	}
-	for _, w := range spec.Watches {
-		rules = append(rules, rule(w.Kind.Group, api.Resource(w.Kind), "list", "watch"))
+	for _, wt := range spec.Watches {
+		marker, res := "+opgen:controller:watches="+kindRef(wt.Kind), api.Resource(wt.Kind)
+		rules = append(rules,
+			w.grant(marker, "a metadata-only watch that wakes "+w.on+" objects", rule(wt.Kind.Group, res, "watch")),
+			w.grant(marker, listFallback, rule(wt.Kind.Group, res, "list")))
 	}
 	return rules
 }
@@ -181,14 +232,25 @@ func related(api *model.API, spec *opgenmarkers.ControllerSpec) []rbacv1.PolicyR
 // owned are the rules for descendants of the owned kinds: applied and
 // pruned, or of a retained kind applied only, with delete only when the
 // handler deletes children itself (deletesNow: it calls plug.DeleteNow).
-func owned(api *model.API, spec *opgenmarkers.ControllerSpec, deletesNow bool) []rbacv1.PolicyRule {
-	var rules []rbacv1.PolicyRule
+func owned(api *model.API, w whyKind, spec *opgenmarkers.ControllerSpec, deletesNow bool) []grant {
+	var rules []grant
 	for _, o := range spec.Owns {
+		marker, g, res := "+opgen:controller:owns="+kindRef(o), o.Group, api.Resource(o)
 		verbs := []string{"get", "list", "watch", "create", "patch", "delete"}
 		if slices.Contains(spec.Retain, o) && !deletesNow {
 			verbs = verbs[:5]
 		}
-		rules = append(rules, rule(o.Group, api.Resource(o), verbs...))
+		rules = append(rules, cached(w, marker, "the owned objects'", g, res)...)
+		rules = append(rules,
+			w.grant(marker, "server-side apply of the owned objects", rule(g, res, "patch")),
+			w.grant(marker, "a server-side apply that creates an owned object (authorized as a create)", rule(g, res, "create")))
+		switch {
+		case !slices.Contains(verbs, "delete"):
+		case slices.Contains(spec.Retain, o):
+			rules = append(rules, w.grant(marker, "the handler's plug.DeleteNow of a retained (+opgen:controller:retain) owned object", rule(g, res, "delete")))
+		default:
+			rules = append(rules, w.grant(marker, "pruning an owned object the handler no longer declares", rule(g, res, "delete")))
+		}
 	}
 	return rules
 }
@@ -307,9 +369,17 @@ func mergeRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 	return s.rules()
 }
 
+// document is one role of role.yaml: the object, its merged rules and
+// the grants they came from.
+type document struct {
+	obj    any
+	rules  []rbacv1.PolicyRule
+	grants []grant
+}
+
 // documents returns the ClusterRoles, then the Roles, sorted by namespace
 // and name, each with its rules merged by merge.
-func documents(roles map[roleKey][]rbacv1.PolicyRule, merge func([]rbacv1.PolicyRule) []rbacv1.PolicyRule) []any {
+func documents(roles map[roleKey][]grant, merge func([]rbacv1.PolicyRule) []rbacv1.PolicyRule) []document {
 	keys := make([]roleKey, 0, len(roles))
 	for k := range roles {
 		keys = append(keys, k)
@@ -320,34 +390,42 @@ func documents(roles map[roleKey][]rbacv1.PolicyRule, merge func([]rbacv1.Policy
 		}
 		return keys[i].name < keys[j].name
 	})
-	var docs []any
+	var docs []document
 	for _, k := range keys {
-		rules := merge(roles[k])
+		var rules []rbacv1.PolicyRule
+		for _, g := range roles[k] {
+			rules = append(rules, g.rule)
+		}
+		rules = merge(rules)
 		if len(rules) == 0 {
 			continue
 		}
+		doc := document{rules: rules, grants: roles[k]}
 		if k.namespace == "" {
-			docs = append(docs, rbacv1.ClusterRole{
+			doc.obj = rbacv1.ClusterRole{
 				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 				ObjectMeta: metav1.ObjectMeta{Name: k.name},
 				Rules:      rules,
-			})
-			continue
+			}
+		} else {
+			doc.obj = rbacv1.Role{
+				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
+				ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
+				Rules:      rules,
+			}
 		}
-		docs = append(docs, rbacv1.Role{
-			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
-			ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
-			Rules:      rules,
-		})
+		docs = append(docs, doc)
 	}
 	return docs
 }
 
-// marshal writes objs as a YAML stream without empty metadata fields.
-func marshal(objs ...any) ([]byte, error) {
+// marshal writes docs as a YAML stream without empty metadata fields;
+// with why, each rule is preceded by the comments that say what asks for
+// it (why.go), positions written by rel.
+func marshal(docs []document, why bool, rel func(token.Position) string) ([]byte, error) {
 	var out []byte
-	for _, o := range objs {
-		j, err := json.Marshal(o)
+	for _, d := range docs {
+		j, err := json.Marshal(d.obj)
 		if err != nil {
 			return nil, err
 		}
@@ -361,6 +439,9 @@ func marshal(objs ...any) ([]byte, error) {
 		y, err := yaml.Marshal(m)
 		if err != nil {
 			return nil, err
+		}
+		if why {
+			y = annotate(y, d, rel)
 		}
 		out = append(append(out, "---\n"...), y...)
 	}

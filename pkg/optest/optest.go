@@ -6,6 +6,9 @@
 // namespace and ServiceAccount, no Deployment), runs the operator
 // in-process as its generated ServiceAccount, so RBAC the generator did not
 // grant fails the test, and offers typed waits that name what they wait for.
+// With Options.Audit the API server logs the operator's requests, and
+// Kit.Audit lists those the roles forbid and the rules none used (package
+// rbacaudit; opgen rbac audit does it for every test package).
 //
 //	var kit = optest.New(optest.Options{Name: "hello-operator", Setup: controller.Setup})
 //
@@ -18,6 +21,7 @@ package optest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -37,6 +41,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/opgen-sdk/opgen/pkg/rbacaudit"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -82,6 +87,12 @@ type Options struct {
 	// renewed an hour ahead would hold off the operator of the next test,
 	// whose clock starts from now again.
 	FakeClock bool
+	// Audit logs every request of the operator's ServiceAccount (the API
+	// server's audit log, testenv.Options.Audit) so that Kit.Audit can
+	// compare them with the roles the manifest binds to it. It gives the
+	// package a control plane of its own; an existing cluster has no such
+	// log. rbacaudit.EnvAudit sets it for every kit of a run.
+	Audit bool
 	// Env configures the local control plane; ignored on an existing cluster.
 	Env testenv.Options
 }
@@ -147,6 +158,10 @@ func New(opts Options) *Kit {
 	if opts.FakeKubelet || opts.Profile == ProfileControllers {
 		opts.Env.ControllerManager = true
 	}
+	if os.Getenv(rbacaudit.EnvAudit) != "" && opts.Name != "" {
+		opts.Audit = true
+	}
+	opts.Env.Audit = opts.Env.Audit || opts.Audit
 	k := &Kit{opts: opts, clockTurn: make(chan struct{}, 1)}
 	if opts.FakeClock {
 		k.clock = clocktesting.NewFakeClock(time.Now())
@@ -292,6 +307,9 @@ func (k *Kit) StopOperator() error {
 // namespaces the tests made, which their cleanups delete.
 func (k *Kit) Stop() error {
 	err := k.StopOperator()
+	if rerr := k.recordAudit(); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
 	if k.stopKubelet != nil {
 		k.stopKubelet()
 	}

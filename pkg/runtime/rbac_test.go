@@ -22,7 +22,7 @@ import (
 // no more.
 var contractRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{"test.opgen.dev"}, Resources: []string{"gadgets"}, Verbs: []string{"get", "list", "watch", "patch"}},
-	{APIGroups: []string{"test.opgen.dev"}, Resources: []string{"gadgets/status"}, Verbs: []string{"get", "patch", "update"}},
+	{APIGroups: []string{"test.opgen.dev"}, Resources: []string{"gadgets/status"}, Verbs: []string{"patch"}},
 	{APIGroups: []string{"test.opgen.dev"}, Resources: []string{"gadgets/finalizers"}, Verbs: []string{"update"}},
 	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
 	{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},

@@ -47,7 +47,7 @@
 //     those methods panic on the shared control plane;
 //   - OPGEN_TESTENV_SHARED=0 (EnvShared) is set, to opt a whole run out;
 //   - the options ask for what a shared server cannot give: Dir, fixed
-//     ports, APIServerFlags or a ControllerManager;
+//     ports, APIServerFlags, Audit or a ControllerManager;
 //   - the shared one does not answer /readyz within 10 s. A start that
 //     falls back says why on Options.Output; with no user left, an
 //     unhealthy shared control plane is replaced.

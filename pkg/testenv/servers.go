@@ -100,6 +100,13 @@ func (e *Environment) startAPIServer(port int, etcdURL string) (*process, error)
 		"--profiling=false",
 		"--cert-dir=" + filepath.Join(e.Dir, "apiserver-certs"),
 	}
+	if e.opts.Audit {
+		audit, err := e.auditFlags()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, audit...)
+	}
 	return e.spawner.run("kube-apiserver", e.Binaries.APIServer, e.Dir, mergeFlags(args, e.opts.APIServerFlags)...)
 }
 

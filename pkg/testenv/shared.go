@@ -124,9 +124,10 @@ func (e *Environment) Shared() bool { return e.shared != nil }
 //
 // e gets a private control plane, as from Start, when Options.Private is
 // set, EnvShared is 0, the options ask for something a shared control plane
-// cannot give (Dir, fixed ports, APIServerFlags, ControllerManager), another
-// live package holds one of its Exclusive names or CRDs, or the shared one
-// is unhealthy; the last two say why on Options.Output.
+// cannot give (Dir, fixed ports, APIServerFlags, Audit,
+// ControllerManager), another live package holds one of its Exclusive
+// names or CRDs, or the shared one is unhealthy; the last two say why on
+// Options.Output.
 func (e *Environment) StartShared(ctx context.Context) error {
 	if e.Config != nil {
 		return errors.New("testenv: environment already started")
@@ -152,7 +153,7 @@ func (e *Environment) unshareable() bool {
 		return true
 	}
 	o := e.opts
-	return o.Private || o.ControllerManager || o.Dir != "" || o.APIServerPort != 0 || o.EtcdPort != 0 || len(o.APIServerFlags) > 0
+	return o.Private || o.Audit || o.ControllerManager || o.Dir != "" || o.APIServerPort != 0 || o.EtcdPort != 0 || len(o.APIServerFlags) > 0
 }
 
 // joinShared connects e to the shared control plane, starting it when

@@ -56,6 +56,12 @@ type Options struct {
 	// "--name=value" strings; one that names a flag testenv sets replaces it.
 	APIServerFlags []string
 
+	// Audit turns on the kube-apiserver's audit log: every request of a
+	// service account, at the Metadata level (who, verb, resource, name,
+	// response code), as JSON lines in AuditLog. It needs a control plane
+	// of the package's own, as Private gives.
+	Audit bool
+
 	// Private keeps this package's control plane to itself: Main and
 	// StartShared start one of its own instead of sharing one with other
 	// test packages. Packages whose tests stop, restart or otherwise break

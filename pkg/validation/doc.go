@@ -13,10 +13,13 @@
 // # Guarantees
 //
 // Validate runs the steps the API server runs on create, in its order:
-// unknown fields are pruned, defaults applied, then the schema, the
-// embedded ObjectMeta, the list-type invariants and the CEL rules are
-// checked. The field paths and messages are the server's. ValidateUpdate
-// adds the old object, for transition rules (oldSelf) and ratcheting.
+// unknown fields and the nulls of non-nullable fields are pruned, defaults
+// applied, then the schema, the embedded ObjectMeta, the list-type
+// invariants and the CEL rules are checked. The field paths and messages
+// are the server's. ValidateUpdate adds the old object, for transition
+// rules (oldSelf) and the server's CRD validation ratcheting: an invalid
+// value the update leaves as it was passes the schema, list-type and CEL
+// checks.
 //
 // # Caveats
 //

@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
@@ -103,14 +105,20 @@ func (v *Validator) ValidateUpdate(ctx context.Context, obj, old runtime.Object)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	errs := apiservervalidation.ValidateCustomResourceUpdate(nil, u.Object, o.Object, v.schema)
-	return v.validateRest(ctx, u, o, byField(errs))
+	// The server's CRD validation ratcheting: an error of a value the
+	// update leaves as it was is not reported, by the schema, the list
+	// types or the CEL rules.
+	correlated := common.NewCorrelatedObject(u.Object, o.Object, &model.Structural{Structural: v.structural})
+	errs := apiservervalidation.ValidateCustomResourceUpdate(nil, u.Object, o.Object, v.schema, apiservervalidation.WithRatcheting(correlated))
+	return v.validateRest(ctx, u, o, byField(errs), cel.WithRatcheting(correlated))
 }
 
 // validateRest runs what follows the schema in the server's strategy.
-func (v *Validator) validateRest(ctx context.Context, u, old *unstructured.Unstructured, errs field.ErrorList) field.ErrorList {
+func (v *Validator) validateRest(ctx context.Context, u, old *unstructured.Unstructured, errs field.ErrorList, celOptions ...cel.Option) field.ErrorList {
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
-	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	if old == nil || len(listtype.ValidateListSetsAndMaps(nil, v.structural, old.Object)) == 0 {
+		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	}
 	if v.cel == nil {
 		return errs
 	}
@@ -123,7 +131,7 @@ func (v *Validator) validateRest(ctx context.Context, u, old *unstructured.Unstr
 	if old != nil {
 		oldObj = old.Object
 	}
-	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, oldObj, celconfig.RuntimeCELCostBudget)
+	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, oldObj, celconfig.RuntimeCELCostBudget, celOptions...)
 	return append(errs, celErrs...)
 }
 
@@ -163,6 +171,7 @@ func (v *Validator) prepare(obj runtime.Object, create bool) (*unstructured.Unst
 		delete(u.Object, "status")
 	}
 	structuralpruning.Prune(u.Object, v.structural, true)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
 	structuraldefaulting.Default(u.Object, v.structural)
 	return u, nil
 }

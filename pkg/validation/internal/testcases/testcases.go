@@ -18,6 +18,7 @@ var CRDDirs = []string{
 	"examples/hello-operator/config/crd",
 	"examples/todo-operator/config/crd",
 	"gen/internal/fixture/config/crd",
+	"gen/k8stags/testdata/tags/config/crd",
 }
 
 // Case is one object and the field errors the server gives for it

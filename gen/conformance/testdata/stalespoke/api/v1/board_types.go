@@ -4,7 +4,9 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // BoardSpec is the desired state of a Board.
 type BoardSpec struct {
-	// Title names the board.
+	// Title names the board. controller-gen ignores the +k8s: tag, and so
+	// does opgen with --layout kubebuilder: the CRD stays controller-gen's.
+	// +k8s:maxLength=63
 	Title string `json:"title"`
 	// Color is new in v1: v1beta1 objects have none, and converting to
 	// v1beta1 drops it, on purpose.
