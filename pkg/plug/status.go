@@ -70,7 +70,10 @@ const (
 func ApplyStatus[T apis.Object](env Env[T]) Step[T] {
 	return StepFunc[T](func(ctx context.Context, a *Action[T], next Next) error {
 		err := next(ctx)
-		if a.Halted() {
+		if a.Halted() || (err != nil && OutcomeUnknown(err)) {
+			// An action stopped with the operator (it no longer leads, or
+			// shuts down) has nothing to say of the object: the replica
+			// that leads next handles it.
 			return err
 		}
 		markStatus(a, err)

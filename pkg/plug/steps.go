@@ -2,6 +2,7 @@ package plug
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -213,6 +214,13 @@ func RecordEvents[T apis.Object](r EventRecorder) Step[T] {
 		if r == nil {
 			return err
 		}
+		if err != nil && OutcomeUnknown(err) {
+			// The action stopped with the operator (it no longer leads, or
+			// shuts down): whether its last write was stored is not known,
+			// and it is nothing to warn about. It runs again where the
+			// operator leads next.
+			return err
+		}
 		for _, e := range a.events {
 			if err != nil && e.Type == corev1.EventTypeNormal {
 				continue // announces what the failed action did not finish
@@ -263,6 +271,8 @@ func Logger[T apis.Object]() Step[T] {
 		}
 		err := next(ctx)
 		switch {
+		case err != nil && OutcomeUnknown(err):
+			a.Log.Info("stopped before it finished: whether its last write was stored is unknown; it runs again where the operator leads next", "reason", err.Error(), "duration", time.Since(start))
 		case err != nil:
 			a.Log.Error(err, "handler failed", "terminal", IsTerminal(err), "duration", time.Since(start))
 		case !on:
@@ -306,4 +316,16 @@ func applyResult(err error, ok string) string {
 		return ApplyFailed
 	}
 	return ok
+}
+
+// OutcomeUnknown reports whether err stopped an action without saying
+// whether its write was stored: the action's context was cancelled (the
+// operator stopped leading or shuts down) while a request was in flight,
+// or the runtime refused to send a write (an error whose NotSent method
+// says so: this replica may no longer lead). Such an action failed in no
+// way the object's owner should hear of: RecordEvents records no Warning
+// for it, and the runtime counts it as unknown, not as an error.
+func OutcomeUnknown(err error) bool {
+	var notSent interface{ NotSent() bool }
+	return errors.Is(err, context.Canceled) || (errors.As(err, &notSent) && notSent.NotSent())
 }

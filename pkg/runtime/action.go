@@ -198,7 +198,7 @@ func (c *Controller[T]) next(a *plug.Action[T]) time.Duration {
 // report emits the end of an action; the metrics count it from there.
 func (c *Controller[T]) report(r telemetry.Reconcile, d, next time.Duration, err error) {
 	if err != nil {
-		c.op.bus.Emit(telemetry.ReconcileFailed{Reconcile: r, Duration: d, Err: err, Terminal: plug.IsTerminal(err)})
+		c.op.bus.Emit(telemetry.ReconcileFailed{Reconcile: r, Duration: d, Err: err, Terminal: plug.IsTerminal(err), Unknown: plug.OutcomeUnknown(err)})
 		return
 	}
 	c.op.bus.Emit(telemetry.ReconcileSucceeded{Reconcile: r, Duration: d, RequeueAfter: next})

@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"errors"
+	"time"
 
 	"github.com/go-logr/logr"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/election"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fence"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -18,12 +20,15 @@ var ErrLostLeadership = errors.New("runtime: lost the leader election lease; sto
 
 // elector returns the elector of the operator's Lease named lease, over
 // leases. A won lease is logged to log as acquired; a lost one ends the
-// work with lost.
-func (le LeaderElectionOptions) elector(leases coordinationclient.LeasesGetter, clk clock.WithTicker, lease, acquired string, lost error, log logr.Logger) *election.Elector {
+// work with lost. Its renewals keep f open (internal/fence): a replica
+// whose lease may have passed to another writes nothing.
+func (le LeaderElectionOptions) elector(leases coordinationclient.LeasesGetter, clk clock.WithTicker, f *fence.Fence, lease, acquired string, lost error, log logr.Logger) *election.Elector {
 	cfg := election.Config{
 		Namespace: le.Namespace, LeaseName: lease, Identity: le.Identity,
 		LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
 		Acquired: acquired, Lost: lost,
+		Renewed: func(start time.Time) { f.Renewed(lease, start) },
+		Stopped: func() { f.Released(lease) },
 	}
 	return election.New(leases, cfg, clk, log)
 }

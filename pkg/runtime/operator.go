@@ -26,6 +26,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/clients"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/dispatch"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fence"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/fieldset"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/inflight"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
@@ -47,6 +48,9 @@ type Operator struct {
 	fieldsFilter *cachefill.Filter
 	// outage makes the caches wait for the API server.
 	outage *outage.Transport
+	// fence refuses the writes of a replica that may no longer lead
+	// (nil without leader election).
+	fence *fence.Fence
 	// relists are the caches listing again after their watch expired.
 	relists outage.Relists
 	// probe asks the API server's /readyz, at most once a second.
@@ -161,6 +165,10 @@ func (o *Operator) buildClients() error {
 	o.probe = serving.NewProbe(apiReady, o.config.Host)
 	o.outage = outage.New(apiReady, o.log.WithName("caches"))
 	o.httpClient = o.outage.Client(o.httpClient)
+	if !o.opts.LeaderElection.Disabled {
+		o.fence = fence.New(o.opts.Clock, o.opts.LeaderElection.RenewDeadline)
+		o.httpClient = o.fence.Client(o.httpClient)
+	}
 	if o.kube, err = clients.Build(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)
 	}

@@ -111,7 +111,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if member != nil {
 		return member.lead(ctx, o)
 	}
-	return o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
+	return o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.fence, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
 }
 
 // startCaches starts the shared factories, sets the controllers up, starts

@@ -100,7 +100,7 @@ func (m *memberRun) lead(ctx context.Context, o *Operator) error {
 		<-m.done
 		return err
 	}
-	el := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
+	el := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.fence, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
 	leadErr := el.Run(ctx, func(leadCtx context.Context) bool {
 		return o.workOn(leadCtx, nil, append(o.leaderRunnables(), sh), true)
 	})
@@ -132,7 +132,7 @@ func joinSharding(ctx context.Context, o *Operator) *memberRun {
 	go func() {
 		defer close(m.done)
 		k := o.sharding.keys
-		e := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
+		e := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.fence, k.LeasePrefix+k.Member, "joined as a member of sharding", ErrLostMembership, o.log.WithName("member"))
 		m.err = e.Run(ctx, func(memberCtx context.Context) bool {
 			select {
 			case <-m.synced:

@@ -124,6 +124,11 @@ type ReconcileFailed struct {
 	Duration time.Duration
 	Err      error
 	Terminal bool
+	// Unknown says the action stopped with the operator (it stopped
+	// leading, or shuts down) or its write was refused before it was
+	// sent (plug.OutcomeUnknown): whether its last write was stored is
+	// not known, and it is no failure of the object's.
+	Unknown bool
 }
 
 // ReconcilePaused: the object carries the pause annotation, so no handler

@@ -37,6 +37,13 @@ type Config struct {
 	// Lost is the cause of the holder's context when a renewal failed in
 	// time, and what Run returns then.
 	Lost error
+	// Renewed, when set, learns of every acquisition and renewal that
+	// succeeded, with the time the try started: the lease holds from then
+	// (internal/fence).
+	Renewed func(start time.Time)
+	// Stopped, when set, learns that this replica stopped leading: the
+	// lease was released or lost.
+	Stopped func()
 }
 
 // Elector campaigns for a Lease with client-go's LeaseLock. It follows the
@@ -95,6 +102,9 @@ func New(leases coordinationclient.LeasesGetter, opts Config, c clock.WithTicker
 func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context) (drained bool)) error {
 	if !e.acquire(ctx) {
 		return nil
+	}
+	if e.opts.Stopped != nil {
+		defer e.opts.Stopped()
 	}
 	e.log.Info(e.opts.Acquired)
 	leadCtx, cancel := context.WithCancelCause(ctx)
@@ -181,9 +191,19 @@ func (e *Elector) renew(done <-chan struct{}) bool {
 	}
 }
 
-// tryAcquireOrRenew follows client-go's LeaderElector.tryAcquireOrRenew.
+// tryAcquireOrRenew follows client-go's LeaderElector.tryAcquireOrRenew;
+// a success is reported to Config.Renewed with the time it started.
 func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
-	now := metav1.NewTime(e.clock.Now())
+	start := e.clock.Now()
+	ok := e.tryAcquireOrRenewAt(ctx, start)
+	if ok && e.opts.Renewed != nil {
+		e.opts.Renewed(start)
+	}
+	return ok
+}
+
+func (e *Elector) tryAcquireOrRenewAt(ctx context.Context, start time.Time) bool {
+	now := metav1.NewTime(start)
 	record := resourcelock.LeaderElectionRecord{
 		HolderIdentity:       e.opts.Identity,
 		LeaseDurationSeconds: int(e.opts.LeaseDuration / time.Second),

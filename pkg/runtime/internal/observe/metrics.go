@@ -30,6 +30,7 @@ type Metrics struct {
 
 	reconciles      *prometheus.CounterVec
 	reconcileErrors *prometheus.CounterVec
+	unknown         *prometheus.CounterVec
 	timeouts        *prometheus.CounterVec
 	duration        *prometheus.HistogramVec
 	leader          prometheus.Gauge
@@ -47,6 +48,9 @@ func NewMetrics() *Metrics {
 		reconcileErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "opgen_reconcile_errors_total", Help: "Actions that failed, by controller, verb and whether the error was terminal (not retried).",
 		}, []string{"controller", "verb", "terminal"}),
+		unknown: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_reconcile_unknown_total", Help: "Actions that stopped with the operator (it stopped leading, or shut down) or whose write the fence refused, by controller and verb: whether their last write was stored is unknown; they are not errors and run again.",
+		}, []string{"controller", "verb"}),
 		timeouts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "opgen_reconcile_timeouts_total", Help: "Actions that ran past their controller's ActionTimeout, by controller.",
 		}, []string{"controller"}),
@@ -79,7 +83,7 @@ func NewMetrics() *Metrics {
 	})
 	m.Queue = newQueueMetrics()
 	m.Registry.MustRegister(m.ShardMembers, m.ShardBuckets, m.shardMoves, m.shardHandover)
-	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.timeouts, m.Stuck, m.duration, m.Writes, m.leader,
+	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.unknown, m.timeouts, m.Stuck, m.duration, m.Writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Queue.register(m.Registry)
 	clientMetrics().register(m.Registry)
@@ -94,6 +98,10 @@ func (m *Metrics) Handle(e telemetry.Event) {
 		m.action(e.Reconcile, e.Duration)
 	case telemetry.ReconcileFailed:
 		m.action(e.Reconcile, e.Duration)
+		if e.Unknown {
+			m.unknown.WithLabelValues(e.Controller, e.Verb).Inc()
+			return
+		}
 		m.reconcileErrors.WithLabelValues(e.Controller, e.Verb, strconv.FormatBool(e.Terminal)).Inc()
 		if !e.Terminal {
 			// Counted here, not by the queue: client-go's queue counts every
