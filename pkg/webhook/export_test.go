@@ -23,3 +23,12 @@ func SetRecheck(d time.Duration) (restore func()) {
 	localRecheck = d
 	return func() { localRecheck = old }
 }
+
+// SetDenied sets how long refused checks of the configurations are retried
+// as a starting API server's, and how often after that, and returns the
+// way back.
+func SetDenied(grace, retry time.Duration) (restore func()) {
+	oldGrace, oldRetry := deniedGrace, deniedRetry
+	deniedGrace, deniedRetry = grace, retry
+	return func() { deniedGrace, deniedRetry = oldGrace, oldRetry }
+}

@@ -40,6 +40,7 @@ type serverMetrics struct {
 	requests   *prometheus.CounterVec
 	rejections *prometheus.CounterVec
 	duration   *prometheus.HistogramVec
+	checks     *prometheus.CounterVec // of the configurations (stale.go)
 	certExpiry *certificateExpiry
 }
 
@@ -55,9 +56,12 @@ func newServerMetrics(reg *prometheus.Registry) *serverMetrics {
 			Name: "opgen_webhook_request_duration_seconds", Help: "Time to answer a webhook request, decoding and encoding included, by webhook.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"webhook"}),
+		checks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_webhook_configuration_checks_total", Help: "Checks for webhook configurations that call webhooks this operator does not serve, by result (clean, stale, denied: the API server refused the read, error).",
+		}, []string{"result"}),
 		certExpiry: newCertificateExpiry(),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.rejections, m.duration, m.certExpiry} {
+	for _, c := range []prometheus.Collector{m.requests, m.rejections, m.duration, m.checks, m.certExpiry} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {

@@ -36,8 +36,40 @@ import (
 //   - in cluster mode the manifest owns them: readiness fails and names
 //     each webhook not served, with the way out.
 //
-// Readiness waits for the first check. A check the RBAC forbids is logged
-// and does not hold readiness: it cannot tell anything.
+// Readiness waits for the first check. A check the API server refuses
+// (Forbidden or Unauthorized) is retried like any failed one: a starting
+// API server's authorizer refuses what the role grants for a moment. One
+// refused for deniedGrace is a missing permission: readiness then passes,
+// Degraded, naming the permission, and the check goes on, every minute at
+// most, until the role grants it; opgen_webhook_configuration_checks_total
+// counts each outcome.
+
+// How long refused checks are retried as a starting API server's before
+// they count as a missing permission, and how often one is retried then.
+// Variables for the tests.
+var (
+	deniedGrace = 10 * time.Second
+	deniedRetry = time.Minute
+)
+
+// The outcomes of a check, as opgen_webhook_configuration_checks_total
+// counts them.
+const (
+	checkClean  = "clean"  // every configuration calls only served webhooks
+	checkStale  = "stale"  // cluster mode: some call webhooks not served
+	checkDenied = "denied" // the API server refused the read
+	checkError  = "error"  // the read failed otherwise
+)
+
+// deniedError is a check the API server refused: the role lacks get on
+// the configurations, or the server's authorizer is not ready yet.
+type deniedError struct{ err error }
+
+func (e *deniedError) Error() string {
+	return "cannot read the operator's webhook configurations to find stale ones: " + e.err.Error() + "; grant get on validatingwebhookconfigurations and mutatingwebhookconfigurations (opgen manifests does)"
+}
+
+func (e *deniedError) Unwrap() error { return e.err }
 
 // registrationCheck is the outcome of the last check of the
 // configurations.
@@ -45,6 +77,7 @@ type registrationCheck struct {
 	mu      sync.Mutex
 	checked bool
 	stale   error  // cluster mode: the configurations that call webhooks not served
+	denied  error  // the check lacks permission: /readyz shows it, Degraded
 	last    string // the last outcome logged, to log changes only
 	noted   map[string]bool
 }
@@ -52,7 +85,25 @@ type registrationCheck struct {
 func (c *registrationCheck) set(stale error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.checked, c.stale = true, stale
+	c.checked, c.stale, c.denied = true, stale, nil
+}
+
+// outcome is the last successful check's, as the metric counts it.
+func (c *registrationCheck) outcome() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stale != nil {
+		return checkStale
+	}
+	return checkClean
+}
+
+// deny records that the check lacks permission: readiness no longer waits
+// for it, and shows why it cannot tell.
+func (c *registrationCheck) deny(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checked, c.denied = true, err
 }
 
 // done reports whether a check succeeded once.
@@ -67,8 +118,11 @@ func (c *registrationCheck) done() bool {
 func (c *registrationCheck) ready() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.checked {
+	switch {
+	case !c.checked:
 		return errors.New("the webhook configurations are not checked yet")
+	case c.stale == nil && c.denied != nil:
+		return runtime.Degraded(c.denied)
 	}
 	return c.stale
 }
@@ -104,11 +158,38 @@ func (c *registrationCheck) changed(outcome string) bool {
 // stays under a second: an operator started during an outage of the API
 // server (runtime.Main runs it again after a lost lease) is ready within a
 // second of the server's return, not after a backoff grown to 10s.
+//
+// A refused check (Forbidden, Unauthorized) is retried the same way for
+// deniedGrace; after that it is a missing permission (deny), retried
+// every deniedRetry.
 func (s *server) watchRegistrations(ctx context.Context) {
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
+	var deniedSince time.Time
 	for ctx.Err() == nil {
 		next := s.recheck
-		if err := s.checkRegistrations(ctx); err != nil && ctx.Err() == nil {
+		err := s.checkRegistrations(ctx)
+		var denied *deniedError
+		switch {
+		case ctx.Err() != nil:
+		case err == nil:
+			backoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
+			deniedSince = time.Time{}
+			s.metrics.checks.WithLabelValues(s.checks.outcome()).Inc()
+		case errors.As(err, &denied):
+			s.metrics.checks.WithLabelValues(checkDenied).Inc()
+			if deniedSince.IsZero() {
+				deniedSince = time.Now()
+			}
+			next = min(backoff.Step(), time.Second)
+			if time.Since(deniedSince) >= deniedGrace {
+				s.checks.deny(err)
+				next = deniedRetry
+			}
+			if s.checks.changed(err.Error()) {
+				s.log.Error(err, "checking the webhook configurations; retrying", "retryIn", next)
+			}
+		default:
+			s.metrics.checks.WithLabelValues(checkError).Inc()
 			next = backoff.Step()
 			if !s.checks.done() {
 				next = min(next, time.Second)
@@ -116,8 +197,6 @@ func (s *server) watchRegistrations(ctx context.Context) {
 			if s.checks.changed(err.Error()) {
 				s.log.Error(err, "checking the webhook configurations; retrying", "retryIn", next)
 			}
-		} else {
-			backoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
 		}
 		select {
 		case <-ctx.Done():
@@ -160,11 +239,8 @@ func (s *server) checkRegistrations(ctx context.Context) error {
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
-		case apierrors.IsForbidden(err):
-			if s.checks.once("forbidden " + err.Error()) {
-				s.log.Info("cannot read the operator's webhook configurations to find stale ones; the check is skipped: grant get on them (opgen manifests does)", "error", err.Error())
-			}
-			continue
+		case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+			return &deniedError{err}
 		case err != nil:
 			return err
 		}

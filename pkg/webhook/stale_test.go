@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -303,4 +304,93 @@ func TestReadyAtOnceAfterAnOutage(t *testing.T) {
 	took := time.Since(back)
 	t.Logf("ready %v after the API server came back", took.Round(time.Millisecond))
 	assert.Less(t, took, 3*time.Second, "ready within a few seconds of the API server's return")
+}
+
+// TestRegistrationCheckSurvivesAForbiddenStart: an operator whose user may
+// not read its webhook configurations at first (a starting API server's
+// authorizer, or a role granted late) keeps checking. While refused,
+// /readyz passes but names the missing permission and the denied checks
+// are counted; once the role grants get, the next check finds a stale
+// configuration. The check once took the first Forbidden as its last word.
+func TestRegistrationCheckSurvivesAForbiddenStart(t *testing.T) {
+	defer webhook.SetRecheck(200 * time.Millisecond)()
+	defer webhook.SetDenied(time.Second, 300*time.Millisecond)()
+	ctx := context.Background()
+	name := "denied-" + rand.String(5)
+	user := "opgen-webhook-test-" + name
+	ns := env.Namespace(t)
+	cleanupRegistration(t, name)
+	hs := []webhook.Hook{{Type: webhook.Validating, GVK: gizmoHub, Resource: "gizmos", Namespaced: true}}
+	v, _ := webhook.Configurations(name, ns, hs, webhook.ServiceClientConfig(name, ns, nil))
+	admission := env.Clientset().AdmissionregistrationV1()
+	_, err := admission.ValidatingWebhookConfigurations().Create(ctx, v, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	op, err := runtime.New(cfg, runtime.Options{
+		Name:           name,
+		HealthAddr:     "127.0.0.1:0",
+		LeaderElection: runtime.LeaderElectionOptions{Disabled: true},
+		MetricsAddr:    "0",
+		Logger:         logr.FromSlogHandler(slog.DiscardHandler),
+		Webhook:        runtime.WebhookOptions{Mode: runtime.WebhookModeCluster, Addr: "0"},
+	})
+	require.NoError(t, err)
+	require.NoError(t, registerGizmo(op))
+	var stop func()
+	done := runOperator(t, op, &stop)
+	waitReady(t, op, done)
+	code, body := readyz(t, op)
+	assert.Equal(t, http.StatusOK, code, "a check that cannot read the configurations does not hold readiness for ever")
+	assert.Contains(t, body, "grant get on validatingwebhookconfigurations", "/readyz names the missing permission")
+	assert.GreaterOrEqual(t, checks(t, op, "denied"), 2.0, "refused checks are retried and counted")
+
+	rbac := env.Clientset().RbacV1()
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"admissionregistration.k8s.io"},
+			Resources: []string{"validatingwebhookconfigurations", "mutatingwebhookconfigurations"},
+			Verbs:     []string{"get"},
+		}},
+	}
+	_, err = rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{}) })
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
+		Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}},
+	}
+	_, err = rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rbac.ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{}) })
+	granted := time.Now()
+	require.Eventually(t, func() bool {
+		code, body = readyz(t, op)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "ValidatingWebhookConfiguration "+name+"-validating")
+	}, 30*time.Second, 50*time.Millisecond, "waiting for the check, granted get, to find the stale configuration")
+	t.Logf("the stale configuration failed readiness %v after the role granted get (denied checks retried every 300ms here, a minute by default)", time.Since(granted).Round(time.Millisecond))
+	assert.GreaterOrEqual(t, checks(t, op, "stale"), 1.0)
+}
+
+// checks is opgen_webhook_configuration_checks_total{result} of op.
+func checks(t *testing.T, op *runtime.Operator, result string) float64 {
+	t.Helper()
+	families, err := op.Registry().Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != "opgen_webhook_configuration_checks_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" && l.GetValue() == result {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }
