@@ -51,12 +51,12 @@ func (b *apiBuilder) rootKinds(pkg *loader.Package, lines []markerLine) (map[str
 	b.objects = nil
 	err := ctmarkers.EachType(b.in.Collector, pkg, func(info *ctmarkers.TypeInfo) {
 		t := tags[info.RawSpec]
-		structural := isStructuralKind(info, t)
+		structural := isStructuralKind(pkg, info, t)
 		if !isRoot(info, t) && !structural {
 			return
 		}
 		b.objects = append(b.objects, info.Name)
-		if !embeds(info, "ObjectMeta", "ListMeta") {
+		if !embedsDefined(pkg, info, "ObjectMeta", "ListMeta") {
 			return // an object that is not a kind: a subresource, options
 		}
 		if info.Markers.Get("kubebuilder:object:root") == nil && (t == nil || !t.object) {
@@ -86,18 +86,108 @@ func (b *apiBuilder) rootKinds(pkg *loader.Package, lines []markerLine) (map[str
 // than another object.
 func embeds(info *ctmarkers.TypeInfo, names ...string) bool {
 	for _, f := range info.Fields {
-		if len(f.RawField.Names) > 0 {
-			continue
-		}
-		t := f.RawField.Type
-		if star, ok := t.(*ast.StarExpr); ok {
-			t = star.X
-		}
-		if sel, ok := t.(*ast.SelectorExpr); ok && slices.Contains(names, sel.Sel.Name) {
+		if embedsIn(f.RawField, names) {
 			return true
 		}
 	}
 	return false
+}
+
+// embedsIn reports whether f embeds a type of one of names.
+func embedsIn(f *ast.Field, names []string) bool {
+	if len(f.Names) > 0 {
+		return false
+	}
+	t := f.Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	sel, ok := t.(*ast.SelectorExpr)
+	return ok && slices.Contains(names, sel.Sel.Name)
+}
+
+// embedsDefined is embeds for a type defined on another struct type
+// (type ReferenceGrant v1.ReferenceGrant, as Gateway API declares an older
+// version's kind): the fields are the other type's, which the CRD
+// generator reads through it. It looks the type up in pkg and the
+// packages pkg imports, by their syntax.
+func embedsDefined(pkg *loader.Package, info *ctmarkers.TypeInfo, names ...string) bool {
+	if _, ok := info.RawSpec.Type.(*ast.StructType); ok {
+		return embeds(info, names...)
+	}
+	st := definedStruct(pkg, info.RawFile, info.RawSpec.Type, 0)
+	if st == nil {
+		return false
+	}
+	for _, f := range st.Fields.List {
+		if embedsIn(f, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// definedStruct returns the struct type expr names, following defined
+// types (not pointers or other composites) a few steps, or nil.
+func definedStruct(pkg *loader.Package, file *ast.File, expr ast.Expr, depth int) *ast.StructType {
+	if depth > 4 || pkg == nil {
+		return nil
+	}
+	var name string
+	switch e := expr.(type) {
+	case *ast.StructType:
+		return e
+	case *ast.Ident:
+		name = e.Name
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		if !ok || file == nil {
+			return nil
+		}
+		pkg, name = importedAs(pkg, file, x.Name), e.Sel.Name
+		if pkg == nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	pkg.NeedSyntax()
+	for _, f := range pkg.Syntax {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.Name == name {
+					return definedStruct(pkg, f, ts.Type, depth+1)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// importedAs returns the package file imports as name, among pkg's
+// imports, or nil.
+func importedAs(pkg *loader.Package, file *ast.File, name string) *loader.Package {
+	for _, imp := range file.Imports {
+		path := strings.Trim(imp.Path.Value, `"`)
+		dep := pkg.Imports()[path]
+		if dep == nil {
+			continue
+		}
+		if imp.Name != nil {
+			if imp.Name.Name == name {
+				return dep
+			}
+			continue
+		}
+		if dep.Name == name {
+			return dep
+		}
+	}
+	return nil
 }
 
 func isList(info *ctmarkers.TypeInfo) bool {
@@ -190,11 +280,11 @@ func isRoot(info *ctmarkers.TypeInfo, tags *typeTags) bool {
 // isStructuralKind reports whether a type without root markers or tags is
 // a kind or a list by its structure, as controller-gen's CRD generator
 // finds kinds: it embeds TypeMeta and ObjectMeta (or ListMeta).
-func isStructuralKind(info *ctmarkers.TypeInfo, tags *typeTags) bool {
+func isStructuralKind(pkg *loader.Package, info *ctmarkers.TypeInfo, tags *typeTags) bool {
 	if info.Markers.Get("kubebuilder:object:root") != nil || (tags != nil && (len(tags.genclient) > 0 || tags.object)) {
 		return false
 	}
-	return embeds(info, "TypeMeta") && embeds(info, "ObjectMeta", "ListMeta")
+	return embedsDefined(pkg, info, "TypeMeta") && embedsDefined(pkg, info, "ObjectMeta", "ListMeta")
 }
 
 // applyClientTags checks a kind's +genclient tags with client-gen's own

@@ -83,12 +83,16 @@ func File(v *model.Version) *jen.File {
 		f.Var().Id("GroupVersion").Op("=").Id("SchemeGroupVersion")
 		f.Line()
 	}
-	f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
-	f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schema, "GroupKind").Block(
-		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
-	)
-	f.Line()
-	resourceFunc(f, "Resource takes an unqualified resource and returns a group-qualified GroupResource.")
+	if !declares(v, "Kind") { // Gateway API declares type Kind string
+		f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
+		f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schema, "GroupKind").Block(
+			jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
+		)
+		f.Line()
+	}
+	if !declares(v, "Resource") {
+		resourceFunc(f, "Resource takes an unqualified resource and returns a group-qualified GroupResource.")
+	}
 	f.Var().Defs(
 		jen.Comment("SchemeBuilder collects the functions that add this package's kinds to a scheme."),
 		jen.Id("SchemeBuilder").Op("=").Qual(runtime, "NewSchemeBuilder").Call(jen.Id("addKnownTypes")),

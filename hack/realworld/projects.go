@@ -157,6 +157,8 @@ client-gen --clientset-name versioned --input-base "" --input sigs.k8s.io/kwok/p
 		opgen: []string{"--layout", "kubebuilder", "--crd-dir", "kustomize/crd/bases", "--crd-packages", "./pkg/apis/v1alpha1", "--allow-dangerous-types", "--header-file", "hack/boilerplate/boilerplate.generatego.txt",
 			"--clients", "genclient", "--client-packages", "./pkg/apis/v1alpha1", "--client-dir", "pkg/client", "--client-trees", "clientset",
 			"--plural-exceptions", "Logs:Logs,ClusterLogs:ClusterLogs",
+			"--conversion-packages", "./pkg/apis/internalversion",
+			"--defaulter-packages", "./pkg/apis/v1alpha1,./pkg/apis/config/v1alpha1,./pkg/apis/action/v1alpha1",
 			"--only", "deepcopy,crd,conversion,defaults,client", "./pkg/apis/..."},
 		asIs:       []string{"./pkg/apis/v1alpha1/..."},
 		crdDirs:    []string{"kustomize/crd/bases"},
