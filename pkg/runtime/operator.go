@@ -153,6 +153,7 @@ func (o *Operator) buildClients() error {
 	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
 	}
+	o.httpClient = observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")).Client(o.httpClient)
 	if !o.opts.KeepManagedFields {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
 		o.httpClient = o.fieldsFilter.Client(o.httpClient)
