@@ -134,6 +134,22 @@ var mutants = []mutant{
 		name: "failed-wait-hides-what-it-saw", pkg: "./pkg/optest/", test: "^TestAFailedWaitShowsWhatItSaw$",
 		file: "pkg/optest/wait.go", old: "\t\tgot = obj\n\t\tSaw(ctx, obj)\n\t\treturn match == nil", new: "\t\tgot = obj\n\t\treturn match == nil",
 	},
+	{
+		name: "paused-leader-not-fenced", pkg: "./test/chaos/", test: "^TestPausedLeaderWritesNothing$",
+		file: "pkg/runtime/internal/fence/fence.go", old: "if age := f.clock.Since(h.renewed); age > f.deadline {", new: "if age := f.clock.Since(h.renewed); false && age > f.deadline {",
+	},
+	{
+		name: "finalized-delete-not-missed", pkg: "./test/chaos/", test: "^TestEveryDeleteIsArchivedAtEveryWorkerCount$",
+		file: "pkg/runtime/finalize.go", old: "if !f.late || IsPaused(last) || ran {", new: "if !f.late || IsPaused(last) || slices.Contains(last.GetFinalizers(), f.name) || ran {",
+	},
+	{
+		name: "denied-check-taken-as-clean", pkg: "./pkg/webhook/", test: "^TestRegistrationCheckSurvivesAForbiddenStart$",
+		file: "pkg/webhook/stale.go", old: "\t\t\treturn &deniedError{err}", new: "\t\t\tcontinue",
+	},
+	{
+		name: "throttling-not-counted", pkg: "./pkg/runtime/", test: "^TestThrottlingIsCounted$",
+		file: "pkg/runtime/internal/observe/throttle.go", old: "resp.StatusCode == http.StatusTooManyRequests", new: "resp.StatusCode == 0",
+	},
 }
 
 func main() {

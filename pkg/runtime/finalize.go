@@ -110,18 +110,25 @@ func (f *finalizer[T]) acting(a *plug.Action[T], st *objectState) {
 }
 
 // missed reports whether the watch's deletion of last, an object's final
-// state, took away an object that never got the finalizer: the object was
-// deleted while its key waited in the queue (under load, or in a burst).
-// It then gets one Delete with that state, a late one: a handler must not
-// miss the deletion of an object it was told about. Without a Delete in
-// the handler, with a custom pipeline (which decides about finalizers
-// itself), with controllers per version and for paused objects, there is
-// none.
+// state, took away an object whose Delete never ran: the object was
+// deleted while its key waited in the queue (under load, or in a burst),
+// before the finalizer was on it. It then gets one Delete with that
+// state, a late one: a handler must not miss the deletion of an object it
+// was told about. Without a Delete in the handler, with a custom pipeline
+// (which decides about finalizers itself), with controllers per version
+// and for paused objects, there is none.
+//
+// A final state that holds the finalizer is missed too: only the Delete
+// takes the finalizer away, so none ran. The API server deletes such an
+// object when the finalizer lands between a DELETE's check for finalizers
+// and its removal from storage (the delete's retry on the changed object
+// does not check again): at 2 to 8 workers, 10 to 20 of 100 Todos deleted
+// right after their create went so, with no Delete.
 func (f *finalizer[T]) missed(key cache.ObjectName, last T) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	_, ran := f.deleting[last.GetUID()] // Delete ran and took the finalizer away
-	if !f.late || IsPaused(last) || slices.Contains(last.GetFinalizers(), f.name) || ran {
+	if !f.late || IsPaused(last) || ran {
 		delete(f.deleting, last.GetUID())
 		return false
 	}

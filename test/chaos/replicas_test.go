@@ -34,6 +34,10 @@ const (
 	replicaKubeconfig = "OPGEN_CHAOS_KUBECONFIG"
 	replicaNamespace  = "OPGEN_CHAOS_NAMESPACE"
 	replicaJournal    = "OPGEN_CHAOS_JOURNAL"
+	// replicaWrites makes a replica a writer (pause_test.go): no periodic
+	// reconcile, and each action writes the replica's identity and the
+	// Gadget's spec into its status, and an Event that names both.
+	replicaWrites = "OPGEN_CHAOS_WRITES"
 )
 
 // runReplica is a replica's main: it runs until SIGTERM (or SIGKILL).
@@ -69,6 +73,18 @@ func replica(id string) error {
 	kind, err := testapi.KindFor(op)
 	if err != nil {
 		return err
+	}
+	if os.Getenv(replicaWrites) != "" {
+		_, err = runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{OnReconcile: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
+			a.Object.Status.Phase = id + " " + a.Object.Spec.Message
+			a.Normal("Seen", "%s saw %q", id, a.Object.Spec.Message)
+			return nil
+		}}), runtime.ControllerOptions[*testapi.Gadget]{})
+		if err != nil {
+			return err
+		}
+		op.Logger().Info("writer replica starting", "identity", id)
+		return op.Run(ctx)
 	}
 	var n atomic.Int64
 	_, err = runtime.Register(op, kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{OnReconcile: func(context.Context, *plug.Action[*testapi.Gadget]) error {

@@ -153,6 +153,10 @@ type roundTripper struct {
 	next  http.RoundTripper
 }
 
+// WrappedRoundTripper lets client-go's helpers (closing idle connections,
+// reading the TLS config) reach the transport below.
+func (rt roundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next }
+
 func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	if Mutating(r) && !exempt(r) {
 		if err := rt.fence.Open(); err != nil {
