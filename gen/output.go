@@ -68,12 +68,15 @@ type Output struct {
 // hack/boilerplate.go.txt, head every file the run generates: Go files
 // and scaffolds as written, YAML files as # comments. It must be called
 // before anything is staged.
-func (o *Output) SetLicense(text string) {
+func (o *Output) SetLicense(text string, yaml bool) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
 	o.goLicense = []byte(text + "\n\n")
+	if !yaml {
+		return
+	}
 	var y strings.Builder
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)

@@ -137,6 +137,11 @@ type Options struct {
 	// --go-header-file), YAML files as # comments. " YEAR" in it becomes
 	// HeaderYear when that is set, as controller-gen's year option does.
 	HeaderFile, HeaderYear string
+	// HeaderGoOnly heads the Go files alone with HeaderFile, as
+	// kubebuilder's Makefile passes controller-gen's headerFile to its
+	// object generator only: the default with --layout kubebuilder, whose
+	// manifests must not change by adoption.
+	HeaderGoOnly bool
 
 	// Clients configure the typed clients.
 	Clients ClientOptions

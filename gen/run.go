@@ -229,7 +229,7 @@ func newContext(ctx context.Context, p *Project, generators map[string]Generator
 		if p.HeaderYear != "" {
 			text = bytes.ReplaceAll(text, []byte(" YEAR"), []byte(" "+p.HeaderYear))
 		}
-		out.SetLicense(string(text))
+		out.SetLicense(string(text), !p.HeaderGoOnly)
 	}
 	gctx := &Context{
 		Context:   ctx,

@@ -202,7 +202,7 @@ func (s *stamp) inputs(generated map[string]string, fresh bool) (string, error) 
 	p := s.project
 	fmt.Fprintf(h, "%q %q %q %q %q %q %q %q %t %t %t %s\n", p.Version, s.gens, p.Patterns, p.Name, p.ClientDir, p.ControllerDir, p.CRDDir, p.RBACDir, p.AllowDangerousTypes, p.StrictMarkers, p.StrictConversion, maxDescLen(p.CRDMaxDescLen))
 	fmt.Fprintf(h, "%t %t %q %q %+v %q %q %t %q\n", p.GenerateEmbeddedObjectMeta, p.IgnoreUnexportedFields, p.HeaderFile, p.HeaderYear, p.Clients, p.ConversionExtraPeerDirs, p.DefaulterExtraPeerDirs, p.StrictTypes, p.CRDPackages)
-	fmt.Fprintf(h, "%q %q %t\n", p.ConversionPackages, p.DefaulterPackages, p.IgnoreK8sTags)
+	fmt.Fprintf(h, "%q %q %t %t\n", p.ConversionPackages, p.DefaulterPackages, p.IgnoreK8sTags, p.HeaderGoOnly)
 	if p.HeaderFile != "" {
 		if err := s.hashFile(h, p.Abs(p.HeaderFile)); err != nil && !os.IsNotExist(err) {
 			return "", err

@@ -133,7 +133,7 @@ func movedControllerRBAC(t *testing.T, dir string) {
 	}{
 		{"webapp.example.com", "visitors", []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{"webapp.example.com", "visitors/status", []string{"get", "patch", "update"}},
-		{"webapp.example.com", "guestbooks", []string{"get", "list", "watch"}},
+		{"webapp.example.com", "guestbooks", []string{"get", "list", "update", "watch"}},
 		{"webapp.example.com", "guestbooks/status", []string{"patch"}},
 		{"webapp.example.com", "guestbooks/finalizers", []string{"update"}},
 		{"", "configmaps", []string{"create", "delete", "get", "list", "patch", "watch"}},

@@ -20,6 +20,7 @@ type GenerateFlags struct {
 	strict      bool
 	crdVersions []string
 	k8sTags     bool
+	headerYAML  bool
 }
 
 // Register adds the flags to f.
@@ -45,6 +46,7 @@ func (g *GenerateFlags) Register(f *pflag.FlagSet) {
 	f.BoolVar(&g.k8sTags, "k8s-tags", true, "read Kubernetes' +k8s: validation tags into the CRDs (docs/generate.md); with --layout kubebuilder the default is false, so that the CRDs are controller-gen's")
 	f.BoolVar(&g.opts.IgnoreUnexportedFields, "ignore-unexported-fields", false, "leave unexported fields out of the CRD schemas (controller-gen's crd:ignoreUnexportedFields=true)")
 	f.StringVar(&g.opts.HeaderFile, "header-file", "", "a file of licence text (a Go comment, like hack/boilerplate.go.txt) to head every generated file; YAML gets it as # comments (controller-gen's headerFile, code-generator's --go-header-file)")
+	f.BoolVar(&g.headerYAML, "header-yaml", true, "head the YAML files too with --header-file, as # comments; with --layout kubebuilder the default is false, as kubebuilder's Makefile gives controller-gen's headerFile to its object generator only")
 	f.StringVar(&g.opts.HeaderYear, "header-year", "", "the year to put for \" YEAR\" in the header file (controller-gen's year option)")
 	f.StringVar(&g.opts.Clients.Kinds, "clients", "", "which kinds get typed clients: all (every kind with a list type; the default, or, with --layout kubebuilder, when the project has opgen controllers), genclient (only the types tagged +genclient, with their tags as written, in every package with a +genclient line: code-generator's client-gen), none")
 	f.StringSliceVar(&g.opts.Clients.Packages, "client-packages", nil, "package patterns of the API packages that get clients, relative to the project root (default: all; kube_codegen.sh's --one-input-api)")
@@ -78,6 +80,12 @@ func (g *GenerateFlags) Options() (GenerateOptions, error) {
 		opts.IgnoreK8sTags = !g.k8sTags
 	case opts.Layout == "kubebuilder":
 		opts.IgnoreK8sTags = true
+	}
+	switch {
+	case g.set.Changed("header-yaml"):
+		opts.HeaderGoOnly = !g.headerYAML
+	case opts.Layout == "kubebuilder":
+		opts.HeaderGoOnly = true
 	}
 	if !g.set.Changed("crd-dir") {
 		opts.CRDDir = "" // the layout's default
