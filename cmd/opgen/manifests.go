@@ -90,5 +90,5 @@ the scrape job <name>-metrics, which --service-monitor gives.
 	f.StringVar(&opts.Labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&opts.Out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)
-	return cmd
+	return inProjectDir(cmd, false)
 }
