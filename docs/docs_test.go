@@ -29,6 +29,13 @@ func TestTopics(t *testing.T) {
 		assert.Greater(t, len(topic.Text), 1000)
 	}
 	assert.Equal(t, "Upgrading an API: the life of a version", byName["upgrading"].Title)
+	for _, name := range []string{"hello-operator", "todo-operator"} {
+		topic, ok := byName[name]
+		require.True(t, ok, "docs/tutorials/%s.md is not embedded", name)
+		assert.True(t, topic.Tutorial)
+		assert.Equal(t, "Tutorial: "+name, topic.Title)
+	}
+	assert.False(t, byName["upgrading"].Tutorial)
 }
 
 // TestNoGoGetOfOpgen: opgen is not on the module proxy, so no manual,
