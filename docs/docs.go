@@ -8,10 +8,11 @@ package docs
 import (
 	"embed"
 	"io/fs"
+	"path"
 	"strings"
 )
 
-//go:embed *.md
+//go:embed *.md tutorials/*.md
 var files embed.FS
 
 // Topic is one manual.
@@ -22,17 +23,21 @@ type Topic struct {
 	Title string
 	// Text is the whole manual, in Markdown.
 	Text string
+	// Tutorial says that it is a tutorial (docs/tutorials), not a manual.
+	Tutorial bool
 }
 
-// Topics returns every manual, by name.
+// Topics returns every manual, by name, then the tutorials
+// (tutorials/hello-operator.md is the topic hello-operator).
 func Topics() []Topic {
-	names, _ := fs.Glob(files, "*.md")
-	out := make([]Topic, 0, len(names))
-	for _, n := range names {
+	manuals, _ := fs.Glob(files, "*.md")
+	tutorials, _ := fs.Glob(files, "tutorials/*.md")
+	out := make([]Topic, 0, len(manuals)+len(tutorials))
+	for _, n := range append(manuals, tutorials...) {
 		data, _ := files.ReadFile(n)
 		text := string(data)
 		title, _, _ := strings.Cut(text, "\n")
-		out = append(out, Topic{Name: strings.TrimSuffix(n, ".md"), Title: strings.TrimPrefix(title, "# "), Text: text})
+		out = append(out, Topic{Name: strings.TrimSuffix(path.Base(n), ".md"), Title: strings.TrimPrefix(title, "# "), Text: text, Tutorial: path.Dir(n) == "tutorials"})
 	}
 	return out
 }

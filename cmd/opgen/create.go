@@ -64,5 +64,5 @@ file; nothing is ever overwritten. Run go generate ./... afterwards.`,
 	for _, name := range []string{"group", "version", "kind"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
-	return cmd
+	return inProjectDir(cmd, false)
 }

@@ -27,5 +27,5 @@ func newDockerfileCommand() *cobra.Command {
 	f.StringVar(&opts.BaseImage, "base-image", "", "final stage image (default gcr.io/distroless/static-debian12:nonroot)")
 	f.StringVarP(&out, "out", "o", "Dockerfile", `output file, or "-" for standard output`)
 	f.BoolVar(&force, "force", false, "overwrite an existing file")
-	return cmd
+	return inProjectDir(cmd, false)
 }

@@ -30,11 +30,10 @@ func newGenerateCommand() *cobra.Command {
 	return cmd
 }
 
-// generateHelp documents the command and every +opgen: marker, from the
-// markers' godoc.
+// generateHelp documents the command; opgen help markers (markersHelp)
+// documents the markers, as controller-gen keeps them behind -hhh.
 func generateHelp() string {
-	var b strings.Builder
-	b.WriteString(`Reads the API packages matched by the patterns (relative to the current
+	return `Reads the API packages matched by the patterns (relative to the current
 directory, the project root; default ./...) and writes, relative to the root:
 
   API packages       zz_generated.deepcopy.go, zz_generated.register.go,
@@ -44,37 +43,51 @@ directory, the project root; default ./...) and writes, relative to the root:
   pkg/generated      clientset (with fake), listers, informers, apply configurations
   internal/controller  zz_generated.controllers.go, and once, a stub per controller
 
-kubebuilder markers work unchanged; +genclient is not needed. Output is
-deterministic and gofmt'd. A run that finds errors reports all of them and
-writes nothing. When neither the inputs nor the outputs changed since the last
-run, nothing is done (--force overrides). A run keeps its peak memory near
-400 MiB while what it keeps alive fits (a soft limit that rises with a larger
-live heap); GOMEMLIMIT or GOGC in the environment turns that off.
+kubebuilder markers work unchanged; +genclient is not needed. opgen's own
+markers (+opgen:controller, +opgen:webhook:validate, ...) are documented by
+opgen help markers, the whole command by opgen help generate-manual.
+
+Output is deterministic and gofmt'd. A run that finds errors reports all of
+them and writes nothing. When neither the inputs nor the outputs changed
+since the last run, nothing is done (--force overrides).
 
 Compatibility gate: when config/released holds the CRDs of the last release
 (opgen release records them; --baseline-ref takes them from a git tag
-instead), a change that breaks their objects fails the run at the Go field:
-a removed field or version, a changed type, scope or default, a new required
-field, enum, CEL rule or pattern, a tighter bound. A marker above the field
-acknowledges one on purpose (opgen help upgrading):
+instead), a change that breaks their objects fails the run at the Go field,
+unless a +opgen:compat:allow marker acknowledges it (opgen help upgrading).`
+}
 
-  // +opgen:compat:allow=<rule> reason="<why>"
+// markersHelp is the manual of every +opgen: marker, from the markers'
+// godoc: opgen help markers.
+func markersHelp() string {
+	var b strings.Builder
+	b.WriteString(`opgen's markers, read by opgen generate. kubebuilder's markers
+(+kubebuilder:validation:..., +kubebuilder:rbac, ...) work unchanged, as
+controller-gen documents them.
 
-Markers:
+Controllers and webhooks, on a kind's type:
 `)
 	for _, def := range markers.Definitions {
 		h := markers.Help(def)
 		if h == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\n  +%s\n", def.Name)
-		for _, line := range strings.Split(h.Details, "\n") {
-			if line == "" {
-				b.WriteString("\n")
-				continue
-			}
-			fmt.Fprintf(&b, "      %s\n", strings.ReplaceAll(line, "\t", "    "))
-		}
+		writeMarkerHelp(&b, "+"+def.Name, h.Details)
+	}
+	b.WriteString("\nRead by a generator, on fields and types:\n")
+	for _, m := range markers.GeneratorMarkerHelp {
+		writeMarkerHelp(&b, m.Usage, m.Details)
 	}
 	return b.String()
+}
+
+func writeMarkerHelp(b *strings.Builder, usage, details string) {
+	fmt.Fprintf(b, "\n  %s\n", usage)
+	for _, line := range strings.Split(details, "\n") {
+		if line == "" {
+			b.WriteString("\n")
+			continue
+		}
+		fmt.Fprintf(b, "      %s\n", strings.ReplaceAll(line, "\t", "    "))
+	}
 }

@@ -47,5 +47,5 @@ is deployed. See opgen help deploying.`,
 	f.StringArrayVar(&opts.LabelFlags, "label", nil, "a label of the image config, key=value (repeat it)")
 	f.StringVarP(&opts.Out, "out", "o", "", "OCI layout directory, or a .tar file of one (default "+cli.DefaultImageOut+" unless --push)")
 	f.StringVar(&opts.Push, "push", "", "push the image index to this tag, such as registry.example.com/widget-operator:v0.1.0")
-	return cmd
+	return inProjectDir(cmd, false)
 }

@@ -14,7 +14,7 @@ func newInitCommand() *cobra.Command {
 	var opts scaffold.ProjectOptions
 	cmd := &cobra.Command{
 		Use:   "init --module M",
-		Short: "Scaffold a new operator project in the current directory",
+		Short: "Scaffold a new operator project in the current directory (or -C DIR)",
 		Long: `Writes go.mod, main.go (a runtime.Main over the generated controller.Setup),
 generate.go with the go:generate line, an empty internal/controller package,
 a Makefile (generate, manifests, install, uninstall, deploy, undeploy, run, dev,
@@ -26,7 +26,8 @@ go.mod requires the opgen version of this binary. An opgen built from a
 clone (go install ./cmd/opgen there) has no version the module proxy
 serves: go.mod then replaces opgen with that clone, or with --replace.`,
 		Example: `  mkdir hello-operator && cd hello-operator
-  opgen init --module example.com/hello-operator`,
+  opgen init --module example.com/hello-operator
+  opgen init -C hello-operator --module example.com/hello-operator   # makes the directory`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.Getwd()
@@ -42,5 +43,5 @@ serves: go.mod then replaces opgen with that clone, or with --replace.`,
 	f.StringVar(&opts.Replace, "replace", os.Getenv(osenv.Replace),
 		"use this opgen checkout instead of a released opgen (default $"+osenv.Replace+", else the checkout this opgen was built from, if any)")
 	_ = cmd.MarkFlagRequired("module")
-	return cmd
+	return inProjectDir(cmd, true)
 }

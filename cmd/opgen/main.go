@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/opgen-sdk/opgen/gen/cli"
 )
 
 // commands maps each subcommand's constructor; main only wires them up.
@@ -31,16 +33,7 @@ var commands = []func() *cobra.Command{
 }
 
 func main() {
-	root := &cobra.Command{
-		Use:           "opgen",
-		Short:         "Code generation and tooling for typed Kubernetes operators",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	for _, c := range commands {
-		root.AddCommand(c())
-	}
-	addTopics(root)
+	root := newRootCommand()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := root.ExecuteContext(ctx)
 	stop()
@@ -48,4 +41,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "opgen:", err)
 		os.Exit(1)
 	}
+}
+
+// newRootCommand is opgen with its commands and its manuals as help
+// topics; --version prints cli.DisplayVersion (opgen version says more).
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "opgen",
+		Short:         "Code generation and tooling for typed Kubernetes operators",
+		Version:       cli.DisplayVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
+	addTopics(root)
+	return root
 }

@@ -57,6 +57,7 @@ the scrape job <name>-metrics, which --service-monitor gives.
 		Example: `  opgen manifests --image registry.example.com/widget-operator:v0.1.0 --out deploy/widget-operator.yaml
   opgen manifests --format kustomize --image registry.example.com/widget-operator:v0.1.0
   opgen manifests --format helm --image registry.example.com/widget-operator:v0.1.0 --replicas 2
+  opgen manifests --image registry.example.com/widget-operator:v0.1.0 --sharding --replicas 3 --arg=--workers=8
   opgen manifests --member --out deploy/widget-operator-member.yaml
   opgen manifests --image "$(opgen image --push registry.example.com/widget-operator:v0.1.0)" --service-monitor --monitoring deploy/monitoring`,
 		Args: cobra.NoArgs,
@@ -70,7 +71,9 @@ the scrape job <name>-metrics, which --service-monitor gives.
 	f.StringVar(&opts.Namespace, "namespace", "", "namespace the operator runs in (default: <name>-system)")
 	f.StringVar(&opts.Image, "image", "", "operator image, best by digest as opgen image prints it (registry/name:tag@sha256:...); without it the Deployment is left out")
 	f.StringVar(&opts.WatchNamespace, "watch-namespace", "all", `namespaces to watch: "all" or a comma-separated list`)
-	f.Int32Var(&opts.Replicas, "replicas", 0, "Deployment replicas (more than one stand by for leader election; default 1, or 2 when the operator serves webhooks)")
+	f.Int32Var(&opts.Replicas, "replicas", 0, "Deployment replicas (more than one stand by for leader election or, with --sharding, share the objects; default 1, or 2 with webhooks or --sharding)")
+	f.BoolVar(&opts.Sharding, "sharding", false, "pass --sharding: every replica caches and handles its share of the objects (opgen help sharding)")
+	f.StringArrayVar(&opts.ExtraArgs, "arg", nil, "one more argument of the operator, after opgen's, such as --arg=--workers=8 (repeat it)")
 	f.StringVar(&opts.ServiceAccount, "service-account", "", "ServiceAccount the operator runs as (default: the operator name)")
 	f.StringVar(&opts.CPURequest, "cpu-request", "", "CPU request of the operator container (default 10m)")
 	f.StringVar(&opts.MemoryRequest, "memory-request", "", "memory request of the operator container (default 64Mi)")
@@ -87,5 +90,5 @@ the scrape job <name>-metrics, which --service-monitor gives.
 	f.StringVar(&opts.Labels, "labels", "", "labels for every object, as k=v,k2=v2")
 	f.StringVar(&opts.ConfigDir, "config-dir", gen.DefaultConfigDir, "directory with crd/ and rbac/ from opgen generate (and where --format kustomize writes)")
 	f.StringVarP(&opts.Out, "out", "o", "", `output: for flat a file, or "-" for standard output (the default); for helm the chart directory (default deploy/chart)`)
-	return cmd
+	return inProjectDir(cmd, false)
 }

@@ -52,5 +52,5 @@ operator --name names.`,
 	f.StringVar(&opts.Operator.Namespace, "namespace", "", "with --log: the namespace of its ServiceAccount (default <name>-system)")
 	f.StringVar(&opts.Operator.ServiceAccount, "service-account", "", "with --log: its ServiceAccount (default <name>)")
 	f.StringVar(&opts.Operator.ConfigDir, "config", "config", "with --log: the config directory that holds rbac/")
-	return cmd
+	return inProjectDir(cmd, false)
 }

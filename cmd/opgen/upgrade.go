@@ -37,8 +37,9 @@ v0.1.0, has no base: the new templates replace its files, and your edits
 show in the diff as lines removed; --base names the release to merge
 against instead.
 
-To move a project to a newer opgen:
-  go get github.com/opgen-sdk/opgen@latest
+To move a project to a newer opgen (not on the module proxy yet: the
+project's go.mod replaces opgen with a clone):
+  git -C <the clone> pull
   go tool opgen upgrade           # read the diff
   go tool opgen upgrade --write   # resolve conflicts, if any
   go generate ./...`,

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/modfile"
+
+	"github.com/opgen-sdk/opgen/gen/cli"
 )
 
 // TestVersionPrintsThePinnedVersions: opgen version reports the k8s.io/api
@@ -38,4 +40,17 @@ func TestVersionPrintsThePinnedVersions(t *testing.T) {
 	assert.Equal(t, required["k8s.io/api"], lines["kubernetes (k8s.io/api)"], out.String())
 	assert.Equal(t, required["sigs.k8s.io/controller-tools"], lines["controller-tools"], out.String())
 	assert.NotEmpty(t, lines["opgen"], out.String())
+}
+
+// TestVersionFlag: opgen --version prints the version opgen version
+// starts with, as controller-gen --version does.
+func TestVersionFlag(t *testing.T) {
+	for _, flag := range []string{"--version", "-v"} {
+		root := newRootCommand()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetArgs([]string{flag})
+		require.NoError(t, root.Execute())
+		assert.Equal(t, "opgen version "+cli.DisplayVersion()+"\n", out.String(), flag)
+	}
 }

@@ -61,7 +61,7 @@ func buildHelper(ctx context.Context, pkg string, progress io.Writer) (string, e
 	}
 	version := BuildVersion()
 	if version == "" || version == "(devel)" {
-		return "", fmt.Errorf("build %s: %s: run opgen from the directory of a module that requires github.com/opgen-sdk/opgen (go get -tool github.com/opgen-sdk/opgen/cmd/opgen)", pkg, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("build %s: %s: run opgen from the directory of a module that requires github.com/opgen-sdk/opgen (opgen init writes one; opgen help generate-manual, under Setting it up, adds opgen to yours)", pkg, strings.TrimSpace(out.String()))
 	}
 	// Outside a module that requires opgen: the running opgen's version.
 	gobin := filepath.Join(dir, version)

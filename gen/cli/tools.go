@@ -42,19 +42,16 @@ var PinnedModules = []struct{ Label, Path string }{
 // Version prints opgen's module version, the Go version and the versions
 // of PinnedModules, from the binary's build information.
 func Version(w io.Writer) {
-	opgen, goVersion := "unknown", "unknown"
+	opgen, goVersion := DisplayVersion(), "unknown"
 	deps := map[string]string{}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		opgen, goVersion = bi.Main.Version, bi.GoVersion
+		goVersion = bi.GoVersion
 		for _, d := range bi.Deps {
 			if d.Replace != nil {
 				d = d.Replace
 			}
 			deps[d.Path] = d.Version
 		}
-	}
-	if opgen == "" {
-		opgen = "(devel)"
 	}
 	fmt.Fprintf(w, "%-24s %s\n", "opgen", opgen)
 	fmt.Fprintf(w, "%-24s %s\n", "go", goVersion)
@@ -84,4 +81,41 @@ func Controlplane(ctx context.Context, dirOnly bool, w, progress io.Writer) erro
 	fmt.Fprintf(w, "kube-controller-manager  %s\n", b.ControllerManager)
 	fmt.Fprintf(w, "kubectl                  %s\n", b.Kubectl)
 	return nil
+}
+
+// DisplayVersion is the version opgen --version prints: the module
+// version the binary was built with (a release, or the pseudo-version go
+// install stamps in a clone), else the VCS revision it was built from,
+// else "(devel)".
+func DisplayVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	return displayVersion(bi)
+}
+
+func displayVersion(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "(devel)"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var revision, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if revision == "" {
+		return "(devel)"
+	}
+	if len(revision) > 12 {
+		revision = revision[:12]
+	}
+	if modified == "true" {
+		revision += "-dirty"
+	}
+	return "(devel) " + revision
 }

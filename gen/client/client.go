@@ -135,7 +135,8 @@ func (g *Generator) Prepare(ctx *gen.Context) error {
 func (g *Generator) Generate(ctx *gen.Context) error {
 	p := ctx.Project
 	if g.tooOld != "" && len(ctx.API.ClientVersions()) > 0 {
-		ctx.Warnings.Add(ctx.API.ClientVersions()[0].Pos, "%s; opgen left the clients as they are: to generate them, run go get %s, or keep generating them with your code-generator (opgen generate --clients=none)", g.tooOld, upgrade)
+		const orKeep = "or keep generating them with your code-generator (opgen generate --clients=none)"
+		ctx.Warnings.Add(ctx.API.ClientVersions()[0].Pos, "%s; opgen left the clients as they are: to generate them, run go get %s, %s", g.tooOld, upgrade, orKeep)
 		return nil
 	}
 	// Own the four trees, not the client directory: it may hold others.

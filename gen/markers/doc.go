@@ -1,7 +1,7 @@
 // Package markers defines opgen's own markers, the `+opgen:` comments
 // users put on their API types beside the kubebuilder markers. Each marker
 // is a Go type whose godoc shows the marker line and whose
-// ApplyToController method applies it; `opgen generate --help` prints the
+// ApplyToController method applies it; `opgen help markers` prints the
 // godoc, through Help methods generated from it (zz_generated.markerhelp.go,
 // written by gen/internal/helpgen).
 //

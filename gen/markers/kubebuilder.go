@@ -224,7 +224,7 @@ func cutLast(name string) (prefix, last string, ok bool) {
 func badArgument(text string, def *markers.Definition, err error) string {
 	msg := fmt.Sprintf("bad argument in +%s: %s", def.Name, firstProblem(err))
 	if len(def.Fields) == 0 || def.AnonymousField() {
-		return msg + "; `opgen generate --help` documents the marker"
+		return msg + "; `opgen help markers` documents the marker"
 	}
 	args := make([]string, 0, len(def.Fields))
 	for name := range def.Fields {

@@ -35,3 +35,17 @@ var readByGenerator = []string{ConversionDrop, CompatAllow}
 func ReadByGenerator(name string) bool {
 	return slices.Contains(readByGenerator, name)
 }
+
+// GeneratorMarkerHelp is the help of the markers a generator reads
+// itself, as opgen help markers prints it after the controllers' markers.
+var GeneratorMarkerHelp = []struct{ Usage, Details string }{
+	{"+" + ConversionDrop, `On a field: converting its type to another version loses the field on
+purpose. The generated conversion needs no hand-written function for it,
+and the generated round-trip test leaves it out.`},
+	{"+" + CompatAllow + `=<rule> reason="<why>"`, `Acknowledges, on purpose, one finding of the compatibility gate: a change
+that breaks objects of the last release (opgen help upgrading). It goes on
+the Go field the finding names; for a field that no longer exists, on the
+type that held it, with field=<json name>; for a version that no longer
+exists or a changed scope, on the kind's type, with version=<name> for a
+version.`},
+}

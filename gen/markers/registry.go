@@ -120,7 +120,7 @@ func Unknown(name string) error {
 	if bestDist <= len(best)/2 {
 		msg += fmt.Sprintf(": did you mean +%s?", best)
 	}
-	return fmt.Errorf("%s (known opgen markers: %s; `opgen generate --help` documents them)", msg, strings.Join(names(), ", "))
+	return fmt.Errorf("%s (known opgen markers: %s; `opgen help markers` documents them)", msg, strings.Join(names(), ", "))
 }
 
 func names() []string {

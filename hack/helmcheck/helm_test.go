@@ -142,6 +142,11 @@ func TestDefaultValuesRenderTheFlatManifest(t *testing.T) {
 			o.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}
 			return o
 		}(),
+		"sharded": func() manifest.Options {
+			o := options()
+			o.Sharding, o.ExtraArgs = true, []string{"--workers=8", "--name with=spaces"}
+			return o
+		}(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -175,6 +180,8 @@ func TestValuesChangeTheObjects(t *testing.T) {
 		{"metrics.secure=false", func(o *manifest.Options) { o.MetricsInsecure = true }},
 		{"metrics.serviceMonitor=true", func(o *manifest.Options) { o.ServiceMonitor = true }},
 		{"metrics.serviceMonitor=true,metrics.secure=false", func(o *manifest.Options) { o.ServiceMonitor, o.MetricsInsecure = true, true }},
+		{"sharding=true,replicas=2", func(o *manifest.Options) { o.Sharding, o.Replicas = true, 2 }},
+		{"extraArgs={--workers=8,--kube-api-qps=50}", func(o *manifest.Options) { o.ExtraArgs = []string{"--workers=8", "--kube-api-qps=50"} }},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			t.Parallel()

@@ -44,12 +44,13 @@ func (o *builder) deployment() *appsv1.Deployment {
 	return d
 }
 
-// replicas is Options.Replicas or its default: 2 with webhooks, else 1.
+// replicas is Options.Replicas or its default: 2 with webhooks or
+// sharding, else 1.
 func (o *builder) replicas() int32 {
 	switch {
 	case o.Replicas > 0:
 		return o.Replicas
-	case o.wh.used():
+	case o.wh.used(), o.Sharding:
 		return 2
 	}
 	return 1
@@ -98,7 +99,8 @@ func (o *builder) container() corev1.Container {
 }
 
 // args are the operator's arguments: the ports first, then the optional
-// flags in a fixed order (the Helm chart's template follows it).
+// flags in a fixed order (the Helm chart's template follows it), then
+// ExtraArgs.
 func (o *builder) args() []string {
 	args := append(o.metricsArgs(), fmt.Sprintf("--health-probe-bind-address=:%d", HealthPort))
 	args = append(args, o.webhookArgs()...)
@@ -114,7 +116,10 @@ func (o *builder) args() []string {
 	if o.ShutdownTimeout != DefaultShutdownTimeout {
 		args = append(args, fmt.Sprintf("--shutdown-timeout=%ds", o.ShutdownTimeout/time.Second))
 	}
-	return args
+	if o.Sharding {
+		args = append(args, "--sharding")
+	}
+	return append(args, o.ExtraArgs...)
 }
 
 // DefaultResources are the container's requests and limits unless

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,8 @@ const HelmHeader = "# Written by opgen manifests --format helm (make manifests):
 // The templates are the objects Build makes, with values in the places a
 // deployment differs: the image, replicas, the shutdown timeout (and the
 // grace period that follows it), resources, the ServiceAccount,
-// the watched namespaces, leader election, the metrics port, the log
-// format and verbosity, and whether the CRDs, the ServiceAccount and the
+// the watched namespaces, leader election, sharding, extra arguments,
+// the metrics port, the log format and verbosity, and whether the CRDs, the ServiceAccount and the
 // Namespace are installed. The namespace is the release's (helm install
 // -n). values.yaml holds Options' settings, so that `helm template` with
 // the default values renders what Build writes, less the Namespace:
@@ -149,6 +150,14 @@ func (o *builder) helmValues() ([]byte, error) {
 		b, _ := yaml.Marshal(s)
 		return strings.TrimSpace(string(b))
 	}
+	extraArgs := "[]"
+	if len(o.ExtraArgs) > 0 {
+		data, err := json.Marshal(o.ExtraArgs) // a YAML flow sequence
+		if err != nil {
+			return nil, err
+		}
+		extraArgs = string(data)
+	}
 	var b strings.Builder
 	b.WriteString(HelmHeader)
 	fmt.Fprintf(&b, `
@@ -156,9 +165,16 @@ func (o *builder) helmValues() ([]byte, error) {
 # elsewhere against the same RBAC). A reference by digest, as opgen image
 # prints it (registry/name:tag@sha256:...), runs exactly what was built.
 image: %s
-# Replicas of the Deployment; more than one stand by for leader election.
-# With webhooks every replica serves them: keep two or more.
+# Replicas of the Deployment; more than one stand by for leader election
+# or, with sharding, each handle their share. With webhooks every replica
+# serves them: keep two or more.
 replicas: %d
+# Spread the objects over the replicas, each caching and handling its
+# share (--sharding; needs leaderElection). opgen help sharding.
+sharding: %t
+# More arguments of the operator, after those above, such as
+# ["--workers=8", "--kube-api-qps=50"]; one of a flag set above wins.
+extraArgs: %s
 # How long in-flight handlers may run after SIGTERM (--shutdown-timeout);
 # the Pod's grace period is this plus %d seconds.
 shutdownTimeoutSeconds: %d
@@ -198,7 +214,7 @@ crds:
   # Keep them (and so every object of their kinds) when the release is
   # uninstalled (helm.sh/resource-policy: keep).
   keep: false
-`, q(o.Image), o.replicas(), ShutdownMargin/time.Second, o.ShutdownTimeout/time.Second, strings.TrimSpace(string(res)), q(o.ServiceAccount), q(o.WatchNamespace),
+`, q(o.Image), o.replicas(), o.Sharding, extraArgs, ShutdownMargin/time.Second, o.ShutdownTimeout/time.Second, strings.TrimSpace(string(res)), q(o.ServiceAccount), q(o.WatchNamespace),
 		!o.NoLeaderElection, MetricsPort, !o.MetricsInsecure, o.ServiceMonitor, q(o.LogFormat), o.Verbosity)
 	return []byte(b.String()), nil
 }
@@ -411,6 +427,8 @@ func (o *builder) argsTemplate(key, lead, indent string) string {
 		{"with .Values.logFormat", "--log-format={{ . }}"},
 		{"with .Values.verbosity", "-v={{ . }}"},
 		{fmt.Sprintf("if ne (int .Values.shutdownTimeoutSeconds) %d", DefaultShutdownTimeout/time.Second), "--shutdown-timeout={{ .Values.shutdownTimeoutSeconds }}s"},
+		{"if .Values.sharding", "--sharding"},
+		{"range .Values.extraArgs", "{{ . | quote }}"},
 	} {
 		fmt.Fprintf(&b, "\n%s{{- %s }}\n%s- %s\n%s{{- end }}", indent, opt.open, indent, opt.arg, indent)
 	}

@@ -84,8 +84,18 @@ type Options struct {
 	// Replicas of the Deployment. Default 1, or 2 when the operator
 	// serves webhooks (webhook.go): every replica serves them, so one
 	// replica's restart or eviction does not refuse the writes they
-	// guard. More replicas stand by for leader election.
+	// guard; or 2 with Sharding, whose point is more than one replica.
+	// More replicas stand by for leader election, or, with Sharding,
+	// each handle their share of the objects.
 	Replicas int32
+	// Sharding passes --sharding: every replica caches and handles its
+	// share of the objects (docs/sharding.md). It needs leader election.
+	Sharding bool
+	// ExtraArgs are passed to the operator after the arguments the
+	// manifest sets, such as --workers=8 or --kube-api-qps=50; an
+	// argument of a flag the manifest sets too wins, being last. Each
+	// starts with "-".
+	ExtraArgs []string
 	// ShutdownTimeout is how long in-flight handlers may run after
 	// SIGTERM (the operator's --shutdown-timeout), in whole seconds.
 	// Default 30s, the runtime's. The Pod's terminationGracePeriodSeconds
@@ -182,6 +192,14 @@ func (o *builder) validate() error {
 	}
 	if o.LogFormat != "" && o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("manifest: log format %q is neither text nor json: pass --log-format text or json", o.LogFormat))
+	}
+	if o.Sharding && o.NoLeaderElection {
+		errs = append(errs, errors.New("manifest: sharding needs leader election, whose leader assigns the objects to the replicas: leave --leader-elect=false out, or --sharding"))
+	}
+	for _, a := range o.ExtraArgs {
+		if !strings.HasPrefix(a, "-") {
+			errs = append(errs, fmt.Errorf("manifest: the extra argument %q is not a flag: pass it whole, such as --arg=--workers=8", a))
+		}
 	}
 	errs = append(errs, o.validateMetrics(), o.validateImage())
 	return errors.Join(errs...)

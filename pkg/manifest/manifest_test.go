@@ -206,3 +206,30 @@ func TestWebhooksDefaultToTwoReplicas(t *testing.T) {
 	assert.EqualValues(t, 1, *dep.Spec.Replicas)
 	assert.False(t, pdb)
 }
+
+// TestShardingAndExtraArgs: Sharding passes --sharding and defaults to two
+// replicas; ExtraArgs come last, so that one of a flag the manifest sets
+// wins; neither sharding without election nor a bare word is written.
+func TestShardingAndExtraArgs(t *testing.T) {
+	t.Parallel()
+	o := options()
+	o.Sharding = true
+	o.ExtraArgs = []string{"--workers=8", "--kube-api-qps=50"}
+	dep, _ := deploymentOf(t, o)
+	assert.EqualValues(t, 2, *dep.Spec.Replicas)
+	args := dep.Spec.Template.Spec.Containers[0].Args
+	require.GreaterOrEqual(t, len(args), 3)
+	assert.Equal(t, []string{"--sharding", "--workers=8", "--kube-api-qps=50"}, args[len(args)-3:])
+
+	o.Replicas = 4
+	dep, _ = deploymentOf(t, o)
+	assert.EqualValues(t, 4, *dep.Spec.Replicas)
+
+	bad := options()
+	bad.Sharding, bad.NoLeaderElection = true, true
+	bad.ExtraArgs = []string{"workers=8"}
+	_, err := manifest.Build(bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "sharding needs leader election")
+	assert.Contains(t, err.Error(), `the extra argument "workers=8" is not a flag`)
+}

@@ -10,39 +10,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/opgen-sdk/opgen/cmd/opgen/internal/devcmd"
 	"github.com/opgen-sdk/opgen/pkg/testenv"
 )
-
-// Options are opgen dev's.
-type Options struct {
-	// CRDDirs are directories of CRD manifests to install at start-up.
-	CRDDirs []string
-	// Kubeconfig is a path to write the kubeconfig to, as well.
-	Kubeconfig string
-	// NoControllerManager leaves kube-controller-manager out;
-	// NoFakeKubelet leaves Pods pending.
-	NoControllerManager, NoFakeKubelet bool
-	// Port is the apiserver's port on 127.0.0.1; 0 picks a free one.
-	Port int
-	// Webhooks, when set, is a file of webhook configurations (what
-	// +kubebuilder:webhook markers make) to create, calling a webhook
-	// server of the project's own on 127.0.0.1:WebhookPort (webhooks.go).
-	Webhooks string
-	// WebhookPort is the port of that server: controller-runtime's 9443 by
-	// default.
-	WebhookPort int
-	// WebhookCertDir receives the server's certificate, tls.crt and
-	// tls.key: by default where controller-runtime reads it.
-	WebhookCertDir string
-	// Project is kubebuilder's PROJECT file, whose kinds with a conversion
-	// webhook get it in their CRDs.
-	Project string
-}
 
 // Run starts the control plane, prints its kubeconfig and how to use it
 // on out, and stops it when ctx is done; progress and the stand-in
 // kubelet's errors go to errOut.
-func Run(ctx context.Context, opts Options, out, errOut io.Writer) error {
+func Run(ctx context.Context, opts devcmd.Options, out, errOut io.Writer) error {
 	env := testenv.New(testenv.Options{
 		ControllerManager: !opts.NoControllerManager,
 		CRDDirs:           opts.CRDDirs,

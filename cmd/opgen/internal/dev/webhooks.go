@@ -27,6 +27,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/opgen-sdk/opgen/cmd/opgen/internal/devcmd"
 )
 
 // A project's webhooks, run locally: the API server of the local control
@@ -40,14 +42,10 @@ import (
 // certificate, for 127.0.0.1, is written where controller-runtime's
 // webhook server reads it by default.
 
-// DefaultWebhookCertDir is where controller-runtime's webhook server looks
-// for tls.crt and tls.key when the manager sets no directory.
-var DefaultWebhookCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
-
 // webhooks installs the project's webhooks against cfg, pointing at
 // 127.0.0.1:port, with a certificate written into certDir, and says what
 // it did on out.
-func webhooks(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) error {
+func webhooks(ctx context.Context, cfg *rest.Config, opts devcmd.Options, out io.Writer) error {
 	ca, err := writeServingCert(opts.WebhookCertDir)
 	if err != nil {
 		return fmt.Errorf("the webhook server's certificate: %w", err)

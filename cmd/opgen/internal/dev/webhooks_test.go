@@ -21,6 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/opgen-sdk/opgen/cmd/opgen/internal/devcmd"
 )
 
 // syncBuffer is a buffer that dev.Run writes while the test reads.
@@ -112,7 +114,7 @@ resources:
 	var out syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{
+		done <- Run(ctx, devcmd.Options{
 			CRDDirs: []string{crds}, Kubeconfig: kubeconfig, NoControllerManager: true, NoFakeKubelet: true,
 			Webhooks: webhooksFile, WebhookPort: l.Addr().(*net.TCPAddr).Port, WebhookCertDir: certDir, Project: project,
 		}, &out, &out)
