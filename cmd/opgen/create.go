@@ -30,7 +30,10 @@ func newCreateAPICommand() *cobra.Command {
 		Long: `Writes apis/<group>/<version>/<kind>_types.go (and doc.go with +groupName when
 the version is new) and, for a new kind, the controller stub
 internal/controller/<kind>.go with a Reconcile method (and Delete with
---with-delete: its presence keeps a finalizer on every object of the kind).
+--with-delete: its presence keeps a finalizer on every object of the kind),
+with its test internal/controller/<kind>_test.go and, the first time, the
+package's internal/controller/main_test.go, which starts the control plane
+the tests share.
 For a new version of an existing kind, only the
 types are written: the controller stays on the existing version. With
 --controller, the new version gets a controller of its own,

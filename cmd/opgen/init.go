@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,10 +18,9 @@ func newInitCommand() *cobra.Command {
 		Short: "Scaffold a new operator project in the current directory (or -C DIR)",
 		Long: `Writes go.mod, main.go (a runtime.Main over the generated controller.Setup),
 generate.go with the go:generate line, an empty internal/controller package,
-a Makefile (generate, manifests, install, uninstall, deploy, undeploy, run, dev,
-test, build), a Dockerfile,
-a README and a .gitignore; then runs go mod tidy and opgen generate. It never
-overwrites a file. Next: opgen create api.
+a Makefile (` + strings.Join(scaffold.MakefileTargets(), ", ") + `),
+a Dockerfile, a README and a .gitignore; then runs go mod tidy and opgen
+generate. It never overwrites a file. Next: opgen create api.
 
 go.mod requires the opgen version of this binary. An opgen built from a
 clone (go install ./cmd/opgen there) has no version the module proxy

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"text/template"
 
 	"golang.org/x/mod/module"
@@ -66,6 +67,19 @@ func (o *ProjectOptions) validate() error {
 		o.OpgenVersion = "v0.0.0-00010101000000-000000000000" // replaced
 	}
 	return errors.Join(errs...)
+}
+
+// MakefileTargets are the targets of the Makefile InitProject writes,
+// those make help lists, in its order.
+func MakefileTargets() []string {
+	var out []string
+	for _, line := range strings.Split(string(renderText(makefileTemplate, ProjectOptions{Module: "example.com/p", Name: "p"})), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if ok && strings.Contains(rest, "## ") && !strings.ContainsAny(name, " \t$=") {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // InitProject writes a new operator project into dir: go.mod, main.go,

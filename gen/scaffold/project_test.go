@@ -186,3 +186,13 @@ func TestMakefileClusterTargets(t *testing.T) {
 		assert.Regexp(t, `(?m)^  `+target+` +\S`, string(help))
 	}
 }
+
+// TestMakefileTargets: the targets init --help names are those of the
+// Makefile, as make help lists them.
+func TestMakefileTargets(t *testing.T) {
+	targets := scaffold.MakefileTargets()
+	for _, want := range []string{"help", "generate", "manifests", "run", "dev", "test", "build", "image"} {
+		assert.Contains(t, targets, want)
+	}
+	assert.NotContains(t, targets, ".PHONY")
+}
