@@ -98,6 +98,7 @@ conversion-gen --extra-peer-dirs=sigs.k8s.io/cluster-api-provider-aws/v2/api/v1b
 defaulter-gen --output-file=zz_generated.defaults.go --go-header-file=./hack/boilerplate/boilerplate.generatego.txt ./api/v1beta1 ./api/v1beta2 ./exp/api/v1beta1 ./exp/api/v1beta2 ./bootstrap/eks/api/v1beta1 ./bootstrap/eks/api/v1beta2 ./controlplane/eks/api/v1beta1 ./controlplane/eks/api/v1beta2 ./controlplane/rosa/api/v1beta2`,
 		opgen: []string{"--layout", "kubebuilder", "--crd-dir", "config/crd/bases", "--header-file", "hack/boilerplate/boilerplate.generatego.txt", "--clients", "none",
 			"--conversion-extra-peer-dirs", "sigs.k8s.io/cluster-api-provider-aws/v2/api/v1beta1,sigs.k8s.io/cluster-api/api/core/v1beta2",
+			"--defaulter-packages", "./api/v1beta1,./api/v1beta2,./exp/api/v1beta1,./exp/api/v1beta2,./bootstrap/eks/api/v1beta1,./bootstrap/eks/api/v1beta2,./controlplane/eks/api/v1beta1,./controlplane/eks/api/v1beta2,./controlplane/rosa/api/v1beta2",
 			"--only", "deepcopy,crd,conversion,defaults", "./api/...", "./exp/api/...", "./bootstrap/eks/api/...", "./controlplane/eks/api/...", "./controlplane/rosa/api/...", "./iam/api/..."},
 		asIs:    []string{"./api/...", "./exp/api/...", "./bootstrap/eks/api/...", "./controlplane/eks/api/...", "./controlplane/rosa/api/...", "./iam/api/..."},
 		crdDirs: []string{"config/crd/bases"},
