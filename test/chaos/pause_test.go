@@ -3,8 +3,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -38,33 +36,8 @@ func TestPausedLeaderWritesNothing(t *testing.T) {
 	}
 	const lease, pause = 3 * time.Second, 4500 * time.Millisecond // pause: 1.5 leases
 	ns := env.Namespace(t)
-	logPath := filepath.Join(t.TempDir(), "replicas.log")
-	logf, err := os.Create(logPath)
-	require.NoError(t, err)
-	defer func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(logPath); err == nil {
-				t.Logf("replicas' log:\n%s", b)
-			}
-		}
-	}()
-	procs := map[string]*exec.Cmd{}
-	next := 0
-	start := func() {
-		id := fmt.Sprintf("writer-%d", next)
-		next++
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), replicaEnv+"="+id, replicaKubeconfig+"="+env.Kubeconfig,
-			replicaNamespace+"="+ns, replicaJournal+"="+filepath.Join(t.TempDir(), "journal"), replicaWrites+"=1")
-		cmd.Stdout, cmd.Stderr = logf, logf
-		require.NoError(t, cmd.Start())
-		procs[id] = cmd
-		t.Cleanup(func() {
-			_ = cmd.Process.Signal(syscall.SIGCONT)
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
+	replicas := newReplicaProcs(t, ns, "writer", filepath.Join(t.TempDir(), "journal"), replicaWrites+"=1")
+	procs, start := replicas.procs, replicas.start
 	start()
 	start()
 	ctx := context.Background()

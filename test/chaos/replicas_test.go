@@ -99,6 +99,54 @@ func replica(id string) error {
 	return op.Run(ctx)
 }
 
+// replicaProcs runs replicas of this test binary (runReplica) in ns, named
+// prefix-0, prefix-1, ..., journaling to journal, with env added to their
+// environment; their output goes to one log, shown when the test fails
+// (or always with OPGEN_CHAOS_DEBUG set). procs holds the running ones.
+type replicaProcs struct {
+	t          *testing.T
+	ns, prefix string
+	journal    string
+	env        []string
+	logf       *os.File
+	procs      map[string]*exec.Cmd
+	next       int
+}
+
+func newReplicaProcs(t *testing.T, ns, prefix, journal string, env ...string) *replicaProcs {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "replicas.log")
+	logf, err := os.Create(logPath)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() || os.Getenv("OPGEN_CHAOS_DEBUG") != "" {
+			if b, err := os.ReadFile(logPath); err == nil {
+				t.Logf("replicas' log:\n%s", b)
+			}
+		}
+	})
+	return &replicaProcs{t: t, ns: ns, prefix: prefix, journal: journal, env: env, logf: logf, procs: map[string]*exec.Cmd{}}
+}
+
+// start starts the next replica; the test's end kills it (waking it
+// first, should it be stopped).
+func (r *replicaProcs) start() {
+	id := fmt.Sprintf("%s-%d", r.prefix, r.next)
+	r.next++
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), replicaEnv+"="+id, replicaKubeconfig+"="+env.Kubeconfig,
+		replicaNamespace+"="+r.ns, replicaJournal+"="+r.journal)
+	cmd.Env = append(cmd.Env, r.env...)
+	cmd.Stdout, cmd.Stderr = r.logf, r.logf
+	require.NoError(r.t, cmd.Start())
+	r.procs[id] = cmd
+	r.t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+}
+
 // journalLines reads the journal: each line's replica and counter.
 func journalLines(t *testing.T, path string) (ids []string, counts []int) {
 	t.Helper()
@@ -153,35 +201,8 @@ func TestReplicaKills(t *testing.T) {
 	}
 	ns := env.Namespace(t)
 	journal := filepath.Join(t.TempDir(), "journal")
-	logPath := filepath.Join(t.TempDir(), "replicas.log")
-	logf, err := os.Create(logPath)
-	require.NoError(t, err)
-	defer func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(logPath); err == nil {
-				t.Logf("replicas' log:\n%s", b)
-			}
-		}
-	}()
-	if os.Getenv("OPGEN_CHAOS_DEBUG") != "" {
-		t.Cleanup(func() { b, _ := os.ReadFile(logPath); t.Logf("replicas' log:\n%s", b) })
-	}
-	procs := map[string]*exec.Cmd{}
-	next := 0
-	start := func() {
-		id := fmt.Sprintf("replica-%d", next)
-		next++
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), replicaEnv+"="+id, replicaKubeconfig+"="+env.Kubeconfig,
-			replicaNamespace+"="+ns, replicaJournal+"="+journal)
-		cmd.Stdout, cmd.Stderr = logf, logf
-		require.NoError(t, cmd.Start())
-		procs[id] = cmd
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
+	replicas := newReplicaProcs(t, ns, "replica", journal)
+	procs, start := replicas.procs, replicas.start
 	start()
 	start()
 	hc, err := rest.HTTPClientFor(env.Config)
