@@ -60,10 +60,8 @@ func TestEveryDeleteIsArchivedAtEveryWorkerCount(t *testing.T) {
 				return len(td.Finalizers) > 0
 			})
 			require.NoError(t, todos.Delete(ctx, "probe", metav1.DeleteOptions{}))
-			var all []string
 			for round := range rounds {
 				names := deleteBurst(t, todos, fmt.Sprintf("r%d-", round))
-				all = append(all, names...)
 				eventuallyWithin(t, "the operator to finish every delete of the round", 3*time.Minute, func() bool {
 					list, err := todos.List(ctx, metav1.ListOptions{})
 					return err == nil && len(list.Items) == 0
