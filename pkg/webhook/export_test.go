@@ -24,11 +24,10 @@ func SetRecheck(d time.Duration) (restore func()) {
 	return func() { localRecheck = old }
 }
 
-// SetDenied sets how long refused checks of the configurations are retried
-// as a starting API server's, and how often after that, and returns the
-// way back.
-func SetDenied(grace, retry time.Duration) (restore func()) {
-	oldGrace, oldRetry := deniedGrace, deniedRetry
-	deniedGrace, deniedRetry = grace, retry
-	return func() { deniedGrace, deniedRetry = oldGrace, oldRetry }
+// SetDeniedRetry caps the backoff of refused checks of the configurations
+// of servers made from now on, and returns the way back.
+func SetDeniedRetry(retry time.Duration) (restore func()) {
+	old := deniedRetry
+	deniedRetry = retry
+	return func() { deniedRetry = old }
 }

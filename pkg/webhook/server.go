@@ -209,9 +209,13 @@ func (s *server) Run(ctx context.Context) error {
 // local mode, on the configurations being registered): a replica without
 // one would fail every call the Service sends it. It also waits for the
 // check of stale configurations and fails while one is found (stale.go).
-func (s *server) readyCheck(*http.Request) error {
+func (s *server) readyCheck(*http.Request) error { return s.readiness(true) }
+
+// readiness is readyCheck's answer; with degraded, a check that cannot
+// tell says so as runtime.Degraded.
+func (s *server) readiness(degraded bool) error {
 	if s.opts.Addr == "0" {
-		return s.checks.ready()
+		return s.checks.ready(degraded)
 	}
 	s.mu.Lock()
 	src := s.source
@@ -224,7 +228,7 @@ func (s *server) readyCheck(*http.Request) error {
 	case s.mode == runtime.WebhookModeLocal && !s.registered.Load():
 		return errors.New("the webhook configurations are not registered with the API server yet")
 	}
-	return s.checks.ready()
+	return s.checks.ready(degraded)
 }
 
 func (s *server) paths() []string {
@@ -287,5 +291,5 @@ func Ready(op *runtime.Operator) error {
 	if !ok {
 		return nil
 	}
-	return s.readyCheck(nil)
+	return s.readiness(false)
 }

@@ -37,20 +37,16 @@ import (
 //     each webhook not served, with the way out.
 //
 // Readiness waits for the first check. A check the API server refuses
-// (Forbidden or Unauthorized) is retried like any failed one: a starting
-// API server's authorizer refuses what the role grants for a moment. One
-// refused for deniedGrace is a missing permission: readiness then passes,
-// Degraded, naming the permission, and the check goes on, every minute at
-// most, until the role grants it; opgen_webhook_configuration_checks_total
-// counts each outcome.
+// (Forbidden or Unauthorized) cannot tell: readiness passes, Degraded,
+// naming the permission, and the check is retried with a backoff from
+// 200ms up to deniedRetry, for as long as it is refused: a starting API
+// server's authorizer refuses what the role grants for a moment, and a
+// role may be granted later. It once took the first refusal as its last
+// word. opgen_webhook_configuration_checks_total counts each outcome.
 
-// How long refused checks are retried as a starting API server's before
-// they count as a missing permission, and how often one is retried then.
-// Variables for the tests.
-var (
-	deniedGrace = 10 * time.Second
-	deniedRetry = time.Minute
-)
+// deniedRetry caps the backoff of a refused check; a variable for the
+// tests.
+var deniedRetry = time.Minute
 
 // The outcomes of a check, as opgen_webhook_configuration_checks_total
 // counts them.
@@ -114,14 +110,15 @@ func (c *registrationCheck) done() bool {
 }
 
 // ready is the readiness of the configurations: nil once checked and
-// clean.
-func (c *registrationCheck) ready() error {
+// clean. A check that lacks permission is ready, and with degraded it
+// says so (runtime.Degraded, which /readyz shows without failing).
+func (c *registrationCheck) ready(degraded bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case !c.checked:
 		return errors.New("the webhook configurations are not checked yet")
-	case c.stale == nil && c.denied != nil:
+	case c.stale == nil && c.denied != nil && degraded:
 		return runtime.Degraded(c.denied)
 	}
 	return c.stale
@@ -159,12 +156,11 @@ func (c *registrationCheck) changed(outcome string) bool {
 // server (runtime.Main runs it again after a lost lease) is ready within a
 // second of the server's return, not after a backoff grown to 10s.
 //
-// A refused check (Forbidden, Unauthorized) is retried the same way for
-// deniedGrace; after that it is a missing permission (deny), retried
-// every deniedRetry.
+// A refused check (Forbidden, Unauthorized) does not hold readiness
+// (deny) and is retried with a backoff capped at deniedRetry.
 func (s *server) watchRegistrations(ctx context.Context) {
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
-	var deniedSince time.Time
+	deniedBackoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: deniedRetry}
 	for ctx.Err() == nil {
 		next := s.recheck
 		err := s.checkRegistrations(ctx)
@@ -173,18 +169,12 @@ func (s *server) watchRegistrations(ctx context.Context) {
 		case ctx.Err() != nil:
 		case err == nil:
 			backoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second}
-			deniedSince = time.Time{}
+			deniedBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: deniedRetry}
 			s.metrics.checks.WithLabelValues(s.checks.outcome()).Inc()
 		case errors.As(err, &denied):
 			s.metrics.checks.WithLabelValues(checkDenied).Inc()
-			if deniedSince.IsZero() {
-				deniedSince = time.Now()
-			}
-			next = min(backoff.Step(), time.Second)
-			if time.Since(deniedSince) >= deniedGrace {
-				s.checks.deny(err)
-				next = deniedRetry
-			}
+			s.checks.deny(err)
+			next = deniedBackoff.Step()
 			if s.checks.changed(err.Error()) {
 				s.log.Error(err, "checking the webhook configurations; retrying", "retryIn", next)
 			}
