@@ -1,10 +1,7 @@
 package gen
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/opgen-sdk/opgen/gen/model"
-	"golang.org/x/mod/modfile"
 )
 
 // Default directories of a project, relative to its root.
@@ -178,107 +174,6 @@ type Options struct {
 	// its time (Result.Timings). The generators then run one after
 	// another, so that each one's allocation is its own.
 	Timings bool
-}
-
-// ClientOptions configure the typed clients as code-generator's
-// kube_codegen.sh gen_client does. The zero value writes opgen's default:
-// all four trees under ClientDir for every kind with a list type.
-type ClientOptions struct {
-	// Kinds selects the kinds that get clients: ClientsAll (every kind
-	// with a list type, or the +genclient kinds of a package that tags
-	// some), ClientsGenclient (the types tagged +genclient, and every group
-	// version with a +genclient line, as client-gen selects them) or
-	// ClientsNone. Empty is ClientsAll, except in the kubebuilder layout,
-	// where it is ClientsAll when the project has opgen controllers and
-	// ClientsNone otherwise.
-	Kinds string
-	// Packages, when set, are the package patterns (relative to Root) of
-	// the API packages that get clients; the others get none
-	// (kube_codegen.sh's --one-input-api).
-	Packages []string
-	// Trees are the client trees written (ClientsetTree, ListersTree,
-	// InformersTree, ApplyConfigTree); default all. kube_codegen.sh writes
-	// the clientset, the listers and informers with --with-watch and the
-	// apply configurations with --with-applyconfig.
-	Trees []string
-	// ClientsetDir, ListersDir, InformersDir and ApplyConfigDir place the
-	// trees, relative to Root; defaults: clientset, listers, informers and
-	// applyconfiguration under ClientDir.
-	ClientsetDir, ListersDir, InformersDir, ApplyConfigDir string
-	// VersionedName names the clientset's package (default versioned).
-	VersionedName string
-	// ApplyConfigExternals are the types of other modules whose apply
-	// configurations exist already, as <package>.<Type>:<apply
-	// configuration package> (applyconfiguration-gen's
-	// --external-applyconfigurations): apply configurations of the
-	// project's types use them rather than the types themselves.
-	ApplyConfigExternals []string
-	// ApplyConfigOpenAPISchema is a file of the OpenAPI schema of the
-	// types, for the Extract functions of the apply configurations
-	// (applyconfiguration-gen's --openapi-schema).
-	ApplyConfigOpenAPISchema string
-	// PluralExceptions are <Type>:<Plural> pairs for the clients' names
-	// (client-gen's --plural-exceptions). In ClientsAll, each kind's
-	// plural also follows its CRD's.
-	PluralExceptions []string
-	// PrefersProtobuf makes the clientset ask for protobuf
-	// (client-gen's --prefers-protobuf).
-	PrefersProtobuf bool
-}
-
-// Which kinds get clients (ClientOptions.Kinds).
-const (
-	ClientsAll       = "all"
-	ClientsGenclient = "genclient"
-	ClientsNone      = "none"
-)
-
-// The client trees (ClientOptions.Trees).
-const (
-	ClientsetTree   = "clientset"
-	ListersTree     = "listers"
-	InformersTree   = "informers"
-	ApplyConfigTree = "applyconfiguration"
-)
-
-// AllClientTrees are the client trees, in the order they depend on each
-// other.
-var AllClientTrees = []string{ApplyConfigTree, ClientsetTree, ListersTree, InformersTree}
-
-// check reports client options that cannot work together.
-func (c ClientOptions) check() error {
-	switch c.Kinds {
-	case "", ClientsAll, ClientsGenclient, ClientsNone:
-	default:
-		return fmt.Errorf("clients %q: pick %s, %s or %s", c.Kinds, ClientsAll, ClientsGenclient, ClientsNone)
-	}
-	for _, t := range c.Trees {
-		if !slices.Contains(AllClientTrees, t) {
-			return fmt.Errorf("client tree %q: pick from %s", t, strings.Join(AllClientTrees, ", "))
-		}
-	}
-	if c.writes(InformersTree) && (!c.writes(ListersTree) || !c.writes(ClientsetTree)) {
-		return errors.New("the informers need the listers and the clientset: add them to the client trees")
-	}
-	if c.writes(ListersTree) && !c.writes(ClientsetTree) {
-		return errors.New("the listers come with the clientset: add it to the client trees")
-	}
-	for _, e := range c.ApplyConfigExternals {
-		if typ, pkg, ok := strings.Cut(e, ":"); !ok || !strings.Contains(typ, ".") || pkg == "" {
-			return fmt.Errorf("apply configuration external %q: write <package>.<Type>:<apply configuration package>, like k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1", e)
-		}
-	}
-	for _, e := range c.PluralExceptions {
-		if typ, plural, ok := strings.Cut(e, ":"); !ok || typ == "" || plural == "" {
-			return fmt.Errorf("plural exception %q: write <Type>:<Plural>, like Endpoints:Endpoints", e)
-		}
-	}
-	return nil
-}
-
-// writes reports whether the options write a client tree.
-func (c ClientOptions) writes(tree string) bool {
-	return c.Kinds != ClientsNone && (len(c.Trees) == 0 || slices.Contains(c.Trees, tree))
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -467,140 +362,6 @@ func ProjectName(dir string) (string, error) {
 		return "", err
 	}
 	return NameOf(p.ImportPath(abs)), nil
-}
-
-// usesOpgen reports whether the module of gomod is opgen or names it in a
-// require, tool or replace line.
-func usesOpgen(gomod, modulePath string) bool {
-	if modulePath == OpgenModule {
-		return true
-	}
-	data, err := os.ReadFile(gomod)
-	if err != nil {
-		return false
-	}
-	f, err := modfile.Parse(gomod, data, nil)
-	if err != nil {
-		return false
-	}
-	for _, r := range f.Require {
-		if r.Mod.Path == OpgenModule {
-			return true
-		}
-	}
-	for _, r := range f.Replace {
-		if r.Old.Path == OpgenModule {
-			return true
-		}
-	}
-	for _, t := range f.Tool {
-		if strings.HasPrefix(t.Path, OpgenModule+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-func findModule(dir string) (string, string, error) {
-	for d := dir; ; d = filepath.Dir(d) {
-		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil {
-			mod := modfile.ModulePath(data)
-			if mod == "" {
-				return "", "", fmt.Errorf("%s: no module line; run `go mod init`", filepath.Join(d, "go.mod"))
-			}
-			return d, mod, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", "", fmt.Errorf("%s is not inside a Go module: run opgen from a directory under a go.mod (go mod init)", dir)
-		}
-	}
-}
-
-// expandPatterns turns relative package patterns into directories that
-// hold Go files, and returns the source files of each (sorted). It reads
-// each directory once: a no-op run over 200 kinds walks about 700.
-func expandPatterns(root string, patterns []string) ([]string, map[string][]string, error) {
-	sources := map[string][]string{}
-	add := func(dir string, entries []fs.DirEntry) {
-		for _, e := range entries {
-			if !e.IsDir() && isSourceFile(e.Name()) {
-				sources[dir] = append(sources[dir], filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	var walk func(dir string, entries []fs.DirEntry) error
-	walk = func(dir string, entries []fs.DirEntry) error {
-		add(dir, entries)
-		for _, e := range entries {
-			if !e.IsDir() || skipName(e.Name()) {
-				continue
-			}
-			sub := filepath.Join(dir, e.Name())
-			subEntries, err := os.ReadDir(sub)
-			if err != nil {
-				return err
-			}
-			if slices.ContainsFunc(subEntries, func(e fs.DirEntry) bool { return e.Name() == "go.mod" && !e.IsDir() }) {
-				continue // a nested module
-			}
-			if err := walk(sub, subEntries); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, pat := range patterns {
-		if !strings.HasPrefix(pat, ".") && !filepath.IsAbs(pat) {
-			return nil, nil, fmt.Errorf("package pattern %q is not relative to the project root: write it like ./apis/... or ./apis/v1", pat)
-		}
-		recursive := strings.HasSuffix(pat, "/...")
-		dir := filepath.Join(root, strings.TrimSuffix(pat, "/..."))
-		if pat == "..." {
-			dir, recursive = root, true
-		}
-		if _, done := sources[dir]; done {
-			continue
-		}
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("package pattern %q: %s is not a directory", pat, dir)
-		}
-		if !recursive {
-			add(dir, entries)
-			continue
-		}
-		if err := walk(dir, entries); err != nil {
-			return nil, nil, err
-		}
-	}
-	dirs := make([]string, 0, len(sources))
-	for d := range sources {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	return dirs, sources, nil
-}
-
-// skipName reports whether the go command skips a directory of this name
-// in a ./... pattern.
-func skipName(name string) bool {
-	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
-}
-
-func hasGoFiles(dir string) bool {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if isSourceFile(e.Name()) {
-			return true
-		}
-	}
-	return false
-}
-
-// isSourceFile reports whether name is a non-test Go file.
-func isSourceFile(name string) bool {
-	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
 }
 
 // WritesClientTree reports whether the run writes a client tree
