@@ -1,6 +1,6 @@
 // Package lanes is a controller's work queue: client-go's rate-limited
 // queue over a FIFO per lane, so that a new object's finalizer and a
-// change someone made go ahead of bulk work, and bulk work is never
+// change someone made go ahead of bulk work, and no lane is ever
 // starved.
 package lanes
 
@@ -28,7 +28,8 @@ type Config struct {
 	Clock   clock.WithTicker
 	// RateLimiter paces the retries of failed keys.
 	RateLimiter workqueue.TypedRateLimiter[cache.ObjectName]
-	// Urgent reports whether a key goes ahead of all others.
+	// Urgent reports whether a key goes ahead of all others (but see
+	// FinalizeBurst).
 	Urgent func(cache.ObjectName) bool
 	// Depth, when set, is told each lane's depth after every change.
 	Depth func(lane string, depth int)
@@ -86,6 +87,15 @@ var Names = [lanes]string{"finalize", "user", "bulk"}
 // keys wait: one bulk key follows, so that bulk work is never starved.
 const userBurst = 8
 
+// FinalizeBurst is how many keys the finalize lane may serve in a row
+// while other keys wait: one key of the other lanes follows. When objects
+// are created faster than the workers write finalizers, a strict first
+// lane would take the workers' whole time, and the first actions and
+// Deletes of the objects it protected would wait for as long as the
+// creates go on. A new object still waits for at most one other action
+// every FinalizeBurst finalizers.
+const FinalizeBurst = 4
+
 // Queue is the storage under a controller's work queue: a FIFO per
 // lane. workqueue.Typed calls its methods under its own lock, from one
 // goroutine at a time.
@@ -95,9 +105,10 @@ type Queue struct {
 	// Marks are the keys that belong in laneUser.
 	Marks *Marks
 	// Depth, when set, is told each lane's depth after every change.
-	Depth func(lane string, depth int)
-	fifo  [lanes][]cache.ObjectName
-	burst int // user keys served in a row while bulk keys waited
+	Depth   func(lane string, depth int)
+	fifo    [lanes][]cache.ObjectName
+	burst   int // user keys served in a row while bulk keys waited
+	urgents int // finalize keys served in a row while other keys waited
 }
 
 var _ workqueue.Queue[cache.ObjectName] = (*Queue)(nil)
@@ -145,22 +156,10 @@ func (q *Queue) Touch(key cache.ObjectName) {
 // Len is the number of queued keys.
 func (q *Queue) Len() int { return len(q.fifo[0]) + len(q.fifo[1]) + len(q.fifo[2]) }
 
-// Pop takes the oldest key of the first lane that has one, but a bulk key
-// after userBurst user keys in a row. The workqueue calls it only when
-// Len > 0.
+// Pop takes the oldest key of the lane next serves. The workqueue calls
+// it only when Len > 0.
 func (q *Queue) Pop() cache.ObjectName {
-	l := laneFinalize
-	for len(q.fifo[l]) == 0 {
-		l++
-	}
-	switch {
-	case l == laneUser && len(q.fifo[laneBulk]) > 0 && q.burst >= userBurst:
-		l, q.burst = laneBulk, 0
-	case l == laneUser && len(q.fifo[laneBulk]) > 0:
-		q.burst++
-	case l == laneBulk:
-		q.burst = 0
-	}
+	l := q.next()
 	key := q.fifo[l][0]
 	q.fifo[l][0] = cache.ObjectName{}
 	q.fifo[l] = q.fifo[l][1:]
@@ -174,6 +173,32 @@ func (q *Queue) Pop() cache.ObjectName {
 	}
 	q.report(l)
 	return key
+}
+
+// next is the lane Pop serves: the first lane that has a key, but
+// another lane's key after FinalizeBurst finalize keys in a row, and a
+// bulk key after userBurst user keys in a row.
+func (q *Queue) next() int {
+	others := len(q.fifo[laneUser]) + len(q.fifo[laneBulk])
+	if len(q.fifo[laneFinalize]) > 0 && (others == 0 || q.urgents < FinalizeBurst) {
+		if others > 0 {
+			q.urgents++
+		}
+		return laneFinalize
+	}
+	q.urgents = 0
+	switch {
+	case len(q.fifo[laneUser]) == 0:
+		q.burst = 0
+		return laneBulk
+	case len(q.fifo[laneBulk]) == 0:
+		return laneUser
+	case q.burst >= userBurst:
+		q.burst = 0
+		return laneBulk
+	}
+	q.burst++
+	return laneUser
 }
 
 // Marks are the keys someone's change woke, until the queue places

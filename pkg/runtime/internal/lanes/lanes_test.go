@@ -93,3 +93,37 @@ func TestDrainedLaneReleasesItsArray(t *testing.T) {
 		assert.Zero(t, cap(q.fifo[l]), "lane %s", Names[l])
 	}
 }
+
+// Finalize keys go first, but after FinalizeBurst of them in a row one key
+// of the other lanes gets a turn, so that a stream of new objects cannot
+// hold back the first actions and Deletes of those already protected;
+// with no other key waiting, finalize keys run on.
+func TestFinalizeLaneLeavesOthersATurn(t *testing.T) {
+	q := &Queue{Urgent: func(k cache.ObjectName) bool { return k.Name[0] == 'f' }, Marks: &Marks{}}
+	name := func(prefix string, i int) cache.ObjectName {
+		return cache.ObjectName{Namespace: "ns", Name: prefix + strconv.Itoa(i)}
+	}
+	q.Push(name("b", 0)) // bulk
+	for i := range 2 {
+		q.Marks.Mark(name("u", i))
+		q.Push(name("u", i)) // user
+	}
+	for i := range 3*FinalizeBurst + 2 {
+		q.Push(name("f", i))
+	}
+	var got []string
+	for q.Len() > 0 {
+		got = append(got, q.Pop().Name)
+	}
+	want := []string{}
+	f := 0
+	for _, other := range []string{"u0", "u1", "b0"} {
+		for range FinalizeBurst {
+			want = append(want, "f"+strconv.Itoa(f))
+			f++
+		}
+		want = append(want, other)
+	}
+	want = append(want, "f"+strconv.Itoa(f), "f"+strconv.Itoa(f+1))
+	assert.Equal(t, want, got)
+}
