@@ -53,7 +53,7 @@ func Helm(opts Options) (map[string][]byte, error) {
 	if all.Image == "" {
 		all.Image = "image"
 	}
-	all.MetricsInsecure, all.ServiceMonitor = false, true
+	all.MetricsInsecure, all.ServiceMonitor, all.Sharding = false, true, true
 	objects, err := all.objects()
 	if err != nil {
 		return nil, err
@@ -297,6 +297,8 @@ func (o *builder) documentCondition(kind, name string) string {
 		return ".Values.image"
 	case kind == "ServiceMonitor":
 		return "and .Values.image .Values.metrics.serviceMonitor"
+	case (kind == "ClusterRole" || kind == "ClusterRoleBinding") && name == o.Name+ShardingRoleSuffix:
+		return ".Values.sharding"
 	case kind == "ClusterRole" && (name == o.Name+"-metrics-reader" || name == o.Name+"-metrics-auth"),
 		kind == "ClusterRoleBinding" && name == o.Name+"-metrics-auth":
 		return ".Values.metrics.secure"

@@ -238,6 +238,9 @@ func (o *builder) objects() ([]any, error) {
 		clusterRole, o.clusterRoleBinding(clusterRole.Name),
 		leaderRole, o.roleBinding(leaderRole.Name),
 	)
+	if o.Sharding {
+		objects = append(objects, o.shardingObjects(crds, clusterRole)...)
+	}
 	objects = append(objects, o.metricsObjects()...)
 	objects = append(objects, o.webhookObjects()...)
 	if o.Image != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -232,4 +233,46 @@ func TestShardingAndExtraArgs(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "sharding needs leader election")
 	assert.Contains(t, err.Error(), `the extra argument "workers=8" is not a flag`)
+}
+
+// TestShardingGrantsPatchOnTheControllersKinds: the leader labels the
+// objects of the controllers' kinds with their buckets, so a sharded
+// operator gets patch on each CRD kind its role watches and does not yet
+// patch (hello-operator's Greetings), bound to its ServiceAccount; one
+// that does not shard, or whose role patches them already, gets no role.
+func TestShardingGrantsPatchOnTheControllersKinds(t *testing.T) {
+	t.Parallel()
+	o := manifest.Options{Name: "hello-operator", Namespace: "hello-system", ConfigDir: "../../examples/hello-operator/config"}
+	roles := func(o manifest.Options) map[string][]rbacv1.PolicyRule {
+		out, err := manifest.Build(o)
+		require.NoError(t, err)
+		found := map[string][]rbacv1.PolicyRule{}
+		for _, doc := range bytes.Split(out, []byte("\n---\n")) {
+			var obj struct {
+				Kind     string
+				Metadata struct{ Name string }
+				Rules    []rbacv1.PolicyRule
+				RoleRef  rbacv1.RoleRef `json:"roleRef"`
+			}
+			require.NoError(t, yaml.Unmarshal(doc, &obj))
+			switch obj.Kind {
+			case "ClusterRole":
+				found[obj.Metadata.Name] = append(found[obj.Metadata.Name], obj.Rules...)
+			case "ClusterRoleBinding":
+				found["binding to "+obj.RoleRef.Name] = nil
+			}
+		}
+		return found
+	}
+	plain := roles(o)
+	assert.NotContains(t, plain, "hello-operator"+manifest.ShardingRoleSuffix)
+	o.Sharding = true
+	sharded := roles(o)
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"hello.example.com"}, Resources: []string{"greetings"}, Verbs: []string{"patch"}}},
+		sharded["hello-operator-sharding"])
+	assert.Contains(t, sharded, "binding to hello-operator-sharding")
+
+	w := options()
+	w.Sharding = true
+	assert.NotContains(t, roles(w), "widget-operator"+manifest.ShardingRoleSuffix, "the role patches widgets already")
 }
