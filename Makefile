@@ -65,11 +65,11 @@ verify: generate apicheck ## Regenerate and fail when anything committed differs
 	@untracked=$$(git ls-files --others --exclude-standard); \
 	if [ -n "$$untracked" ]; then echo "$$untracked"; echo "generation wrote files that are not committed: commit them"; exit 1; fi
 
-# The SDK's Go API is a contract (docs/changelog.md): an incompatible change
+# The SDK's Go API is a contract (CHANGELOG.md): an incompatible change
 # of pkg/... since the last release fails unless the changelog lists it.
 .PHONY: apicheck
 apicheck: ## Compare the Go API of pkg/... with the last release's (hack/apicheck/release.txt)
-	cd hack/apicheck && $(GO) run .
+	cd hack/apicheck && $(GO) run . -changelog CHANGELOG.md
 
 .PHONY: lint
 lint: ## go vet (the root and the bench module), a gofmt check and staticcheck

@@ -21,7 +21,7 @@ func TestTopics(t *testing.T) {
 	for _, topic := range docs.Topics() {
 		byName[topic.Name] = topic
 	}
-	for _, name := range []string{"upgrading", "deploying", "webhooks", "migrating", "metrics", "multicluster", "changelog"} {
+	for _, name := range []string{"upgrading", "deploying", "webhooks", "migrating", "metrics", "multicluster"} {
 		topic, ok := byName[name]
 		require.True(t, ok, "docs/%s.md is not embedded", name)
 		assert.NotEmpty(t, topic.Title)
