@@ -21,7 +21,7 @@ func TestUnlistedChangeFails(t *testing.T) {
 	write(t, repo, "go.mod", "module example.com/sdk\n\ngo 1.26\n")
 	write(t, repo, "pkg/plug/plug.go", "package plug\n\n// Store prunes.\ntype Store interface {\n\tPrune(keep map[string]bool) (int, error)\n}\n\n// Action is an action.\ntype Action struct{}\n")
 	write(t, repo, "pkg/plug/internal/x/x.go", "package x\n\n// X changes freely.\nfunc X() {}\n")
-	write(t, repo, "docs/changelog.md", "# Changelog\n\n## Unreleased\n\n## v0.1.0\n\nFirst release.\n")
+	write(t, repo, "CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n## v0.1.0\n\nFirst release.\n")
 	git(t, repo, "init", "-q")
 	git(t, repo, "add", ".")
 	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "v0.1.0")
@@ -29,19 +29,19 @@ func TestUnlistedChangeFails(t *testing.T) {
 
 	write(t, repo, "pkg/plug/plug.go", "package plug\n\n// Store prunes.\ntype Store interface {\n\tPrune(keep map[string]bool, kinds func(string) bool) (int, error)\n}\n\n// Action is an action.\ntype Action struct{}\n\n// Do is new: compatible.\nfunc (Action) Do() {}\n")
 	write(t, repo, "pkg/plug/internal/x/x.go", "package x\n\n// X changes freely.\nfunc X(int) {}\n")
-	opts := Options{Repo: repo, Base: release, Patterns: []string{"./pkg/..."}, Changelog: "docs/changelog.md"}
+	opts := Options{Repo: repo, Base: release, Patterns: []string{"./pkg/..."}, Changelog: "CHANGELOG.md"}
 	res, err := Check(opts)
 	require.NoError(t, err)
 	require.Len(t, res.Incompatible, 1, "only the interface's method changed incompatibly; internal packages are not the contract")
 	require.Len(t, res.Unlisted, 1)
 	assert.Equal(t, "plug.Store.Prune", res.Unlisted[0].Name())
 
-	write(t, repo, "docs/changelog.md", "# Changelog\n\n## Unreleased\n\n- `plug.Store.Prune` takes the kinds to prune: pass `func(string) bool { return true }` for all.\n\n## v0.1.0\n\nFirst release.\n")
+	write(t, repo, "CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n- `plug.Store.Prune` takes the kinds to prune: pass `func(string) bool { return true }` for all.\n\n## v0.1.0\n\nFirst release.\n")
 	res, err = Check(opts)
 	require.NoError(t, err)
 	assert.Empty(t, res.Unlisted, "a listed change passes")
 
-	write(t, repo, "docs/changelog.md", "# Changelog\n\n## Unreleased\n\n## v0.1.0\n\n- `plug.Store.Prune` listed under the old release does not count.\n")
+	write(t, repo, "CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n## v0.1.0\n\n- `plug.Store.Prune` listed under the old release does not count.\n")
 	res, err = Check(opts)
 	require.NoError(t, err)
 	assert.Len(t, res.Unlisted, 1, "only the Unreleased section counts")
@@ -49,7 +49,7 @@ func TestUnlistedChangeFails(t *testing.T) {
 
 // TestSDKAgainstLastRelease runs the check on the SDK itself, as make
 // verify does: every incompatible change of pkg/... since the release of
-// release.txt is in docs/changelog.md.
+// release.txt is in CHANGELOG.md.
 func TestSDKAgainstLastRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the SDK's packages twice (about a minute); run without -short")
@@ -59,9 +59,9 @@ func TestSDKAgainstLastRelease(t *testing.T) {
 	if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", commit+"^{commit}").CombinedOutput(); err != nil {
 		t.Skipf("the clone lacks %s (%s), the commit of %s: a clone with main's history runs this check (%s)", commit, tag, tag, out)
 	}
-	res, err := Check(Options{Repo: "../..", Base: commit, Patterns: []string{"./pkg/..."}, Changelog: "docs/changelog.md"})
+	res, err := Check(Options{Repo: "../..", Base: commit, Patterns: []string{"./pkg/..."}, Changelog: "CHANGELOG.md"})
 	require.NoError(t, err)
-	assert.Empty(t, res.Unlisted, "incompatible changes since %s missing from docs/changelog.md", tag)
+	assert.Empty(t, res.Unlisted, "incompatible changes since %s missing from CHANGELOG.md", tag)
 }
 
 func write(t *testing.T, dir, name, content string) {

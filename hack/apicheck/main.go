@@ -2,7 +2,7 @@
 // exported API of the packages under pkg/ with their API at the last
 // release, with golang.org/x/exp/apidiff, and fails when an incompatible
 // change is not listed, with its migration, in the Unreleased section of
-// docs/changelog.md. The release is the one release.txt names (a tag and
+// CHANGELOG.md. The release is the one release.txt names (a tag and
 // its commit, which a clone of main holds); make verify runs it.
 //
 // A change is listed when the section names its identifier, qualified by
@@ -20,7 +20,7 @@ import (
 func main() {
 	repo := flag.String("repo", "../..", "the checkout whose working tree is checked")
 	release := flag.String("release", "release.txt", "the file naming the last release: a tag and its commit")
-	changelog := flag.String("changelog", "docs/changelog.md", "the changelog, relative to -repo")
+	changelog := flag.String("changelog", "CHANGELOG.md", "the changelog, relative to -repo")
 	flag.Parse()
 	tag, commit, err := readRelease(*release)
 	if err != nil {

@@ -31,7 +31,7 @@
 // The RBAC is what config/rbac says: run `go generate ./...` first.
 //
 // The package is stable: an incompatible change of its API comes with a
-// line in docs/changelog.md that says how to migrate, and, where it can,
+// line in CHANGELOG.md that says how to migrate, and, where it can,
 // after a release of deprecation.
 package manifest
 

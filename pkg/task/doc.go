@@ -51,6 +51,6 @@
 // permissions of their own, only what their functions call.
 //
 // The package is stable: an incompatible change of its API comes with a
-// line in docs/changelog.md that says how to migrate, and, where it can,
+// line in CHANGELOG.md that says how to migrate, and, where it can,
 // after a release of deprecation.
 package task

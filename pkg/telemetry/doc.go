@@ -49,6 +49,6 @@
 // ordered with respect to each other.
 //
 // The package is stable: an incompatible change of its API comes with a
-// line in docs/changelog.md that says how to migrate, and, where it can,
+// line in CHANGELOG.md that says how to migrate, and, where it can,
 // after a release of deprecation.
 package telemetry

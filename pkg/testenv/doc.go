@@ -73,6 +73,6 @@
 // etcd runs with --unsafe-no-fsync; the data is thrown away at Stop.
 //
 // The package is stable: an incompatible change of its API comes with a
-// line in docs/changelog.md that says how to migrate, and, where it can,
+// line in CHANGELOG.md that says how to migrate, and, where it can,
 // after a release of deprecation.
 package testenv

@@ -36,5 +36,5 @@
 // --member. See docs/multicluster.md.
 //
 // The package is experimental: its API may change in any release, each
-// change listed in docs/changelog.md.
+// change listed in CHANGELOG.md.
 package fleet

@@ -9,6 +9,6 @@
 // use it; package webhook, which serves the webhooks, re-exports it.
 //
 // The package is stable: an incompatible change of its API comes with a
-// line in docs/changelog.md that says how to migrate, and, where it can,
+// line in CHANGELOG.md that says how to migrate, and, where it can,
 // after a release of deprecation.
 package hooks
