@@ -19,7 +19,13 @@ leader-election Role and binding, the <name>-metrics-reader ClusterRole
 (https, port 8443; with --service-monitor a Prometheus Operator
 ServiceMonitor of it) and a hardened Deployment of the operator. Without
 --image those are left out, for running the operator outside the cluster.
-See opgen help metrics.
+See opgen help metrics. (This is the deployment bundle. kubebuilder's
+make manifests, which writes the CRDs and RBAC, is opgen generate.)
+
+--sharding adds --sharding to the Deployment (2 replicas unless
+--replicas says otherwise) and a ClusterRole <name>-sharding with patch on
+the CRD kinds the leader labels with their buckets. See opgen help
+sharding.
 
 When the operator serves webhooks (a kind marked +opgen:webhook, whose
 configurations opgen generate wrote to config/webhook/manifests.yaml, or a
