@@ -45,6 +45,7 @@
 //	serving        /metrics, /healthz, /readyz, pprof and replica servers
 //	securemetrics  /metrics over HTTPS, checked by the API server (docs/metrics.md)
 //	election       the Lease of one holder, for the leader and for members
+//	fence          no writes from a replica whose lease may have passed on
 //	shard          buckets, members and the sharder (docs/sharding.md)
 //	migration      stored objects moved to the storage version (docs/upgrading.md)
 //
