@@ -76,6 +76,19 @@ type runningOperator struct {
 // other tests' namespaces alone (make run watches all).
 func startLikeMakeRun(t *testing.T, dir, ns string) *runningOperator {
 	t.Helper()
+	bin := buildOperator(t, dir)
+	// No admission webhooks: todo-operator's fail closed and are
+	// cluster-wide, so registering them here would take them from the
+	// todo-operator package's tests that may run at the same time on the
+	// shared control plane, and leave them pointing at a stopped process.
+	return startProcess(t, filepath.Base(bin), bin, []string{"--log-format=json", "-v=1", "--webhook-bind-address=0"},
+		append(os.Environ(), "KUBECONFIG="+kit.Env.Kubeconfig, "OPGEN_POD_NAMESPACE="+ns, "OPGEN_WATCH_NAMESPACE="+ns))
+}
+
+// buildOperator builds the operator in dir, as go run does, and returns
+// its binary, named after dir.
+func buildOperator(t *testing.T, dir string) string {
+	t.Helper()
 	abs, err := filepath.Abs(dir)
 	require.NoError(t, err)
 	name := filepath.Base(abs)
@@ -83,25 +96,7 @@ func startLikeMakeRun(t *testing.T, dir, ns string) *runningOperator {
 	t.Logf("building %s (go build, as go run does; may take a minute)", name)
 	out, err := exec.Command("go", "build", "-o", bin, dir).CombinedOutput()
 	require.NoError(t, err, "go build %s:\n%s", dir, out)
-	op := &runningOperator{name: name, log: &syncBuffer{}, done: make(chan error, 1)}
-	// No admission webhooks: todo-operator's fail closed and are
-	// cluster-wide, so registering them here would take them from the
-	// todo-operator package's tests that may run at the same time on the
-	// shared control plane, and leave them pointing at a stopped process.
-	op.cmd = exec.Command(bin, "--log-format=json", "-v=1", "--webhook-bind-address=0")
-	op.cmd.Env = append(os.Environ(), "KUBECONFIG="+kit.Env.Kubeconfig, "OPGEN_POD_NAMESPACE="+ns, "OPGEN_WATCH_NAMESPACE="+ns)
-	op.cmd.Stdout, op.cmd.Stderr = op.log, op.log
-	op.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, op.cmd.Start())
-	go func() { op.done <- op.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = op.cmd.Process.Kill()
-		<-op.done
-		if t.Failed() {
-			t.Logf("%s's log:\n%s", op.name, op.log.String())
-		}
-	})
-	return op
+	return bin
 }
 
 // waitReady reads the addresses from the "serving" line and waits for

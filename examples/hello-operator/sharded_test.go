@@ -56,10 +56,7 @@ func TestShardedDeploymentRunsTwoReplicas(t *testing.T) {
 	container := dep.Spec.Template.Spec.Containers[0]
 	require.Contains(t, container.Args, "--sharding")
 
-	bin := filepath.Join(t.TempDir(), "hello-operator")
-	t.Log("building hello-operator (go build; may take a minute)")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	bin := buildOperator(t, ".")
 	cfg, err := kit.Env.ServiceAccountConfig(ctx, ns, dep.Spec.Template.Spec.ServiceAccountName)
 	require.NoError(t, err)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
