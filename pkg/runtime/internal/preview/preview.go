@@ -1,0 +1,175 @@
+// Package preview turns an operator's writes into server-side dry runs
+// and records what each would have changed.
+//
+// Every mutating request of the operator's HTTP client (Client) leaves
+// with dryRun=All: the API server runs admission, defaulting and
+// validation, answers as it would, and stores nothing. Before an update,
+// a patch or a delete the live object is read, and the change recorded is
+// the field-level difference between it and the server's answer. A write
+// that would change nothing is not recorded. The reviews the secure
+// metrics send store nothing and pass untouched, as in package fence.
+//
+// A Preview is the report of one dry run of an operator: Report gives it,
+// per object, with the Events that would have been emitted.
+package preview
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Preview records the changes the dry runs of an operator's writes would
+// have made, and the actions that failed.
+type Preview struct {
+	mu       sync.Mutex
+	changes  []Change
+	events   []Event
+	failures []string
+}
+
+// New returns an empty preview.
+func New() *Preview { return &Preview{} }
+
+// Client returns c with every mutating request it sends turned into a
+// dry run and recorded in p.
+func (p *Preview) Client(c *http.Client) *http.Client {
+	out := *c
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	out.Transport = roundTripper{preview: p, next: next}
+	return &out
+}
+
+type roundTripper struct {
+	preview *Preview
+	next    http.RoundTripper
+}
+
+// WrappedRoundTripper lets client-go's helpers (closing idle connections,
+// reading the TLS config) reach the transport below.
+func (rt roundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next }
+
+func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !mutating(r) || exempt(r) {
+		return rt.next.RoundTrip(r)
+	}
+	t, ok := ParseTarget(r.URL.Path)
+	var live map[string]any
+	if ok && r.Method != http.MethodPost && t.Name != "" {
+		var err error
+		if live, err = rt.live(r, t); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := rt.next.RoundTrip(DryRun(r))
+	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, err // refused: the handler sees why, nothing would change
+	}
+	answer, err := readBody(resp)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		rt.preview.record(r.Method, t, live, answer)
+	}
+	return resp, nil
+}
+
+// DryRun returns a copy of r that asks the API server for a dry run.
+func DryRun(r *http.Request) *http.Request {
+	out := r.Clone(r.Context())
+	q := out.URL.Query()
+	q.Set("dryRun", "All")
+	out.URL.RawQuery = q.Encode()
+	return out
+}
+
+// live reads the object r is about to change, or nil when there is none.
+// A status write reads the main resource: GET of a status subresource
+// returns the whole object too, but the operator's role may grant get on
+// the main resource only. Other subresources (scale) answer with an object
+// of their own, which only their own GET returns.
+func (rt roundTripper) live(r *http.Request, t Target) (map[string]any, error) {
+	if t.Subresource == "status" {
+		t.Subresource = ""
+	}
+	u := *r.URL
+	u.Path, u.RawPath, u.RawQuery = t.Path(), "", ""
+	get, err := http.NewRequestWithContext(r.Context(), http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	get.Header.Set("Accept", "application/json")
+	if ua := r.Header.Get("User-Agent"); ua != "" {
+		get.Header.Set("User-Agent", ua)
+	}
+	resp, err := rt.next.RoundTrip(get)
+	if err != nil {
+		return nil, fmt.Errorf("preview: read %s before its dry run: %w", t.Path(), err)
+	}
+	data, err := readBody(resp)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, nil
+	case resp.StatusCode > 299:
+		return nil, fmt.Errorf("preview: read %s before its dry run: %s: %s", t.Path(), resp.Status, bytes.TrimSpace(data))
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, fmt.Errorf("preview: read %s before its dry run: %w", t.Path(), err)
+	}
+	return obj, nil
+}
+
+// readBody reads resp's body and puts it back for the caller. It returns
+// the body decompressed when the server compressed it for a caller that
+// asked for it itself.
+func readBody(resp *http.Response) ([]byte, error) {
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+func mutating(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
+
+// exemptPaths are the reviews the secure metrics send: they store
+// nothing. A Lease is not exempt: a preview runs without election, and a
+// Lease it wrote would be a write.
+var exemptPaths = []string{"/apis/authentication.k8s.io/", "/apis/authorization.k8s.io/"}
+
+func exempt(r *http.Request) bool {
+	for _, p := range exemptPaths {
+		if strings.HasPrefix(r.URL.Path, p) {
+			return true
+		}
+	}
+	return false
+}
