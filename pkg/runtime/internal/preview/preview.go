@@ -69,7 +69,11 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	resp, err := rt.next.RoundTrip(DryRun(r))
+	dry, err := DryRun(r)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := rt.next.RoundTrip(dry)
 	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp, err // refused: the handler sees why, nothing would change
 	}
@@ -83,13 +87,37 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// DryRun returns a copy of r that asks the API server for a dry run.
-func DryRun(r *http.Request) *http.Request {
+// DryRun returns a copy of r that asks the API server for a dry run: in
+// its query, and for a delete with a body in its DeleteOptions too, as
+// the API server reads a delete's options from its body alone when it
+// has one.
+func DryRun(r *http.Request) (*http.Request, error) {
 	out := r.Clone(r.Context())
 	q := out.URL.Query()
 	q.Set("dryRun", "All")
 	out.URL.RawQuery = q.Encode()
-	return out
+	if r.Method != http.MethodDelete || r.Body == nil || r.Body == http.NoBody {
+		return out, nil
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		var opts map[string]any
+		if err := json.Unmarshal(body, &opts); err != nil {
+			return nil, fmt.Errorf("preview: a delete whose options are not JSON cannot be sent as a dry run: %w", err)
+		}
+		opts["dryRun"] = []string{"All"}
+		if body, err = json.Marshal(opts); err != nil {
+			return nil, err
+		}
+	}
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.ContentLength = int64(len(body))
+	return out, nil
 }
 
 // live reads the object r is about to change, or nil when there is none.

@@ -70,6 +70,7 @@ type apiServer struct {
 	requests []string
 	objects  map[string]string // by path
 	answers  map[string]string // by "METHOD path"
+	deletes  []string          // the bodies of deletes
 }
 
 func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +85,11 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Error(w, `{"kind":"Status","apiVersion":"v1","code":404}`, http.StatusNotFound)
 		return
+	}
+	if r.Method == http.MethodDelete {
+		s.mu.Lock()
+		s.deletes = append(s.deletes, string(body))
+		s.mu.Unlock()
 	}
 	if a, ok := s.answers[r.Method+" "+r.URL.Path]; ok {
 		_, _ = io.WriteString(w, a)
@@ -119,7 +125,11 @@ func TestClientDryRunsAndRecordsWrites(t *testing.T) {
 	p := New()
 	c := p.Client(ts.Client())
 	do := func(method, path string) int {
-		req, err := http.NewRequest(method, ts.URL+path, bytes.NewReader([]byte(`{}`)))
+		body := `{}`
+		if method == http.MethodDelete {
+			body = `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}`
+		}
+		req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
 		require.NoError(t, err)
 		resp, err := c.Do(req)
 		require.NoError(t, err)
@@ -147,6 +157,8 @@ func TestClientDryRunsAndRecordsWrites(t *testing.T) {
 		"POST /apis/authorization.k8s.io/v1/subjectaccessreviews",
 		"GET /api/v1/namespaces/a/configmaps/gone",
 	}, srv.requests[:11], "reads and reviews pass; every write is a dry run, read first when it changes an object")
+	assert.JSONEq(t, `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background","dryRun":["All"]}`, srv.deletes[0],
+		"the API server reads a delete's options from its body alone")
 
 	r := p.Report()
 	assert.Equal(t, []Object{
