@@ -56,6 +56,15 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 // on success (and requeue after the period or the asked delay), backoff on
 // error, nothing on a terminal error. A paused object gets no action.
 func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
+	if c.preview != nil {
+		// A preview handles a key once: what its dry runs echo, and the
+		// requeues and retries of its action, are not run.
+		if !c.preview.begin(key) {
+			c.queue.Forget(key)
+			return
+		}
+		defer c.preview.end()
+	}
 	if c.turns != nil {
 		release, mine := c.turns.take(ctx, key)
 		if !mine {
@@ -122,6 +131,8 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 	changed := c.owned.changes.Take(a.Object.GetUID())
 	c.queue.Finished(key, err != nil && !plug.IsTerminal(err)) // a retry keeps the user lane
 	switch {
+	case err != nil && c.preview != nil:
+		c.previewFailed(key, string(a.Verb), err)
 	case err == nil:
 		if a.Verb != plug.Delete {
 			st.handled, st.known = a.Observed().GetGeneration(), true

@@ -47,6 +47,7 @@ type Controller[T apis.Object] struct {
 	owned     *ownedStore
 	env       plug.Env[T]
 	pipeline  plug.Pipeline[T]
+	preview   *previewKeys // nil unless Options.Preview
 }
 
 var _ runner = (*Controller[*metav1.PartialObjectMetadata])(nil)
@@ -61,6 +62,9 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	c := &Controller[T]{name: opts.Name, kind: kind, opts: opts, op: op, handler: h, log: op.log.WithValues("controller", opts.Name)}
 	c.objects = &objects[T]{caches: map[string]cache.SharedIndexInformer{}}
 	c.states = &states{m: map[cache.ObjectName]*objectState{}}
+	if op.preview != nil {
+		c.preview = &previewKeys{handled: map[cache.ObjectName]bool{}}
+	}
 	c.finalizer = newFinalizer(kind, h, opts, c.objects, c.states)
 	c.queue = lanes.New(lanes.Config{
 		Name: opts.Name, Metrics: op.metrics.Queue, Clock: op.opts.Clock, RateLimiter: opts.RateLimiter,

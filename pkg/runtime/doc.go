@@ -48,6 +48,7 @@
 //	fence          no writes from a replica whose lease may have passed on
 //	shard          buckets, members and the sharder (docs/sharding.md)
 //	migration      stored objects moved to the storage version (docs/upgrading.md)
+//	preview        every write a dry run, and the report of what it would change
 //
 // # Words
 //

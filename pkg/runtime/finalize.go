@@ -84,12 +84,16 @@ func (c *Controller[T]) finalizeFirst(ctx context.Context, key cache.ObjectName,
 	switch {
 	case err != nil:
 		c.log.Error(err, "could not add the finalizer; retrying", "namespace", key.Namespace, "name", key.Name)
+		c.previewFailed(key, "add the finalizer", err)
 		c.queue.AddRateLimited(key)
 	case wasGone:
 		c.queue.Forget(key) // the cache will show it gone
 	default:
 		st.finalized.Store(true)
 		c.queue.Forget(key)
+		if c.preview != nil {
+			return false // a preview handles a key once: its first action runs now
+		}
 		c.queue.Add(key) // the first action, in turn
 	}
 	return true

@@ -32,6 +32,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/outage"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/preview"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/seen"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
@@ -51,6 +52,9 @@ type Operator struct {
 	// fence refuses the writes of a replica that may no longer lead
 	// (nil without leader election).
 	fence *fence.Fence
+	// preview turns every write into a dry run and records what it would
+	// change (nil unless Options.Preview).
+	preview *preview.Preview
 	// relists are the caches listing again after their watch expired.
 	relists outage.Relists
 	// probe asks the API server's /readyz, at most once a second.
@@ -111,6 +115,8 @@ type runner interface {
 	watchesStarted()
 	// work runs the workers until leadCtx ends (see Operator.work).
 	work(leadCtx, handlerCtx context.Context)
+	// previewDone reports whether a preview handled every object.
+	previewDone() bool
 }
 
 // New returns an operator that talks to the API server with cfg. It checks
@@ -126,6 +132,10 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	clientLimits(cfg, opts)
+	if opts.Preview.Enabled {
+		// The preview reads what the API server answers its dry runs.
+		cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = opts.Name
 	}
@@ -143,8 +153,13 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	}
 	o.caches = newSharedCaches(o)
 	o.schemas = fieldset.NewSchemas(o.kube.Discovery.OpenAPIV3())
-	o.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: o.kube.Events})
-	o.recorder = observe.NoteLimit{EventRecorder: o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)}
+	sink := &events.EventSinkImpl{Interface: o.kube.Events}
+	o.broadcaster = events.NewBroadcaster(sink)
+	var recorder events.EventRecorder = o.broadcaster.NewRecorder(scheme.Scheme, opts.Name)
+	if o.preview != nil {
+		recorder = preview.Recorder{Sink: sink, Scheme: scheme.Scheme, Controller: opts.Name, Log: o.log.WithName("events")}
+	}
+	o.recorder = observe.NoteLimit{EventRecorder: recorder}
 	return o, nil
 }
 
@@ -166,7 +181,13 @@ func (o *Operator) buildClients() error {
 	o.probe = serving.NewProbe(apiReady, o.config.Host)
 	o.outage = outage.New(apiReady, o.log.WithName("caches"))
 	o.httpClient = o.outage.Client(o.httpClient)
-	if !o.opts.LeaderElection.Disabled {
+	switch {
+	case o.opts.Preview.Enabled:
+		// Outermost, where the fence would be: every write of the
+		// operator, whichever client made it, passes through it.
+		o.preview = preview.New()
+		o.httpClient = o.preview.Client(o.httpClient)
+	case !o.opts.LeaderElection.Disabled:
 		o.fence = fence.New(o.opts.Clock, o.opts.LeaderElection.RenewDeadline)
 		o.httpClient = o.fence.Client(o.httpClient)
 	}

@@ -186,6 +186,10 @@ type Options struct {
 	// admission or conversion webhooks (package webhook); see
 	// WebhookOptions for the defaults.
 	Webhook WebhookOptions
+
+	// Preview runs the operator once as a dry run instead of for good
+	// (--preview): see PreviewOptions. Default off.
+	Preview PreviewOptions
 }
 
 // LeaderElectionOptions configure leader election with a
@@ -249,6 +253,8 @@ const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccou
 //	--webhook-bind-address     "0" disables (default ":0")
 //	--webhook-cert-dir         mounted tls.crt, tls.key and ca.crt
 //	--webhook-mode             auto, cluster or local
+//	--preview                  report what a run would change, change nothing, exit
+//	--preview-format           yaml or json (default yaml)
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Func("watch-namespace", "namespaces to watch, comma-separated, or \"all\" (default $"+EnvWatchNamespace+", then all)", func(s string) error {
 		o.Namespaces = splitNamespaces(s)
@@ -299,6 +305,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Webhook.Addr, "webhook-bind-address", o.Webhook.Addr, "address of the webhook server (HTTPS); \"0\" disables (default \":0\", a free port)")
 	fs.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", o.Webhook.CertDir, "directory of tls.crt, tls.key and ca.crt for the webhook server (default: certificates the operator makes)")
 	fs.StringVar(&o.Webhook.Mode, "webhook-mode", o.Webhook.Mode, "auto, cluster (a Secret the operator manages) or local (127.0.0.1, self-registered) (default auto: local outside a Pod)")
+	fs.BoolVar(&o.Preview.Enabled, "preview", o.Preview.Enabled, "handle every object once with every write sent as a dry run, print what would change and exit: 0 when nothing would, 1 otherwise (default false)")
+	fs.StringVar(&o.Preview.Format, "preview-format", o.Preview.Format, "format of the preview's report: yaml or json (default yaml)")
 }
 
 func splitNamespaces(s string) []string {
@@ -321,6 +329,10 @@ func (o Options) complete() (Options, error) {
 	}
 	if len(o.Namespaces) == 0 {
 		o.Namespaces = splitNamespaces(os.Getenv(EnvWatchNamespace))
+	}
+	o, err := o.Preview.complete(o)
+	if err != nil {
+		return o, err
 	}
 	if len(o.Namespaces) > 0 {
 		for _, ns := range o.Namespaces {

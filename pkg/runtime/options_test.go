@@ -201,3 +201,27 @@ func TestClientLimits(t *testing.T) {
 	_, err := Options{Name: "op", KubeAPIBurst: -1}.complete()
 	assert.ErrorContains(t, err, "Options.KubeAPIBurst (--kube-api-burst) is -1")
 }
+
+// TestPreviewFlags: --preview turns election, sharding and every server
+// off, so that a preview needs no Lease namespace and listens nowhere.
+func TestPreviewFlags(t *testing.T) {
+	t.Setenv(EnvPodNamespace, "")
+	o := Options{Name: "op", Sharding: true}
+	fs := flag.NewFlagSet("op", flag.ContinueOnError)
+	o.BindFlags(fs)
+	require.NoError(t, fs.Parse([]string{"--preview", "--preview-format=json", "--metrics-bind-address=:8443"}))
+	c, err := o.complete()
+	require.NoError(t, err, "no lease namespace is needed, and sharding is off")
+	assert.True(t, c.Preview.Enabled)
+	assert.Equal(t, "json", c.Preview.Format)
+	assert.NotNil(t, c.Preview.Output, "stdout")
+	assert.True(t, c.LeaderElection.Disabled)
+	assert.False(t, c.Sharding)
+	assert.Equal(t, []string{"0", "0", "", "0"}, []string{c.MetricsAddr, c.HealthAddr, c.PprofAddr, c.Webhook.Addr})
+
+	c, err = Options{Name: "op", Preview: PreviewOptions{Enabled: true}}.complete()
+	require.NoError(t, err)
+	assert.Equal(t, "yaml", c.Preview.Format, "the default")
+	_, err = Options{Name: "op", Preview: PreviewOptions{Enabled: true, Format: "xml"}}.complete()
+	assert.ErrorContains(t, err, `Options.Preview.Format (--preview-format) is "xml"; use "yaml" or "json"`)
+}

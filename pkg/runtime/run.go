@@ -46,7 +46,9 @@ import (
 //
 // It returns nil after a graceful shutdown, ErrLostLeadership when the lease
 // could not be renewed (the workers were stopped at once), or the error
-// that kept it from starting. Run may be called once.
+// that kept it from starting. With Options.Preview it runs a preview in
+// place of steps 3 and 4, and returns when every object was handled once
+// (see PreviewOptions). Run may be called once.
 func (o *Operator) Run(ctx context.Context) (err error) {
 	if err := o.plan.start(); err != nil {
 		return err
@@ -60,6 +62,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	o.plan.mu.Lock()
 	replicas := o.plan.replica
 	o.plan.mu.Unlock()
+	if o.preview != nil {
+		replicas = nil // the webhook server would register and serve webhooks
+	}
 	ctx, stopReplicaServers := serving.StartReplicas(ctx, replicas)
 	defer stopReplicaServers(&err)
 	srv, err := o.startServers()
@@ -102,6 +107,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	}
 	o.ready.Store(true)
 	o.log.Info("caches synced", "controllers", len(o.plan.controllers), "namespaces", o.opts.Namespaces)
+	if o.preview != nil {
+		return o.runPreview(ctx)
+	}
 	if o.opts.LeaderElection.Disabled {
 		if o.opts.LeaderElection.waitElected(ctx, o.log) {
 			o.work(ctx)
