@@ -150,6 +150,20 @@ var mutants = []mutant{
 		name: "throttling-not-counted", pkg: "./pkg/runtime/", test: "^TestThrottlingIsCounted$",
 		file: "pkg/runtime/internal/observe/throttle.go", old: "resp.StatusCode == http.StatusTooManyRequests", new: "resp.StatusCode == 0",
 	},
+	{
+		name: "preview-patch-not-dry-run", pkg: "./pkg/runtime/", test: "^TestPreviewCoversEveryWritePath$",
+		file: "pkg/runtime/internal/preview/preview.go", old: "resp, err := rt.next.RoundTrip(dry)",
+		new: "if r.Method == http.MethodPatch {\n\t\tdry = r\n\t}\n\tresp, err := rt.next.RoundTrip(dry)",
+	},
+	{
+		name: "preview-events-not-dry-run", pkg: "./pkg/runtime/", test: "^TestPreviewCoversEveryWritePath$",
+		file: "pkg/runtime/internal/preview/preview.go", old: `var exemptPaths = []string{"/apis/authentication.k8s.io/",`,
+		new: `var exemptPaths = []string{"/apis/events.k8s.io/", "/apis/authentication.k8s.io/",`,
+	},
+	{
+		name: "preview-delete-options-not-dry-run", pkg: "./pkg/runtime/", test: "^TestPreviewCoversEveryWritePath$",
+		file: "pkg/runtime/internal/preview/preview.go", old: `opts["dryRun"] = []string{"All"}`, new: `opts["dryRun"] = []string{}`,
+	},
 }
 
 func main() {
