@@ -223,8 +223,9 @@ func field(obj map[string]any, path ...string) any {
 }
 
 // BenchmarkPreview1000 measures a preview over 1,000 converged Gadgets,
-// each with a status, a finalizer and an owned ConfigMap: from New to the
-// printed report, with nothing to change.
+// each with a status, a finalizer and an owned ConfigMap, from New to the
+// printed report: of the same handler (nothing to change), and of its
+// second version (a status and a ConfigMap of 250 Gadgets would change).
 func BenchmarkPreview1000(b *testing.B) {
 	const n = 1000
 	ns := benchNamespace(b)
@@ -246,13 +247,25 @@ func BenchmarkPreview1000(b *testing.B) {
 	}
 	time.Sleep(time.Second)
 	stop()
-	b.ResetTimer()
-	for b.Loop() {
+	run := func(b *testing.B, version int) error {
 		var out bytes.Buffer
 		op, kind := benchOperator(b, ns, runtime.Options{Preview: runtime.PreviewOptions{Enabled: true, Output: &out}})
-		_, err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: upgrade(1)}}), ownsConfigMaps)
+		_, err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: upgrade(version)}}), ownsConfigMaps)
 		require.NoError(b, err)
-		require.NoError(b, op.Run(context.Background()), "the report: %s", out.String())
+		return op.Run(context.Background())
 	}
-	b.ReportMetric(float64(n), "objects")
+	b.Run("converged", func(b *testing.B) {
+		for b.Loop() {
+			require.NoError(b, run(b, 1))
+		}
+		b.ReportMetric(n, "objects")
+	})
+	b.Run("upgrade", func(b *testing.B) {
+		for b.Loop() {
+			err := run(b, 2)
+			require.ErrorIs(b, err, runtime.ErrPreviewChanges)
+			require.ErrorContains(b, err, "500 objects would change, 500 writes, 0 events")
+		}
+		b.ReportMetric(n, "objects")
+	})
 }
