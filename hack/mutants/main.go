@@ -164,6 +164,10 @@ var mutants = []mutant{
 		name: "preview-delete-options-not-dry-run", pkg: "./pkg/runtime/", test: "^TestPreviewCoversEveryWritePath$",
 		file: "pkg/runtime/internal/preview/preview.go", old: `opts["dryRun"] = []string{"All"}`, new: `opts["dryRun"] = []string{}`,
 	},
+	{
+		name: "preview-handler-clients-not-wrapped", pkg: "./pkg/runtime/", test: "^TestPreviewCoversEveryWritePath$",
+		file: "pkg/runtime/operator.go", old: "o.config.Wrap(o.preview.Wrap)", new: "_ = o.config",
+	},
 }
 
 func main() {

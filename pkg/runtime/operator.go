@@ -147,6 +147,12 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	if err := o.buildClients(); err != nil {
 		return nil, err
 	}
+	if o.preview != nil {
+		// A client a handler builds from RESTConfig, on a transport of its
+		// own, previews too. Set after buildClients, whose client has the
+		// preview on top already.
+		o.config.Wrap(o.preview.Wrap)
+	}
 	o.factories = map[string]clients.Factory{}
 	if opts.Sharding {
 		o.sharding = newSharding(o)
@@ -199,6 +205,8 @@ func (o *Operator) buildClients() error {
 }
 
 // RESTConfig returns the config the operator talks to the API server with.
+// In a preview (Options.Preview) the clients built from it send their
+// writes as dry runs, as the operator's do.
 func (o *Operator) RESTConfig() *rest.Config { return o.config }
 
 // HTTPClient returns the HTTP client shared by every client the operator

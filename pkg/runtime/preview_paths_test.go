@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -61,6 +62,15 @@ func writePaths(op *runtime.Operator, version int, extraUID *types.UID) actionFu
 			if _, err := plug.ApplyNow(ctx, a, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "applynow-now", Namespace: ns}, Data: map[string]string{"a": "b"}}); err != nil {
 				return err
 			}
+		case name == "ownclient":
+			cs, err := kubernetes.NewForConfig(op.RESTConfig())
+			if err != nil {
+				return err
+			}
+			made := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ownclient-made"}}
+			if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, made, metav1.CreateOptions{}); err != nil {
+				return err
+			}
 		case name == "failing":
 			return errors.New("this handler fails")
 		}
@@ -75,7 +85,7 @@ func writePaths(op *runtime.Operator, version int, extraUID *types.UID) actionFu
 func TestPreviewCoversEveryWritePath(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	names := []string{"status", "owned", "pruned", "deleting", "events", "recorder", "createnow", "applynow", "deletenow", "failing"}
+	names := []string{"status", "owned", "pruned", "deleting", "events", "recorder", "createnow", "applynow", "deletenow", "ownclient", "failing"}
 	h := newOperator(t, ns, nil, runtime.Options{})
 	require.NoError(t, registerGadgets(h, writePaths(h.op, 1, nil)))
 	h.start()
@@ -120,6 +130,7 @@ func TestPreviewCoversEveryWritePath(t *testing.T) {
 		{"plug.CreateNow", wrote("ConfigMap", "createnow-job", "create")},
 		{"plug.ApplyNow", changed("ConfigMap", "applynow-now", "data.a")},
 		{"plug.DeleteNow", wrote("ConfigMap", "deletenow-extra", "delete")},
+		{"a client of the handler's own, from Operator.RESTConfig", wrote("ConfigMap", "ownclient-made", "create")},
 		{"Warning Event of a failed action", emitted("Warning Failed on Gadget " + ns + "/failing")},
 		{"status of a failed action", changed("Gadget", "failing", "status.conditions")},
 	} {

@@ -40,12 +40,18 @@ func New() *Preview { return &Preview{} }
 // dry run and recorded in p.
 func (p *Preview) Client(c *http.Client) *http.Client {
 	out := *c
-	next := c.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	out.Transport = roundTripper{preview: p, next: next}
+	out.Transport = p.Wrap(c.Transport)
 	return &out
+}
+
+// Wrap returns rt (http.DefaultTransport when nil) with every mutating
+// request turned into a dry run and recorded in p: a rest.Config's
+// WrapTransport.
+func (p *Preview) Wrap(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return roundTripper{preview: p, next: rt}
 }
 
 type roundTripper struct {
