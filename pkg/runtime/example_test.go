@@ -1,16 +1,21 @@
 package runtime_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
@@ -150,4 +155,35 @@ func ExampleOperator_Telemetry() {
 	})
 	fmt.Println("subscribed")
 	// Output: subscribed
+}
+
+// Preview what an operator would change, and change nothing: every write
+// is sent as a dry run. Here one Gadget no operator handled yet would get
+// its status and its owned ConfigMap.
+func ExamplePreviewOptions() {
+	ns := exampleNamespace()
+	hc, _ := rest.HTTPClientFor(env.Config)
+	gadgets, _ := testapi.NewForConfigAndClient(env.Config, hc)
+	_, _ = gadgets.Gadgets(ns).Create(context.Background(), &testapi.Gadget{ObjectMeta: metav1.ObjectMeta{Name: "hello"}}, metav1.CreateOptions{})
+
+	var report bytes.Buffer // JSON for tools; os.Stdout by default
+	op, err := runtime.New(env.Config, runtime.Options{
+		Name:       "greeter-operator",
+		Namespaces: []string{ns},
+		Logger:     logr.FromSlogHandler(slog.DiscardHandler),
+		Preview:    runtime.PreviewOptions{Enabled: true, Format: "json", Output: &report},
+	})
+	if err != nil {
+		panic(err)
+	}
+	kind, _ := testapi.KindFor(op)
+	_, _ = runtime.Register(op, kind, plug.Handler[*testapi.Gadget](greeter{added: make(chan string, 1)}), runtime.ControllerOptions[*testapi.Gadget]{
+		Owns: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("ConfigMap")},
+	})
+	err = op.Run(context.Background()) // returns once every object was handled
+	fmt.Println(errors.Is(err, runtime.ErrPreviewChanges))
+	fmt.Println(err)
+	// Output:
+	// true
+	// runtime: the preview found changes: 2 objects would change, 2 writes, 0 events
 }
