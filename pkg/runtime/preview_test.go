@@ -25,11 +25,11 @@ type actionFunc = func(ctx context.Context, a *plug.Action[*testapi.Gadget]) err
 
 // upgrade is a handler in two versions. Version 1 owns a ConfigMap per
 // Gadget holding spec.message and sets status.phase Ready; version 2
-// changes both for every fourth Gadget (upgraded).
+// changes both for every fourth Gadget (upgraded), version 3 for all.
 func upgrade(version int) actionFunc {
 	return func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		msg, phase := a.Object.Spec.Message, "Ready"
-		if version == 2 && upgraded(a.Object.Name) {
+		if version == 3 || version == 2 && upgraded(a.Object.Name) {
 			msg, phase = msg+" v2", "Upgraded"
 		}
 		a.Own(corev1ac.ConfigMap(a.Object.Name+"-cm", "").WithData(map[string]string{"message": msg}))
@@ -224,8 +224,9 @@ func field(obj map[string]any, path ...string) any {
 
 // BenchmarkPreview1000 measures a preview over 1,000 converged Gadgets,
 // each with a status, a finalizer and an owned ConfigMap, from New to the
-// printed report: of the same handler (nothing to change), and of its
-// second version (a status and a ConfigMap of 250 Gadgets would change).
+// printed report, at 2 and 8 workers: of the same handler (nothing to
+// change), of its second version (a status and a ConfigMap of 250 Gadgets
+// would change) and of its third (those of all 1,000 would).
 func BenchmarkPreview1000(b *testing.B) {
 	const n = 1000
 	ns := benchNamespace(b)
@@ -247,25 +248,35 @@ func BenchmarkPreview1000(b *testing.B) {
 	}
 	time.Sleep(time.Second)
 	stop()
-	run := func(b *testing.B, version int) error {
+	run := func(b *testing.B, version, workers int) error {
 		var out bytes.Buffer
-		op, kind := benchOperator(b, ns, runtime.Options{Preview: runtime.PreviewOptions{Enabled: true, Output: &out}})
+		op, kind := benchOperator(b, ns, runtime.Options{Workers: workers, Preview: runtime.PreviewOptions{Enabled: true, Output: &out}})
 		_, err := runtime.Register(op, kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: upgrade(version)}}), ownsConfigMaps)
 		require.NoError(b, err)
 		return op.Run(context.Background())
 	}
-	b.Run("converged", func(b *testing.B) {
-		for b.Loop() {
-			require.NoError(b, run(b, 1))
-		}
-		b.ReportMetric(n, "objects")
-	})
-	b.Run("upgrade", func(b *testing.B) {
-		for b.Loop() {
-			err := run(b, 2)
-			require.ErrorIs(b, err, runtime.ErrPreviewChanges)
-			require.ErrorContains(b, err, "500 objects would change, 500 writes, 0 events")
-		}
-		b.ReportMetric(n, "objects")
-	})
+	for _, workers := range []int{2, 8} {
+		b.Run(fmt.Sprintf("converged/workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				require.NoError(b, run(b, 1, workers))
+			}
+			b.ReportMetric(n, "objects")
+		})
+		b.Run(fmt.Sprintf("upgrade/workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				err := run(b, 2, workers)
+				require.ErrorIs(b, err, runtime.ErrPreviewChanges)
+				require.ErrorContains(b, err, "500 objects would change, 500 writes, 0 events")
+			}
+			b.ReportMetric(n, "objects")
+		})
+		b.Run(fmt.Sprintf("upgrade-all/workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				err := run(b, 3, workers)
+				require.ErrorIs(b, err, runtime.ErrPreviewChanges)
+				require.ErrorContains(b, err, "2000 objects would change, 2000 writes, 0 events")
+			}
+			b.ReportMetric(n, "objects")
+		})
+	}
 }
