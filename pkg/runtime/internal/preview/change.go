@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Change is one write that would change what the API server stores.
@@ -51,7 +52,10 @@ func (p *Preview) record(method string, t Target, live map[string]any, answer []
 	}
 	switch {
 	case method == http.MethodDelete && t.Name == "":
-		// A collection's delete: the change names the collection.
+		// A collection's delete: the change names the collection, whose
+		// kind the answer's list names.
+		c.APIVersion, c.Kind = typeOf(after)
+		c.Kind = strings.TrimSuffix(c.Kind, "List")
 	case method == http.MethodDelete:
 		if live == nil {
 			return // nothing to delete

@@ -197,3 +197,28 @@ func obj(s string) map[string]any {
 	}
 	return m
 }
+
+// TestRecordReadsEveryAnswer: a core Event, a write that ends its object
+// (the server answers with a Status), and a collection's delete.
+func TestRecordReadsEveryAnswer(t *testing.T) {
+	t.Parallel()
+	p := New()
+	core, _ := ParseTarget("/api/v1/namespaces/a/events")
+	p.record(http.MethodPost, core, nil, []byte(`{"kind":"Event","type":"Warning","reason":"Failed","message":"it broke",
+		"involvedObject":{"kind":"Pod","namespace":"a","name":"p"}}`))
+	gadget, _ := ParseTarget("/apis/test.opgen.dev/v1/namespaces/a/gadgets/g")
+	p.record(http.MethodPatch, gadget, obj(`{"apiVersion":"test.opgen.dev/v1","kind":"Gadget","metadata":{"name":"g","finalizers":["f"]}}`),
+		[]byte(`{"apiVersion":"v1","kind":"Status","status":"Success"}`))
+	all, _ := ParseTarget("/api/v1/namespaces/a/configmaps")
+	p.record(http.MethodDelete, all, nil, []byte(`{"apiVersion":"v1","kind":"ConfigMapList","items":[]}`))
+	seriesOfAnEvent, _ := ParseTarget("/apis/events.k8s.io/v1/namespaces/a/events/e")
+	p.record(http.MethodPatch, seriesOfAnEvent, nil, []byte(`{}`))
+
+	r := p.Report()
+	assert.Equal(t, []string{"would emit Event Warning Failed on Pod a/p: it broke"}, r.Events)
+	assert.Equal(t, []Object{
+		{APIVersion: "test.opgen.dev/v1", Kind: "Gadget", Resource: "gadgets", Namespace: "a", Name: "g", Verbs: []string{"patch"}},
+		{APIVersion: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "a", Verbs: []string{"delete"}},
+	}, r.Objects)
+	assert.Equal(t, "2 objects would change, 2 writes, 1 events", r.Summary.Text)
+}
