@@ -17,6 +17,9 @@ import (
 // (LoadConfig), builds the operator, calls setup (the generated
 // controller.Setup, which registers every controller) and runs until
 // SIGINT or SIGTERM. On an error it prints it and exits with status 1.
+// With --preview (Options.Preview) it prints the report and exits: with
+// status 1 when something would change or an action failed
+// (ErrPreviewChanges, ErrPreviewFailed), 0 when nothing would.
 // A replica that lost its Lease (it could not renew in time) with every
 // handler returned runs the operator again, in the same process and
 // under the same identity, as a candidate: when no other replica took the
