@@ -53,6 +53,11 @@ var ErrPreviewChanges = errors.New("the preview found changes")
 // known.
 var ErrPreviewFailed = errors.New("actions failed in the preview")
 
+// errPreviewStopped is Run's error when its context ended before the
+// preview was done: an exit status of 0 would say that nothing would
+// change.
+var errPreviewStopped = errors.New("runtime: the preview was stopped before it handled every object")
+
 // complete returns o set up for a preview, when p enables one.
 func (p PreviewOptions) complete(o Options) (Options, error) {
 	if !p.Enabled {
@@ -92,7 +97,7 @@ func (o *Operator) runPreview(ctx context.Context) error {
 		case <-ctx.Done():
 			stop()
 			<-done
-			return errors.New("runtime: the preview was stopped before it handled every object")
+			return errPreviewStopped
 		case <-t.C:
 		}
 	}

@@ -103,6 +103,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	// target (see cachefill.syncGCPercent for why).
 	restoreGC()
 	if ctx.Err() != nil {
+		if o.preview != nil {
+			return errPreviewStopped // not "nothing would change"
+		}
 		return nil // stopped before the caches synced: never ready
 	}
 	o.ready.Store(true)
