@@ -87,9 +87,19 @@ func upgradeDone(t testing.TB, ns string, n, version int) func() bool {
 // returns its report, as its JSON document, and Run's error.
 func runPreview(t *testing.T, ns string, handlerOf func(op *runtime.Operator) actionFunc) (preview.Report, error) {
 	t.Helper()
+	return runPreviewOf(t, ns, nil, handlerOf)
+}
+
+// runPreviewOf is runPreview of the kind kindOf makes (nil: testapi's).
+func runPreviewOf(t *testing.T, ns string, kindOf func(*runtime.Operator) runtime.Kind[*testapi.Gadget], handlerOf func(op *runtime.Operator) actionFunc) (preview.Report, error) {
+	t.Helper()
 	var out bytes.Buffer
 	h := newOperator(t, ns, nil, runtime.Options{Preview: runtime.PreviewOptions{Enabled: true, Format: "json", Output: &out}})
-	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: handlerOf(h.op)}}), ownsConfigMaps))
+	kind := h.kind
+	if kindOf != nil {
+		kind = kindOf(h.op)
+	}
+	require.NoError(t, testkit.Register(h.op, kind, plug.Handler[*testapi.Gadget](&deleter{handler{calls: &calls{}, fn: handlerOf(h.op)}}), ownsConfigMaps))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -160,9 +170,15 @@ func reported(r preview.Report) []preview.Object {
 // server stores it, by resource/name.
 func stored(t testing.TB, ns string) map[string]map[string]any {
 	t.Helper()
+	return storedAt(t, ns, "/apis/test.opgen.dev/v1/namespaces/"+ns+"/gadgets")
+}
+
+// storedAt is stored, with the Gadgets at path.
+func storedAt(t testing.TB, ns, gadgets string) map[string]map[string]any {
+	t.Helper()
 	out := map[string]map[string]any{}
 	for resource, path := range map[string]string{
-		"gadgets":    "/apis/test.opgen.dev/v1/namespaces/" + ns + "/gadgets",
+		"gadgets":    gadgets,
 		"configmaps": "/api/v1/namespaces/" + ns + "/configmaps",
 		"events":     "/apis/events.k8s.io/v1/namespaces/" + ns + "/events",
 	} {
