@@ -78,15 +78,13 @@ func TestPreviewOfTheConvergedExample(t *testing.T) {
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	require.NoError(t, kit.Env.WriteKubeconfig(kit.Operator.Config, kubeconfig), "the operator's ServiceAccount")
-	bin := filepath.Join(dir, "hello-operator")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	bin := buildOperator(t, ".")
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "--preview", "--preview-format=json", "--kubeconfig="+kubeconfig)
 	cmd.Env = append(os.Environ(), "OPGEN_WATCH_NAMESPACE="+ns)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	t.Logf("the preview of %d Greetings took %s (the process, from its start to its exit)", n, time.Since(start))
 	require.NoError(t, err, "exits 0 when nothing would change; its log:\n%s\nits report:\n%s", stderr.String(), stdout.String())
 	var report struct {
