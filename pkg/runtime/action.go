@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
@@ -48,14 +49,15 @@ func (c *Controller[T]) processNext(leadCtx, ctx context.Context) bool {
 		return false // shutting down: take no new work
 	}
 	defer c.op.inflight.End(c.op.inflight.Begin(c.name, key))
-	c.handle(ctx, key)
+	c.handle(ctx, key, c.queue.Triggers(key))
 	return true
 }
 
-// handle runs the pipeline for key and decides what happens next: forget
-// on success (and requeue after the period or the asked delay), backoff on
-// error, nothing on a terminal error. A paused object gets no action.
-func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
+// handle runs the pipeline for key, woken by ts, and decides what happens
+// next: forget on success (and requeue after the period or the asked
+// delay), backoff on error, nothing on a terminal error. A paused object
+// gets no action.
+func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName, ts telemetry.Triggers) {
 	if c.preview != nil {
 		// A preview handles a key once: what its dry runs echo, and the
 		// requeues and retries of its action, are not run.
@@ -73,7 +75,7 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		defer release()
 	}
 	if last, ok := c.finalizer.goneObject(key); ok {
-		c.lateDelete(ctx, key, last)
+		c.lateDelete(ctx, key, last, ts)
 		return
 	}
 	obj, ok := c.objects.get(key)
@@ -88,10 +90,12 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 	if !ok {
 		c.states.forget(key)
 		c.queue.Forget(key)
+		c.queue.Gone(key)
 		return
 	}
 	st := c.states.of(key, string(obj.GetUID()))
 	if c.finalizeFirst(ctx, key, obj, st) {
+		c.queue.Note(key, ts) // the first action's, which follows
 		return
 	}
 	verb, act := c.verb(obj, st)
@@ -100,13 +104,16 @@ func (c *Controller[T]) handle(ctx context.Context, key cache.ObjectName) {
 		return
 	}
 	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(verb), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
-	log := observe.WithAction(c.log, key.Namespace, key.Name, string(verb), r.ID)
+	log := observe.WithAction(c.log, key.Namespace, key.Name, string(verb), r.ID).WithValues("triggers", ts)
 	if IsPaused(obj) {
 		c.op.bus.Emit(telemetry.ReconcilePaused{Reconcile: r})
 		c.pause.hold(ctx, key, c.newAction(verb, obj, log), st)
 		return
 	}
-	c.act(ctx, key, c.newAction(verb, obj, log), st, r)
+	if hotLoopSeen(c.hot, key, obj, &st.loop, r, ts) {
+		return
+	}
+	c.act(ctx, key, c.newAction(verb, obj, log), st, r, ts)
 }
 
 // newAction returns an action for verb on obj, in the operator's cluster.
@@ -116,17 +123,18 @@ func (c *Controller[T]) newAction(verb plug.Verb, obj T, log logr.Logger) *plug.
 	return a
 }
 
-// act runs the pipeline for a, traced and reported, and schedules what
-// comes next. It returns the pipeline's error.
-func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile) error {
+// act runs the pipeline for a, woken by ts, traced and reported, and
+// schedules what comes next. It returns the pipeline's error.
+func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.Action[T], st *objectState, r telemetry.Reconcile, ts telemetry.Triggers) error {
 	a.SetMemory(&st.memory)
 	c.finalizer.acting(a, st)
 	c.pause.resume(a)
+	c.op.bus.Emit(telemetry.ReconcileWoken{Reconcile: r, Triggers: ts})
 	c.op.bus.Emit(telemetry.ReconcileStarted{Reconcile: r})
 	start, began := time.Now(), c.op.opts.Clock.Now()
-	spanCtx, span := observe.StartReconcile(ctx, c.op.tracer, r)
+	spanCtx, span := observe.StartReconcile(ctx, c.op.tracer, r, ts, st.span)
 	err := c.runTimed(spanCtx, a, r)
-	observe.EndSpan(span, err)
+	st.span = observe.EndSpan(span, err)
 	var next time.Duration
 	changed := c.owned.changes.Take(a.Object.GetUID())
 	c.queue.Finished(key, err != nil && !plug.IsTerminal(err)) // a retry keeps the user lane
@@ -138,23 +146,22 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 			st.handled, st.known = a.Observed().GetGeneration(), true
 			next = c.next(a)
 		}
-		c.queue.Forget(key)
-		if changed {
-			c.queue.Wake(key, true) // its own owned objects changed: once more, after this action
+		if !st.loop.hot {
+			c.queue.Forget(key) // in a hot loop, the backoff goes on
+		}
+		if changed != nil {
+			// Its own owned objects changed: once more, after this action.
+			c.queue.Wake(key, telemetry.Trigger{Kind: telemetry.TriggerEcho, Fields: changed})
 		}
 		if next > 0 {
 			// The delay counts from when the action began (the time the handler
 			// saw when it chose it), not from when the pipeline's writes ended.
-			if left := next - c.op.opts.Clock.Since(began); left > 0 {
-				c.queue.AddAfter(key, left)
-			} else {
-				c.queue.Add(key)
-			}
+			c.queue.After(key, next-c.op.opts.Clock.Since(began), c.tick(a, next))
 		}
 	case plug.IsTerminal(err):
 		c.queue.Forget(key)
 	default:
-		c.queue.AddRateLimited(key)
+		c.queue.Retry(key)
 	}
 	c.report(r, time.Since(start), next, err) // after the queue knows what comes next
 	return err
@@ -163,16 +170,18 @@ func (c *Controller[T]) act(ctx context.Context, key cache.ObjectName, a *plug.A
 // lateDelete runs the Delete of an object deleted before it had the
 // finalizer, retried like any action until it succeeds. A newer object of
 // the same name, if the cache holds one, is handled next.
-func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, last T) {
+func (c *Controller[T]) lateDelete(ctx context.Context, key cache.ObjectName, last T, ts telemetry.Triggers) {
 	r := telemetry.Reconcile{Controller: c.name, Key: key, Verb: string(plug.Delete), ID: strconv.FormatUint(c.reconID.Add(1), 36)}
-	log := observe.WithAction(c.log, key.Namespace, key.Name, string(plug.Delete), r.ID)
+	log := observe.WithAction(c.log, key.Namespace, key.Name, string(plug.Delete), r.ID).WithValues("triggers", ts)
 	log.V(1).Info("deleted before the finalizer was on it: a late Delete with its last state")
-	err := c.act(ctx, key, c.newAction(plug.Delete, last, log), &objectState{uid: string(last.GetUID())}, r)
+	err := c.act(ctx, key, c.newAction(plug.Delete, last, log), &objectState{uid: string(last.GetUID())}, r, ts)
 	if err != nil && !plug.IsTerminal(err) {
 		return // act queued the retry
 	}
 	c.finalizer.lateDone(key, last)
-	if _, ok := c.objects.get(key); ok {
+	if obj, ok := c.objects.get(key); ok {
+		// A newer object of the name.
+		c.queue.Note(key, telemetry.Triggers{woken(telemetry.TriggerChange, "", obj, false)})
 		c.queue.Add(key)
 	}
 }
@@ -194,6 +203,15 @@ func (c *Controller[T]) runTimed(ctx context.Context, a *plug.Action[T], r telem
 		defer d.Done()
 	}
 	return c.pipeline.Run(ctx, a)
+}
+
+// tick is the trigger of the action next after d: the handler's
+// requeue, or the controller's period.
+func (c *Controller[T]) tick(a *plug.Action[T], d time.Duration) telemetry.Trigger {
+	if r := a.Requeue(); r > 0 && r == d {
+		return telemetry.Trigger{Kind: telemetry.TriggerRequeue}
+	}
+	return telemetry.Trigger{Kind: telemetry.TriggerPeriodic}
 }
 
 // next is the delay before the next action on a handled object: the
@@ -259,7 +277,9 @@ type objectState struct {
 	uid     string
 	handled int64
 	known   bool
-	memory  plug.Memory // holds no map while no step remembers anything
+	memory  plug.Memory       // holds no map while no step remembers anything
+	loop    loopState         // of the hot-loop detection
+	span    trace.SpanContext // of the last action: later triggers link to it
 	// finalized: finalizeFirst added the finalizer ahead of the queue and
 	// the object's first action has not run yet. Read by the queue
 	// (urgent) under its lock.

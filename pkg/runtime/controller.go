@@ -9,12 +9,14 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // Controller runs one kind's handler: a typed informer feeds keys into a
@@ -25,7 +27,7 @@ import (
 // it needs. An event meets them in this order, and the files follow it:
 // objects (informers.go), queue (internal/lanes), turns (versions.go),
 // shard (shard.go), states (action.go), finalizer (finalize.go), pause
-// (pause.go), then the pipeline and its environment (pipeline.go), which
+// (pause.go), hot loops (hotloop.go), then the pipeline and its environment (pipeline.go), which
 // writes through the kind's client (informers.go) and the store of owned
 // objects (owned.go).
 type Controller[T apis.Object] struct {
@@ -44,6 +46,7 @@ type Controller[T apis.Object] struct {
 	states    *states
 	finalizer *finalizer[T]
 	pause     *pause[T]
+	hot       *hotLoops
 	owned     *ownedStore
 	env       plug.Env[T]
 	pipeline  plug.Pipeline[T]
@@ -68,7 +71,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	c.finalizer = newFinalizer(kind, h, opts, c.objects, c.states)
 	c.queue = lanes.New(lanes.Config{
 		Name: opts.Name, Metrics: op.metrics.Queue, Clock: op.opts.Clock, RateLimiter: opts.RateLimiter,
-		Urgent: c.finalizer.urgent, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]),
+		Urgent: c.finalizer.urgent, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]), Settle: op.settle,
 	})
 	if d := opts.VersionDispatch; d != nil {
 		group, err := op.dispatch.Join(kind.GVK, *d, VersionDispatch.equal)
@@ -81,9 +84,10 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	if s := op.sharding; s != nil {
 		c.shard = &shardFilter[T]{keys: s.keys, member: s.member, objects: c.objects, namespaced: kind.Namespaced}
 	}
-	wakeOwner := func(m metav1.Object) {
+	c.hot = &hotLoops{opts: opts.HotLoop, gvk: kind.GVK, clock: op.opts.Clock, queue: c.queue, recorder: op.recorder, bus: op.bus}
+	wakeOwner := func(gvk schema.GroupVersionKind, m metav1.Object) {
 		if owner, ok := kind.ownerOf(m); ok {
-			c.queue.Wake(owner, true)
+			c.queue.Wake(owner, woken(telemetry.TriggerOwned, objectName(gvk.Kind, m.GetNamespace(), m.GetName()), m, false))
 		}
 	}
 	c.owned = newOwnedStore(op, opts.Name, wakeOwner, c.shard.bucketLabel)
@@ -120,6 +124,7 @@ func completeOptions[T apis.Object](op *Operator, kind Kind[T], opts ControllerO
 	if opts.UpdateFilter == nil {
 		opts.UpdateFilter = kind.UpdateFilter
 	}
+	opts.HotLoop = opts.HotLoop.complete()
 	if opts.ActionTimeout == 0 {
 		opts.ActionTimeout = DefaultActionTimeout
 	}
@@ -148,4 +153,7 @@ func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) { return c.objects.g
 
 // Enqueue asks for an action on the object with key, as someone's change
 // to it would.
-func (c *Controller[T]) Enqueue(key cache.ObjectName) { c.queue.Wake(key, true) }
+// Its action's triggers show a wake (telemetry.TriggerWake).
+func (c *Controller[T]) Enqueue(key cache.ObjectName) {
+	c.queue.Wake(key, telemetry.Trigger{Kind: telemetry.TriggerWake})
+}

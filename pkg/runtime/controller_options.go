@@ -54,6 +54,10 @@ type ControllerOptions[T apis.Object] struct {
 	// ended it. Default DefaultActionTimeout; negative: none.
 	ActionTimeout time.Duration
 
+	// HotLoop says when an object handled again and again by nothing but
+	// the operator's own writes is in a hot loop (see HotLoopOptions).
+	HotLoop HotLoopOptions
+
 	// Watches wake objects of this controller when objects of other kinds
 	// change, through a mapping function.
 	Watches []Watch

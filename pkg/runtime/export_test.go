@@ -17,7 +17,7 @@ import (
 // Handle runs one action for key synchronously, for benchmarks that
 // measure the pipeline without the queue.
 func Handle[T apis.Object](ctx context.Context, c *Controller[T], key cache.ObjectName) {
-	c.handle(ctx, key)
+	c.handle(ctx, key, c.queue.Triggers(key))
 }
 
 // Campaign runs the operator's elector alone: it campaigns with opts (all
@@ -53,4 +53,10 @@ func ShardBucket(label string) int {
 		return b
 	}
 	return -1
+}
+
+// Requeues is how many times key was queued after a backoff since its
+// last success (the rate limiter's count).
+func Requeues[T apis.Object](c *Controller[T], key cache.ObjectName) int {
+	return c.queue.NumRequeues(key)
 }

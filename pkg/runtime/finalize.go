@@ -85,7 +85,7 @@ func (c *Controller[T]) finalizeFirst(ctx context.Context, key cache.ObjectName,
 	case err != nil:
 		c.log.Error(err, "could not add the finalizer; retrying", "namespace", key.Namespace, "name", key.Name)
 		c.previewFailed(key, "add the finalizer", err)
-		c.queue.AddRateLimited(key)
+		c.queue.Retry(key)
 	case wasGone:
 		c.queue.Forget(key) // the cache will show it gone
 	default:

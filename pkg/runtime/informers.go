@@ -123,8 +123,9 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 	filter := c.opts.UpdateFilter // nil: GenerationOrMetadataChanged
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			if key, err := cache.ObjectToName(obj); err == nil {
-				c.queue.Wake(key, !initial)
+			if m := accessor(obj); m != nil {
+				key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
+				c.queue.Wake(key, woken(telemetry.TriggerChange, "", m, initial))
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
@@ -138,7 +139,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 				return // the controller's own write
 			}
 			if (filter != nil && filter(o, n)) || (filter == nil && GenerationOrMetadataChanged(o, n)) {
-				c.queue.Wake(key, true)
+				c.queue.WakeUpdate(key, update(telemetry.TriggerChange, "", o, n))
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -156,7 +157,7 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			case ok:
 				c.objects.writes.Forget(key)
 				if c.finalizer.missed(key, last) {
-					c.queue.Wake(key, true)
+					c.queue.Wake(key, woken(telemetry.TriggerChange, "", last, false))
 				}
 			}
 			c.states.forget(key)
@@ -222,6 +223,7 @@ type kindClient[T apis.Object] struct {
 	namespace string
 	writes    *ownwrites.Writes[T]
 	queue     *lanes.Keys // wakes a key whose write a concurrent event hid
+	revisions *ownwrites.Revisions
 	count     func(what string)
 }
 
@@ -229,8 +231,9 @@ func (c kindClient[T]) Patch(ctx context.Context, name string, pt types.PatchTyp
 	key := cache.ObjectName{Namespace: c.namespace, Name: name}
 	c.writes.Begin(key)
 	obj, err := c.Client.Patch(ctx, name, pt, data, opts, subresources...)
-	if c.writes.End(key, obj, err == nil, "") {
-		c.queue.Wake(key, true)
+	if woken := c.writes.EndWoken(key, obj, err == nil, ""); woken != nil {
+		// A change came while the patch was on its way.
+		c.queue.Wake(key, changeAt(c.revisions, woken))
 	}
 	if err == nil {
 		what := "finalizer"
@@ -244,8 +247,8 @@ func (c kindClient[T]) Patch(ctx context.Context, name string, pt types.PatchTyp
 
 // clients returns the kind's clients by namespace, as the steps write
 // through them.
-func (o *objects[T]) clients(kind Kind[T], queue *lanes.Keys, count func(what string)) func(namespace string) plug.Client[T] {
+func (o *objects[T]) clients(kind Kind[T], queue *lanes.Keys, revisions *ownwrites.Revisions, count func(what string)) func(namespace string) plug.Client[T] {
 	return func(ns string) plug.Client[T] {
-		return kindClient[T]{Client: kind.Client(ns), namespace: ns, writes: &o.writes, queue: queue, count: count}
+		return kindClient[T]{Client: kind.Client(ns), namespace: ns, writes: &o.writes, queue: queue, revisions: revisions, count: count}
 	}
 }

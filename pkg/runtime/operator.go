@@ -55,6 +55,9 @@ type Operator struct {
 	// preview turns every write into a dry run and records what it would
 	// change (nil unless Options.Preview).
 	preview *preview.Preview
+	// revisions are the resourceVersions the operator's writes returned,
+	// whichever client made them: the watch events at them are echoes.
+	revisions ownwrites.Revisions
 	// relists are the caches listing again after their watch expired.
 	relists outage.Relists
 	// probe asks the API server's /readyz, at most once a second.
@@ -147,6 +150,9 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 	if err := o.buildClients(); err != nil {
 		return nil, err
 	}
+	// A client a handler builds from RESTConfig, on a transport of its
+	// own, has its writes told apart too.
+	o.config.Wrap(o.revisions.Wrap)
 	if o.preview != nil {
 		// A client a handler builds from RESTConfig, on a transport of its
 		// own, previews too. Set after buildClients, whose client has the
@@ -174,6 +180,7 @@ func (o *Operator) buildClients() error {
 	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
 	}
+	o.httpClient = o.revisions.Client(o.httpClient)
 	o.httpClient = observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")).Client(o.httpClient)
 	if !o.opts.KeepManagedFields {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)

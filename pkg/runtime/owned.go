@@ -46,7 +46,7 @@ type ownedStore struct {
 	ownerBucket func(owned metav1.Object) string
 	// wakeOwner wakes the owner of an owned object, for an event that
 	// came during an apply of it and was not the apply's.
-	wakeOwner func(owned metav1.Object)
+	wakeOwner func(gvk schema.GroupVersionKind, owned metav1.Object)
 	count     func(what string)
 
 	mu sync.Mutex
@@ -60,7 +60,7 @@ type ownedStore struct {
 	changes ownwrites.Changes
 }
 
-func newOwnedStore(op *Operator, controller string, wakeOwner func(metav1.Object), ownerBucket func(metav1.Object) string) *ownedStore {
+func newOwnedStore(op *Operator, controller string, wakeOwner func(schema.GroupVersionKind, metav1.Object), ownerBucket func(metav1.Object) string) *ownedStore {
 	return &ownedStore{op: op, controller: controller, fieldManager: op.opts.Name,
 		owns: map[schema.GroupVersionKind]*kindCache{}, ownerBucket: ownerBucket, wakeOwner: wakeOwner,
 		count:  func(what string) { op.metrics.Writes.WithLabelValues(controller, what).Inc() },
@@ -170,15 +170,16 @@ func (s *ownedStore) Create(ctx context.Context, obj *unstructured.Unstructured)
 		return ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: s.fieldManager})
 	})
 	if err == nil {
-		s.changed(ctx) // even over a stale cached object of the name
+		s.changed(ctx, plug.ObjectKey{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}, "created") // even over a stale cached object of the name
 	}
 	return got, err
 }
 
-// changed records an owned object created or deleted by a handler's write now.
-func (s *ownedStore) changed(ctx context.Context) {
+// changed records an owned object created or deleted (how) by a
+// handler's write now.
+func (s *ownedStore) changed(ctx context.Context, obj plug.ObjectKey, how string) {
 	if owner, ok := plug.WrittenNow(ctx); ok {
-		s.changes.Mark(owner)
+		s.changes.Mark(owner, objectName(obj.GVK.Kind, obj.Namespace, obj.Name)+" "+how)
 	}
 }
 
@@ -210,14 +211,14 @@ func (s *ownedStore) write(ctx context.Context, obj *unstructured.Unstructured,
 	kc.writes.Begin(key)
 	got, err := write(s.op.kube.Dynamic.Resource(kc.gvr).Namespace(k.Namespace))
 	if kc.writes.End(key, got, err == nil, before) {
-		s.wakeOwner(obj)
+		s.wakeOwner(k.GVK, obj)
 	}
 	if err != nil {
 		return nil, err
 	}
 	s.count("descendant")
 	if before == "" && !written {
-		s.changed(ctx) // an owned object the cache did not hold: created
+		s.changed(ctx, k, "created") // an owned object the cache did not hold
 	}
 	hash := obj.GetAnnotations()[plug.AppliedHashAnnotation]
 	if fields, _, ok := cachefill.OwnApply(got, s.fieldManager, plug.AppliedHashAnnotation); ok {
@@ -267,7 +268,7 @@ func (s *ownedStore) Delete(ctx context.Context, k plug.ObjectKey, uid types.UID
 	}
 	deleted, err := s.delete(ctx, kc, k, uid, propagation)
 	if deleted {
-		s.changed(ctx)
+		s.changed(ctx, k, "deleted")
 	}
 	if err == nil {
 		s.count("delete")

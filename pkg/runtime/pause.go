@@ -65,7 +65,7 @@ func (p *pause[T]) hold(ctx context.Context, key cache.ObjectName, a *plug.Actio
 		apis.MarkPaused(co, ReasonPaused, "reconciliation is paused by the "+PauseAnnotation+" annotation")
 		if err := plug.WriteStatus(ctx, p.env, a); err != nil {
 			a.Log.Error(err, "could not write the Paused condition; retrying")
-			p.queue.AddRateLimited(key)
+			p.queue.Retry(key)
 			return
 		}
 	}

@@ -35,7 +35,7 @@ func newEnv[T apis.Object](op *Operator, kind Kind[T], opts ControllerOptions[T]
 		FieldManager: op.opts.Name,
 		Finalizer:    opts.Finalizer,
 		Deletes:      deletes,
-		Client:       objs.clients(kind, queue, count),
+		Client:       objs.clients(kind, queue, &op.revisions, count),
 		Recorder:     op.recorder,
 	}
 	if len(opts.Owns) > 0 {

@@ -56,6 +56,8 @@ func (r *recorder) describe(name string) []string {
 			}
 		case telemetry.LeaderLost:
 			out = append(out, fmt.Sprintf("%s graceful=%t", e.Name(), e.Graceful))
+		case telemetry.ReconcileWoken:
+			// Its triggers: TestEveryTriggerIsLoggedTracedAndCounted.
 		case telemetry.WatchInitialized, telemetry.WatchChunkReceived, telemetry.WatchOpened, telemetry.WatchFinished,
 			telemetry.WatchTimedOut, telemetry.WatchStopped, telemetry.ControllerStarted, telemetry.ControllerStopped:
 			// Lifecycle events come from other goroutines (the reflector's):

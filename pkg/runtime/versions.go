@@ -160,7 +160,7 @@ func (v *versionTurn[T]) take(ctx context.Context, key cache.ObjectName) (releas
 		if mine, err = v.confirm(ctx, key); err != nil {
 			release()
 			v.log.Error(err, "cannot read the object to confirm it moved to this version's controller; retrying with backoff", "namespace", key.Namespace, "name", key.Name)
-			v.queue.AddRateLimited(key)
+			v.queue.Retry(key)
 			return nil, false
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 // own watches gvk and wakes the controller owner of each changed object.
@@ -26,7 +27,7 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 	// The first reconciles judge this kind's applies by their field sets:
 	// the schema they need is parsed while the caches fill.
 	go c.op.schemas.Prepare(gvk)
-	return c.handleAll(kc, func(m metav1.Object, deleted, initial bool) {
+	return c.handleAll(kc, func(old, m metav1.Object, deleted, initial bool) {
 		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
 		if deleted {
 			c.owned.forget(plug.ObjectKey{GVK: gvk, Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
@@ -35,7 +36,12 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 		if !ok || kc.ownEvent(key, m, deleted) {
 			return // not ours, or the operator's own apply or prune: it wakes nobody
 		}
-		c.queue.Wake(owner, !initial)
+		object := objectName(gvk.Kind, m.GetNamespace(), m.GetName())
+		if old == nil {
+			c.queue.Wake(owner, woken(telemetry.TriggerOwned, object, m, initial))
+			return
+		}
+		c.queue.WakeUpdate(owner, update(telemetry.TriggerOwned, object, old, m))
 	})
 }
 
@@ -77,34 +83,40 @@ func (c *Controller[T]) watch(w Watch) error {
 	if err != nil {
 		return fmt.Errorf("runtime: controller %s watches %w", c.name, err)
 	}
-	return c.handleAll(kc, func(m metav1.Object, _, initial bool) {
-		for _, key := range w.Map(m) {
-			c.queue.Wake(key, !initial)
+	return c.handleAll(kc, func(_, m metav1.Object, _, initial bool) {
+		keys := w.Map(m)
+		if len(keys) == 0 {
+			return
+		}
+		t := woken(telemetry.TriggerWatched, objectName(w.Kind.Kind, m.GetNamespace(), m.GetName()), m, initial)
+		for _, key := range keys {
+			c.queue.Wake(key, t)
 		}
 	})
 }
 
 // handleAll calls f for every add, update (a new resourceVersion) and
-// delete on kc's informers; initial tells the adds of the initial list.
-func (c *Controller[T]) handleAll(kc *kindCache, f func(m metav1.Object, deleted, initial bool)) error {
-	call := func(obj any, deleted, initial bool) {
+// delete on kc's informers, with the object before an update (nil
+// otherwise); initial tells the adds of the initial list.
+func (c *Controller[T]) handleAll(kc *kindCache, f func(old, m metav1.Object, deleted, initial bool)) error {
+	call := func(old metav1.Object, obj any, deleted, initial bool) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		if m, err := meta.Accessor(obj); err == nil {
-			f(m, deleted, initial)
+			f(old, m, deleted, initial)
 		}
 	}
 	h := cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, initial bool) { call(obj, false, initial) },
+		AddFunc: func(obj any, initial bool) { call(nil, obj, false, initial) },
 		UpdateFunc: func(oldObj, newObj any) {
 			o, err1 := meta.Accessor(oldObj)
 			n, err2 := meta.Accessor(newObj)
 			if err1 == nil && err2 == nil && o.GetResourceVersion() != n.GetResourceVersion() {
-				call(newObj, false, false)
+				call(o, newObj, false, false)
 			}
 		},
-		DeleteFunc: func(obj any) { call(obj, true, false) },
+		DeleteFunc: func(obj any) { call(nil, obj, true, false) },
 	}
 	for _, inf := range kc.informers {
 		if _, err := inf.AddEventHandler(h); err != nil {

@@ -12,8 +12,8 @@
 //	watches      WatchInitialized, WatchChunkReceived, WatchOpened, WatchStarted,
 //	             WatchFinished, WatchTimedOut, WatchFailed, WatchRelisted, WatchStopped
 //	controllers  ControllerStarted, ControllerStopped,
-//	             ReconcileStarted, ReconcileSucceeded, ReconcileFailed, ReconcilePaused,
-//	             ReconcileTimedOut
+//	             ReconcileWoken, ReconcileStarted, ReconcileSucceeded, ReconcileFailed, ReconcilePaused,
+//	             ReconcileTimedOut, HotLoop
 //	scheduler    SchedulerFetchStarted, SchedulerFetchSucceeded, SchedulerFetchFailed,
 //	             BindSucceeded, BindFailed
 //	tasks        TaskRegistered, TaskInitialized, TaskRan, TaskStopped

@@ -7,7 +7,9 @@ package lanes
 import (
 	"slices"
 	"sync"
+	"time"
 
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -17,7 +19,9 @@ import (
 // with per-key backoff, served by lane.
 type Keys struct {
 	workqueue.TypedRateLimitingInterface[cache.ObjectName]
-	marks Marks
+	marks    Marks
+	triggers triggers
+	clock    clock.PassiveClock
 }
 
 // Config configures Keys.
@@ -33,11 +37,16 @@ type Config struct {
 	Urgent func(cache.ObjectName) bool
 	// Depth, when set, is told each lane's depth after every change.
 	Depth func(lane string, depth int)
+	// Settle, when set, settles each Update when a worker takes its key.
+	Settle func(Update) telemetry.Trigger
 }
 
 // New returns the work queue cfg describes.
 func New(cfg Config) *Keys {
-	k := &Keys{}
+	k := &Keys{clock: cfg.Clock, triggers: triggers{settle: cfg.Settle}}
+	if k.clock == nil {
+		k.clock = clock.RealClock{}
+	}
 	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{
 		Name: cfg.Name, MetricsProvider: cfg.Metrics, Clock: cfg.Clock,
 		Queue: &Queue{Urgent: cfg.Urgent, Marks: &k.marks, Depth: cfg.Depth},
@@ -51,13 +60,61 @@ func New(cfg Config) *Keys {
 	return k
 }
 
-// Wake queues key, in the user lane when someone's change woke it.
-func (k *Keys) Wake(key cache.ObjectName, user bool) {
-	if user {
+// Wake queues key for t, in the user lane when someone's change or a
+// wake woke it.
+func (k *Keys) Wake(key cache.ObjectName, t telemetry.Trigger) {
+	k.triggers.note(key, t)
+	switch t.Kind {
+	case telemetry.TriggerStart, telemetry.TriggerPeriodic, telemetry.TriggerRequeue, telemetry.TriggerRetry:
+	default:
 		k.marks.Mark(key)
 	}
 	k.Add(key)
 }
+
+// WakeUpdate queues key for a change someone may have made, in the user
+// lane. Whether it was the operator's own write (an echo) is settled when
+// a worker takes the key (Config.Settle).
+func (k *Keys) WakeUpdate(key cache.ObjectName, u Update) {
+	k.triggers.noteUpdate(key, u)
+	k.marks.Mark(key)
+	k.Add(key)
+}
+
+// After queues key after d, for t (a periodic tick or a requeue); t is
+// among the triggers of the first action that begins once d passed.
+func (k *Keys) After(key cache.ObjectName, d time.Duration, t telemetry.Trigger) {
+	if d <= 0 {
+		k.triggers.note(key, t)
+		k.Add(key)
+		return
+	}
+	k.triggers.noteAt(key, k.clock.Now().Add(d), t)
+	k.AddAfter(key, d)
+}
+
+// Retry queues key after its backoff: its action failed.
+func (k *Keys) Retry(key cache.ObjectName) {
+	k.triggers.note(key, telemetry.Trigger{Kind: telemetry.TriggerRetry})
+	k.AddRateLimited(key)
+}
+
+// Triggers returns what woke key since the last call, and forgets it: a
+// worker calls it when it takes the key.
+func (k *Keys) Triggers(key cache.ObjectName) telemetry.Triggers {
+	return k.triggers.take(key, k.clock.Now())
+}
+
+// Note adds ts to key's triggers without queueing it: an action that
+// hands its key on (a finalizer added first) passes on its triggers.
+func (k *Keys) Note(key cache.ObjectName, ts telemetry.Triggers) {
+	for _, t := range ts {
+		k.triggers.note(key, t)
+	}
+}
+
+// Gone forgets what the queue keeps for key: its object is gone.
+func (k *Keys) Gone(key cache.ObjectName) { k.triggers.forget(key) }
 
 // Finished is told that the action on key ended, and whether it is
 // retried (see Marks.Finished).

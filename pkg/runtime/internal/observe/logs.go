@@ -45,6 +45,9 @@ func logEvent(log logr.Logger) func(telemetry.Event) {
 			log.V(1).Info("listed again", watchValues(e.Watch)...)
 		case telemetry.ReconcileTimedOut:
 			logTimeout(log, e)
+		case telemetry.HotLoop:
+			log.Info("hot loop: handled again and again with nothing but the operator's own writes to wake it; backing off until something else changes",
+				"controller", e.Controller, "namespace", e.Key.Namespace, "name", e.Key.Name, "actions", e.Actions, "within", e.Within, "flipping", e.Fields)
 		case telemetry.ReconcilePaused:
 			log.V(1).Info("paused by annotation", "controller", e.Controller, "namespace", e.Key.Namespace, "name", e.Key.Name)
 		case telemetry.BindSucceeded:

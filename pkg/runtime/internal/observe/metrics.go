@@ -32,6 +32,8 @@ type Metrics struct {
 	reconcileErrors *prometheus.CounterVec
 	unknown         *prometheus.CounterVec
 	timeouts        *prometheus.CounterVec
+	triggers        *prometheus.CounterVec
+	hotLoops        *prometheus.CounterVec
 	duration        *prometheus.HistogramVec
 	leader          prometheus.Gauge
 	shardMoves      *prometheus.CounterVec
@@ -53,6 +55,12 @@ func NewMetrics() *Metrics {
 		}, []string{"controller", "verb"}),
 		timeouts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "opgen_reconcile_timeouts_total", Help: "Actions that ran past their controller's ActionTimeout, by controller.",
+		}, []string{"controller"}),
+		triggers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_reconcile_triggers_total", Help: "What woke the actions, by controller and kind of trigger (change, start, owned, watched, periodic, requeue, retry, wake, echo): an action woken by two kinds counts once for each.",
+		}, []string{"controller", "trigger"}),
+		hotLoops: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "opgen_hot_loops_total", Help: "Objects found in a hot loop (handled again and again by nothing but the operator's own writes), by controller.",
 		}, []string{"controller"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "opgen_reconcile_duration_seconds", Help: "Time to run the pipeline for one action, by controller and verb.",
@@ -83,7 +91,7 @@ func NewMetrics() *Metrics {
 	})
 	m.Queue = newQueueMetrics()
 	m.Registry.MustRegister(m.ShardMembers, m.ShardBuckets, m.shardMoves, m.shardHandover)
-	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.unknown, m.timeouts, m.Stuck, m.duration, m.Writes, m.leader,
+	m.Registry.MustRegister(m.reconciles, m.reconcileErrors, m.unknown, m.timeouts, m.triggers, m.hotLoops, m.Stuck, m.duration, m.Writes, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Queue.register(m.Registry)
 	clientMetrics().register(m.Registry)
@@ -94,6 +102,12 @@ func NewMetrics() *Metrics {
 // subscriber of the operator's telemetry like any other.
 func (m *Metrics) Handle(e telemetry.Event) {
 	switch e := e.(type) {
+	case telemetry.ReconcileWoken:
+		for _, k := range e.Triggers.Kinds() {
+			m.triggers.WithLabelValues(e.Controller, string(k)).Inc()
+		}
+	case telemetry.HotLoop:
+		m.hotLoops.WithLabelValues(e.Controller).Inc()
 	case telemetry.ReconcileSucceeded:
 		m.action(e.Reconcile, e.Duration)
 	case telemetry.ReconcileFailed:

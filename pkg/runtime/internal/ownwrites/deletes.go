@@ -1,6 +1,7 @@
 package ownwrites
 
 import (
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -38,25 +39,31 @@ func (d *Deletes) Gone(uid types.UID) (own bool) {
 // what the action computed from its owned objects may predate its writes.
 type Changes struct {
 	mu     sync.Mutex
-	owners map[types.UID]struct{}
+	owners map[types.UID][]string
 }
 
-// Mark records that owner's owned objects changed.
-func (c *Changes) Mark(owner types.UID) {
+// changesKept bounds the changes kept for one owner's action.
+const changesKept = 8
+
+// Mark records that owner's owned objects changed: what says how (an
+// object created or deleted).
+func (c *Changes) Mark(owner types.UID, what string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.owners == nil {
-		c.owners = map[types.UID]struct{}{}
+		c.owners = map[types.UID][]string{}
 	}
-	c.owners[owner] = struct{}{}
+	if whats := c.owners[owner]; len(whats) < changesKept && !slices.Contains(whats, what) {
+		c.owners[owner] = append(whats, what)
+	}
 }
 
-// Take reports whether owner's owned objects changed since the last Take, and
-// forgets it.
-func (c *Changes) Take(owner types.UID) bool {
+// Take returns how owner's owned objects changed since the last Take (nil
+// when they did not), and forgets it.
+func (c *Changes) Take(owner types.UID) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.owners[owner]
+	whats := c.owners[owner]
 	delete(c.owners, owner)
-	return ok
+	return whats
 }

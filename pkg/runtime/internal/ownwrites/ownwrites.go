@@ -64,6 +64,12 @@ func (w *Writes[T]) Begin(key cache.ObjectName) {
 // event follows it. wake reports that an event seen meanwhile was not
 // this write's, and must wake its key now.
 func (w *Writes[T]) End(key cache.ObjectName, obj T, ok bool, before string) (wake bool) {
+	return len(w.EndWoken(key, obj, ok, before)) > 0
+}
+
+// EndWoken is End, and returns the resource versions of the events seen
+// meanwhile that were not this write's (nil when none must wake the key).
+func (w *Writes[T]) EndWoken(key cache.ObjectName, obj T, ok bool, before string) (woken []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.n.Add(-1)
@@ -91,7 +97,7 @@ func (w *Writes[T]) End(key cache.ObjectName, obj T, ok bool, before string) (wa
 		case w.earlier(key, p):
 			// The event of an earlier write of the operator's, late.
 		default:
-			wake = true
+			woken = append(woken, p)
 		}
 	}
 	if ok && !gone && rv != before && !own {
@@ -100,7 +106,7 @@ func (w *Writes[T]) End(key cache.ObjectName, obj T, ok bool, before string) (wa
 		}
 		w.rvs[key] = append(w.rvs[key], rv)
 	}
-	return wake
+	return woken
 }
 
 // earlier takes rv from the versions of key's earlier writes whose events

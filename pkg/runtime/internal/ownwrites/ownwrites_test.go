@@ -100,7 +100,9 @@ func TestDeletesAreHiddenUntilGone(t *testing.T) {
 	assert.False(t, d.Gone("c"))
 
 	var c Changes
-	c.Mark("o")
-	assert.True(t, c.Take("o"))
-	assert.False(t, c.Take("o"), "taken once")
+	c.Mark("o", "ConfigMap ns/a created")
+	c.Mark("o", "ConfigMap ns/a created")
+	c.Mark("o", "ConfigMap ns/b deleted")
+	assert.Equal(t, []string{"ConfigMap ns/a created", "ConfigMap ns/b deleted"}, c.Take("o"))
+	assert.Nil(t, c.Take("o"), "taken once")
 }
