@@ -168,6 +168,10 @@ var mutants = []mutant{
 		name: "preview-handler-clients-not-wrapped", pkg: "./pkg/runtime/", test: "^TestPreviewCoversEveryWritePath$",
 		file: "pkg/runtime/operator.go", old: "o.config.Wrap(o.preview.Wrap)", new: "_ = o.config",
 	},
+	{
+		name: "preview-cache-ignores-version", pkg: "./pkg/runtime/internal/preview/", test: "^TestLiveReadsTheVersionTheDryRunRanOver$",
+		file: "pkg/runtime/internal/preview/live.go", old: `return obj, rv != "" && rv == nested(obj, "metadata", "resourceVersion")`, new: `return obj, rv != "" || rv == nested(obj, "metadata", "resourceVersion")`,
+	},
 }
 
 func main() {

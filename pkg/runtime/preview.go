@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/preview"
 )
 
 // PreviewOptions configure a preview: Run handles every object of every
@@ -84,6 +88,9 @@ const previewEvery = 10 * time.Millisecond
 // then prints the report.
 func (o *Operator) runPreview(ctx context.Context) error {
 	start := time.Now()
+	liveCtx, stopLive := context.WithCancel(cachefill.Fill(ctx))
+	defer stopLive()
+	o.previewLive(liveCtx)
 	workCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -116,6 +123,39 @@ func (o *Operator) runPreview(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("runtime: %w: %d of them", ErrPreviewFailed, n))
 	}
 	return errors.Join(errs...)
+}
+
+// previewLiveWait bounds how long a write waits for the cache of live
+// objects to fill: past it, a write to an object it does not hold yet is
+// diffed against a GET.
+const previewLiveWait = 30 * time.Second
+
+// previewLive fills the cache the preview diffs writes against (see
+// preview.Live), until ctx ends: the objects of the controllers' kinds,
+// and those of the owned kinds that carry the operator's managed-by
+// label.
+func (o *Operator) previewLive(ctx context.Context) {
+	live := preview.NewLive(o.kube.Dynamic)
+	for _, c := range o.plan.controllers {
+		if c, ok := c.(interface{ previewWatch(*preview.Live) }); ok {
+			c.previewWatch(live)
+		}
+	}
+	for _, kc := range o.caches.kinds {
+		for ns := range kc.informers {
+			live.Watch(kc.gvr, ns, plug.ManagedByLabelKey+"="+o.opts.Name)
+		}
+	}
+	live.Start(ctx, previewLiveWait)
+	o.preview.ReadFrom(live)
+}
+
+// previewWatch has l cache the objects of c's kind where c's informers
+// cache them.
+func (c *Controller[T]) previewWatch(l *preview.Live) {
+	for ns := range c.objects.caches {
+		l.Watch(c.kind.GVR(), ns, "")
+	}
 }
 
 // previewDone reports whether every controller handled each of its

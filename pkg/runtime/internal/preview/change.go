@@ -1,7 +1,6 @@
 package preview
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -36,10 +35,9 @@ var verbs = map[string]string{
 }
 
 // record records the dry run of a write of method to t, which the server
-// answered with answer; live is the object before it (nil when none).
-func (p *Preview) record(method string, t Target, live map[string]any, answer []byte) {
-	var after map[string]any
-	_ = json.Unmarshal(answer, &after) // not a JSON object: the change names the object only
+// answered with after (decoded); live is the object before it (nil when
+// none).
+func (p *Preview) record(method string, t Target, live, after map[string]any) {
 	if t.event() {
 		if method == http.MethodPost {
 			p.emitted(eventOf(after))

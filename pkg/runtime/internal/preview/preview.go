@@ -3,9 +3,11 @@
 //
 // Every mutating request of the operator's HTTP client (Client) leaves
 // with dryRun=All: the API server runs admission, defaulting and
-// validation, answers as it would, and stores nothing. Before an update,
-// a patch or a delete the live object is read, and the change recorded is
-// the field-level difference between it and the server's answer. A write
+// validation, answers as it would, and stores nothing. The object an
+// update, a patch or a delete changes is read (a GET, or the object a Live
+// cache holds at the version the dry run ran over), and the change
+// recorded is the field-level difference between it and the server's
+// answer. A write
 // that would change nothing is not recorded. The reviews the secure
 // metrics send store nothing and pass untouched, as in package fence.
 //
@@ -22,6 +24,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Preview records the changes the dry runs of an operator's writes would
@@ -31,10 +34,17 @@ type Preview struct {
 	changes  []Change
 	events   []Event
 	failures []string
+	// cached holds the objects a write is diffed against, when it holds
+	// the write's object (see Live); nil until ReadFrom.
+	cached atomic.Pointer[Live]
 }
 
 // New returns an empty preview.
 func New() *Preview { return &Preview{} }
+
+// ReadFrom diffs the writes to the objects l caches against them, and
+// the others against a GET, as before.
+func (p *Preview) ReadFrom(l *Live) { p.cached.Store(l) }
 
 // Client returns c with every mutating request it sends turned into a
 // dry run and recorded in p.
@@ -68,8 +78,13 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		return rt.next.RoundTrip(r)
 	}
 	t, ok := ParseTarget(r.URL.Path)
+	read := ok && r.Method != http.MethodPost && t.Name != ""
+	cached := rt.preview.cached.Load()
+	// A write to an object of the cache is diffed after its dry run, which
+	// tells whether the cache holds the version it ran over.
+	fromCache := read && cached.watches(t)
 	var live map[string]any
-	if ok && r.Method != http.MethodPost && t.Name != "" {
+	if read && !fromCache {
 		var err error
 		if live, err = rt.live(r, t); err != nil {
 			return nil, err
@@ -87,10 +102,34 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		rt.preview.record(r.Method, t, live, answer)
+	if !ok {
+		return resp, nil
 	}
+	after := decode(answer)
+	if fromCache {
+		if live, err = rt.cachedOrLive(r, t, cached, after); err != nil {
+			return nil, err
+		}
+	}
+	rt.preview.record(r.Method, t, live, after)
 	return resp, nil
+}
+
+// cachedOrLive returns the object r changed as cached holds it when the
+// dry run that answered after ran over it, or else reads it.
+func (rt roundTripper) cachedOrLive(r *http.Request, t Target, cached *Live, after map[string]any) (map[string]any, error) {
+	if live, ok := cached.before(r.Context(), t, r.Method, after); ok {
+		return live, nil
+	}
+	return rt.live(r, t)
+}
+
+// decode reads a dry run's answer: nil when it is not a JSON object, and
+// the change names the object only.
+func decode(answer []byte) map[string]any {
+	var after map[string]any
+	_ = json.Unmarshal(answer, &after)
+	return after
 }
 
 // DryRun returns a copy of r that asks the API server for a dry run: in

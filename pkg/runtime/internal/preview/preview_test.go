@@ -204,15 +204,15 @@ func TestRecordReadsEveryAnswer(t *testing.T) {
 	t.Parallel()
 	p := New()
 	core, _ := ParseTarget("/api/v1/namespaces/a/events")
-	p.record(http.MethodPost, core, nil, []byte(`{"kind":"Event","type":"Warning","reason":"Failed","message":"it broke",
-		"involvedObject":{"kind":"Pod","namespace":"a","name":"p"}}`))
+	p.record(http.MethodPost, core, nil, decode([]byte(`{"kind":"Event","type":"Warning","reason":"Failed","message":"it broke",
+		"involvedObject":{"kind":"Pod","namespace":"a","name":"p"}}`)))
 	gadget, _ := ParseTarget("/apis/test.opgen.dev/v1/namespaces/a/gadgets/g")
 	p.record(http.MethodPatch, gadget, obj(`{"apiVersion":"test.opgen.dev/v1","kind":"Gadget","metadata":{"name":"g","finalizers":["f"]}}`),
-		[]byte(`{"apiVersion":"v1","kind":"Status","status":"Success"}`))
+		obj(`{"apiVersion":"v1","kind":"Status","status":"Success"}`))
 	all, _ := ParseTarget("/api/v1/namespaces/a/configmaps")
-	p.record(http.MethodDelete, all, nil, []byte(`{"apiVersion":"v1","kind":"ConfigMapList","items":[]}`))
+	p.record(http.MethodDelete, all, nil, decode([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","items":[]}`)))
 	seriesOfAnEvent, _ := ParseTarget("/apis/events.k8s.io/v1/namespaces/a/events/e")
-	p.record(http.MethodPatch, seriesOfAnEvent, nil, []byte(`{}`))
+	p.record(http.MethodPatch, seriesOfAnEvent, nil, decode([]byte(`{}`)))
 
 	r := p.Report()
 	assert.Equal(t, []string{"would emit Event Warning Failed on Pod a/p: it broke"}, r.Events)
