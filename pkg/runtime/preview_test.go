@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
@@ -227,14 +228,7 @@ func quietEvents(t testing.TB, ns string) {
 }
 
 func field(obj map[string]any, path ...string) any {
-	var v any = obj
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
 	return v
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Change is one write that would change what the API server stores.
@@ -123,13 +125,6 @@ func isStatus(obj map[string]any) bool {
 }
 
 func nested(obj map[string]any, path ...string) any {
-	var v any = obj
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
 	return v
 }
