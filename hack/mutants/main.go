@@ -172,6 +172,14 @@ var mutants = []mutant{
 		name: "preview-cache-ignores-version", pkg: "./pkg/runtime/internal/preview/", test: "^TestLiveReadsTheVersionTheDryRunRanOver$",
 		file: "pkg/runtime/internal/preview/live.go", old: `return obj, rv != "" && rv == nested(obj, "metadata", "resourceVersion")`, new: `return obj, rv != "" || rv == nested(obj, "metadata", "resourceVersion")`,
 	},
+	{
+		name: "echo-taken-for-a-change", pkg: "./pkg/runtime/", test: "^(TestAFlappingHandlerIsCaught|TestEveryTriggerIsLoggedTracedAndCounted)$",
+		file: "pkg/runtime/triggers.go", old: "if !o.revisions.Has(rv) {", new: "if _ = rv; true {",
+	},
+	{
+		name: "hot-loop-not-backed-off", pkg: "./pkg/runtime/", test: "^TestAFlappingHandlerIsCaught$",
+		file: "pkg/runtime/hotloop.go", old: "h.queue.AddRateLimited(key)\n\t\treturn true", new: "h.queue.Add(key)\n\t\treturn true",
+	},
 }
 
 func main() {
