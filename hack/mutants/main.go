@@ -174,7 +174,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "echo-taken-for-a-change", pkg: "./pkg/runtime/", test: "^(TestAFlappingHandlerIsCaught|TestEveryTriggerIsLoggedTracedAndCounted)$",
-		file: "pkg/runtime/triggers.go", old: "if !o.revisions.Has(rv) {", new: "if _ = rv; true {",
+		file: "pkg/runtime/triggers.go", old: "if !revs.Has(rv) {", new: "if _ = rv; true {",
 	},
 	{
 		name: "hot-loop-not-backed-off", pkg: "./pkg/runtime/", test: "^TestAFlappingHandlerIsCaught$",

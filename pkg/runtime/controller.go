@@ -71,7 +71,7 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 	c.finalizer = newFinalizer(kind, h, opts, c.objects, c.states)
 	c.queue = lanes.New(lanes.Config{
 		Name: opts.Name, Metrics: op.metrics.Queue, Clock: op.opts.Clock, RateLimiter: opts.RateLimiter,
-		Urgent: c.finalizer.urgent, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]), Settle: op.settle,
+		Urgent: c.finalizer.urgent, Depth: op.metrics.Queue.LaneDepth(opts.Name, lanes.Names[:]), Settle: settleEchoes(&op.revisions),
 	})
 	if d := opts.VersionDispatch; d != nil {
 		group, err := op.dispatch.Join(kind.GVK, *d, VersionDispatch.equal)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/pkg/plug"
@@ -90,7 +91,7 @@ func (o *Operator) runPreview(ctx context.Context) error {
 	start := time.Now()
 	liveCtx, stopLive := context.WithCancel(cachefill.Fill(ctx))
 	defer stopLive()
-	o.previewLive(liveCtx)
+	o.preview.ReadFrom(previewLive(liveCtx, o.kube.Dynamic, o.plan.controllers, o.caches, o.opts.Name))
 	workCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -99,7 +100,7 @@ func (o *Operator) runPreview(ctx context.Context) error {
 	}()
 	t := time.NewTicker(previewEvery)
 	defer t.Stop()
-	for !o.previewDone() {
+	for !previewDone(o.plan.controllers) {
 		select {
 		case <-ctx.Done():
 			stop()
@@ -130,24 +131,24 @@ func (o *Operator) runPreview(ctx context.Context) error {
 // diffed against a GET.
 const previewLiveWait = 30 * time.Second
 
-// previewLive fills the cache the preview diffs writes against (see
-// preview.Live), until ctx ends: the objects of the controllers' kinds,
-// and those of the owned kinds that carry the operator's managed-by
-// label.
-func (o *Operator) previewLive(ctx context.Context) {
-	live := preview.NewLive(o.kube.Dynamic)
-	for _, c := range o.plan.controllers {
+// previewLive returns the cache the preview diffs writes against (see
+// preview.Live), filled until ctx ends: the objects of the controllers'
+// kinds, and those of the owned kinds (in caches) that carry the managed-by
+// label of the operator named manager.
+func previewLive(ctx context.Context, dyn dynamic.Interface, controllers []runner, caches *sharedCaches, manager string) *preview.Live {
+	live := preview.NewLive(dyn)
+	for _, c := range controllers {
 		if c, ok := c.(interface{ previewWatch(*preview.Live) }); ok {
 			c.previewWatch(live)
 		}
 	}
-	for _, kc := range o.caches.kinds {
+	for _, kc := range caches.kinds {
 		for ns := range kc.informers {
-			live.Watch(kc.gvr, ns, plug.ManagedByLabelKey+"="+o.opts.Name)
+			live.Watch(kc.gvr, ns, plug.ManagedByLabelKey+"="+manager)
 		}
 	}
 	live.Start(ctx, previewLiveWait)
-	o.preview.ReadFrom(live)
+	return live
 }
 
 // previewWatch has l cache the objects of c's kind where c's informers
@@ -160,8 +161,8 @@ func (c *Controller[T]) previewWatch(l *preview.Live) {
 
 // previewDone reports whether every controller handled each of its
 // objects and has nothing queued or in flight.
-func (o *Operator) previewDone() bool {
-	for _, c := range o.plan.controllers {
+func previewDone(controllers []runner) bool {
+	for _, c := range controllers {
 		if !c.previewDone() {
 			return false
 		}

@@ -36,14 +36,19 @@ func update(kind telemetry.TriggerKind, object string, old, n metav1.Object) lan
 	return lanes.Update{Trigger: woken(kind, object, n, false), Versions: []string{n.GetResourceVersion()}, Old: old, New: n}
 }
 
-// settle is the trigger of u once a worker takes its key: an echo, with
-// the fields that changed, when the operator's writes returned every
-// version of it. By then the answers of the writes of the key's last
-// action were read, though their watch events may have come first.
-func (o *Operator) settle(u lanes.Update) telemetry.Trigger {
+// settleEchoes returns the queue's Settle: the trigger of u once a
+// worker takes its key is an echo, with the fields that changed, when the
+// operator's writes (revs) returned every version of it. By then the
+// answers of the writes of the key's last action were read, though their
+// watch events may have come first.
+func settleEchoes(revs *ownwrites.Revisions) func(lanes.Update) telemetry.Trigger {
+	return func(u lanes.Update) telemetry.Trigger { return settle(revs, u) }
+}
+
+func settle(revs *ownwrites.Revisions, u lanes.Update) telemetry.Trigger {
 	t := u.Trigger
 	for _, rv := range u.Versions {
-		if !o.revisions.Has(rv) {
+		if !revs.Has(rv) {
 			return t
 		}
 	}
