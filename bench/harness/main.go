@@ -34,7 +34,7 @@ import (
 )
 
 // benchmarks in the order they run.
-var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "shard"}
+var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "binary", "shard"}
 
 type config struct {
 	quick        bool
@@ -226,7 +226,7 @@ func (s *suite) run(ctx context.Context) error {
 	}
 	needCluster := false
 	for _, b := range benchmarks {
-		needCluster = needCluster || (b != "codegen" && s.cfg.runs(b))
+		needCluster = needCluster || (b != "codegen" && b != "binary" && s.cfg.runs(b))
 	}
 	if needCluster {
 		if err := s.phaseErr("start the control plane and create the objects", func() error { return s.setup(ctx) }); err != nil {
@@ -264,6 +264,9 @@ func (s *suite) run(ctx context.Context) error {
 	}
 	if s.cfg.runs("codegen") && ctx.Err() == nil {
 		s.phase("codegen", func() error { return s.benchCodegen(ctx) })
+	}
+	if s.cfg.runs("binary") && ctx.Err() == nil {
+		s.phase("binary", func() error { return s.benchBinary(ctx) })
 	}
 	s.res.finish(start)
 	return s.writeResults()

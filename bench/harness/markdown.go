@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	goruntime "runtime"
 	"slices"
 	"strings"
 )
@@ -55,6 +56,7 @@ func (s *suite) markdown(evs []evaluated, base string) string {
 	s.mdWebhook(&b)
 	s.mdShard(&b)
 	s.mdCodegen(&b)
+	s.mdBinary(&b)
 
 	if len(r.Errors) > 0 {
 		b.WriteString("## Errors\n\nThese parts of the run failed; their rows above are missing or partial.\n\n")
@@ -410,4 +412,28 @@ func mdExits(b *strings.Builder, exits []memberExit, spare int) {
 		}
 		b.WriteString("  ```\n\n")
 	}
+}
+
+func (s *suite) mdBinary(b *strings.Builder) {
+	if !s.cfg.runs("binary") {
+		return
+	}
+	b.WriteString("## 9. Binary and image\n\n")
+	fmt.Fprintf(b, "The operators of the benchmark's kinds: the binary as the harness builds it (`go build`, no flags), and the image `opgen image` builds of each (static, `-trimpath -ldflags \"-s -w\"`, on opgen's minimal base, linux/%s): the bytes a node pulls (manifest, config, compressed layers) and the binary in it. Both go through the same image build, so what differs is the binary.\n\n", goruntime.GOARCH)
+	t := &table{}
+	t.head("measurement", "opgen (MB)", "controller-runtime (MB)", "opgen / cr")
+	for _, r := range [][2]string{
+		{"binary (go build)", "binary.bytes"},
+		{"binary in the image (stripped)", "image.binary.bytes"},
+		{"image, bytes pulled", "image.bytes"},
+	} {
+		o, c := s.res.get(r[1], opgen), s.res.get(r[1], cr)
+		if len(o) == 0 || len(c) == 0 {
+			t.row(r[0], "–", "–", "–")
+			continue
+		}
+		t.row(r[0], fmt.Sprintf("%.2f", median(o)/1e6), fmt.Sprintf("%.2f", median(c)/1e6), fmt.Sprintf("%.3fx", median(o)/median(c)))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
 }

@@ -72,6 +72,8 @@ func (s *suite) checks() []check {
 		check{name: fmt.Sprintf("crash failover (leaderless window; lease %gs)", lease), metric: "failover.crash.leaderless", limit: lease + 0.5, atMost: true, unit: "ms", scale: 1000},
 		check{name: "admission latency p50 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p50", limit: 1, atMost: true, unit: "ms", scale: 1},
 		check{name: "admission latency p99 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p99", limit: 1, atMost: true, unit: "ms", scale: 1},
+		check{name: "operator binary", metric: "binary.bytes", base: cr, limit: 1.0, atMost: true, chart: "binary size"},
+		check{name: "container image, bytes pulled", metric: "image.bytes", base: cr, limit: 1.0, atMost: true},
 		check{name: "code generation, fixture, cold", metric: "codegen.cold", limit: 8, chart: "codegen cold"},
 		check{name: "code generation, fixture, warm", metric: "codegen.warm", limit: 8, chart: "codegen warm"},
 	)
