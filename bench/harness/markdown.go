@@ -313,6 +313,8 @@ func (s *suite) mdCodegen(b *strings.Builder) {
 		sm, _ := summarize(ratios(c, o))
 		t.row(r[0], rawCell(c, 1), rawCell(o, 1), fmt.Sprintf("%.1fx [%.1f–%.1f]", sm.med, sm.min, sm.max))
 	}
+	over, _ := summarize(s.codegenValues("overlist"))
+	t.row("cold: the first `go list -deps` alone, opgen's floor", "–", rawCell(s.res.Raw["codegen.go list cold"], 1), fmt.Sprintf("opgen +%.2f s [%.2f–%.2f]", over.med, over.min, over.max))
 	t.row("no-op, binary", "–", rawCell(s.res.Raw["codegen.opgen no-op (binary)"], 1), "")
 	t.row("no-op, go run (as go:generate)", "–", rawCell(s.res.Raw["codegen.opgen no-op (go run)"], 1), "")
 	b.WriteString(t.b.String())

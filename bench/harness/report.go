@@ -74,7 +74,10 @@ func (s *suite) checks() []check {
 		check{name: "admission latency p99 over a bare net/http TLS handler", metric: "webhook.validate.overhead.p99", limit: 1, atMost: true, unit: "ms", scale: 1},
 		check{name: "operator binary", metric: "binary.bytes", base: cr, limit: 1.0, atMost: true, chart: "binary size"},
 		check{name: "container image, bytes pulled", metric: "image.bytes", base: cr, limit: 1.0, atMost: true},
-		check{name: "code generation, fixture, cold", metric: "codegen.cold", limit: 8, chart: "codegen cold"},
+		// The decision: cold on the fixture is held by the go
+		// command's first load, which opgen cannot make faster; it is
+		// judged as opgen's time over that load, measured run by run.
+		check{name: "code generation, fixture, cold, over the first go list", metric: "codegen.overlist", limit: 0.2, atMost: true, unit: "s", scale: 1},
 		check{name: "code generation, fixture, warm", metric: "codegen.warm", limit: 8, chart: "codegen warm"},
 	)
 	for _, n := range s.codegenSizes() {
@@ -196,6 +199,13 @@ func (s *suite) codegenValues(which string) []float64 {
 	switch {
 	case which == "cold":
 		return ratios(raw("conventional cold"), raw("opgen cold"))
+	case which == "overlist": // seconds over the first go list, run by run
+		var out []float64
+		o, l := raw("opgen cold"), raw("go list cold")
+		for i := range min(len(o), len(l)) {
+			out = append(out, o[i]-l[i])
+		}
+		return out
 	case which == "warm":
 		return ratios(raw("conventional warm"), raw("opgen warm (--force)"))
 	case f[0] == "scale" && len(f) == 3:
