@@ -61,9 +61,26 @@ func statusWrites(st probe.Stats) int64 { return st.Writes[statusKey] }
 // to be reconciled again at once, at each worker count, and measures
 // reconciles (each one status write) per second and CPU per 1,000.
 func (s *suite) benchThroughput(ctx context.Context) error {
+	raw, err := s.rawClient()
+	if err != nil {
+		return err
+	}
 	for _, w := range s.cfg.tpWorkers {
-		for r := range s.cfg.rounds {
-			for _, v := range order(r, s.variants(opgen, cr)...) {
+		key := fmt.Sprintf("throughput.w%d", w)
+		for r := range s.cfg.tpRounds {
+			for _, v := range order(r, append(s.variants(opgen, cr), watchedBound)...) {
+				if v == watchedBound {
+					// the bound of the same round: a client applying the
+					// whole status while a typed watch decodes every event
+					server0 := s.serverCPU()
+					rate, err := writeRate(ctx, raw, watchedApply, w, s.cfg.small, s.cfg.window)
+					if err != nil {
+						return err
+					}
+					s.res.add(key+".writes", v, rate)
+					s.res.add(key+".serverCPUPerWrite", v, (s.serverCPU()-server0).Seconds()/(rate*s.cfg.window.Seconds())*1000)
+					continue
+				}
 				p, err := s.startOperator(v, opts{namespace: namespace(v, "small"), mode: "status", workers: w,
 					requeue: time.Microsecond, expect: s.cfg.small})
 				if err != nil {
@@ -74,16 +91,20 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 					time.Sleep(500 * time.Millisecond)
 				}
 				var m window
+				server0 := s.serverCPU()
 				if err == nil {
 					m, err = s.measureWindowProfiled(p, s.cfg.window, fmt.Sprintf("status-%s-w%d-%d", v, w, r))
 				}
+				server := s.serverCPU() - server0
 				p.stop()
 				if err != nil {
 					return err
 				}
-				key := fmt.Sprintf("throughput.w%d", w)
 				s.res.add(key+".reconciles", v, m.reconciles/m.seconds)
 				s.res.add(key+".writes", v, m.writes/m.seconds)
+				if m.writes > 0 {
+					s.res.add(key+".serverCPUPerWrite", v, server.Seconds()/m.writes*1000)
+				}
 				if m.reconciles > 0 {
 					s.res.add(key+".cpuPer1000", v, m.cpu/m.reconciles*1000)
 				}
@@ -95,12 +116,13 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 			}
 		}
 		for _, v := range s.variants(opgen, cr) {
-			k := fmt.Sprintf("throughput.w%d", w)
-			logf("   %s %d workers: %s reconciles/s, %s writes/s, %s CPU s/1000; per write a worker spent %s ms in the request, %s ms beside it", v, w,
-				fmtSeries(s.res.get(k+".reconciles", v)), fmtSeries(s.res.get(k+".writes", v)),
-				fmtSeries(s.res.get(k+".cpuPer1000", v)),
-				fmtSeries(s.res.get(k+".requestMillis", v)), fmtSeries(s.res.get(k+".besideMillis", v)))
+			logf("   %s %d workers: %s reconciles/s, %s writes/s, %s CPU s/1000, the server's %s CPU ms a write; per write a worker spent %s ms in the request, %s ms beside it", v, w,
+				fmtSeries(s.res.get(key+".reconciles", v)), fmtSeries(s.res.get(key+".writes", v)),
+				fmtSeries(s.res.get(key+".cpuPer1000", v)), fmtSeries(s.res.get(key+".serverCPUPerWrite", v)),
+				fmtSeries(s.res.get(key+".requestMillis", v)), fmtSeries(s.res.get(key+".besideMillis", v)))
 		}
+		logf("   the watched apply bound, %d writers: %s writes/s, the server's %s CPU ms a write", w,
+			fmtSeries(s.res.get(key+".writes", watchedBound)), fmtSeries(s.res.get(key+".serverCPUPerWrite", watchedBound)))
 	}
 	return nil
 }
@@ -294,4 +316,18 @@ func saveProfile(hc *http.Client, url, path, what string) {
 	if err != nil {
 		logf("   %s: %v", what, err)
 	}
+}
+
+// watchedBound is the variant of the throughput rounds that is no
+// operator: the watched apply bound (raw.go), measured in each round
+// between the operators so that it shares their moment of the machine.
+const watchedBound = "watched apply"
+
+// serverCPU is the CPU time etcd and kube-apiserver have used so far.
+func (s *suite) serverCPU() time.Duration {
+	var total time.Duration
+	for _, pid := range s.env.PIDs() {
+		total += pidCPU(pid)
+	}
+	return total
 }

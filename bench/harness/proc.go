@@ -247,8 +247,12 @@ func (p *proc) stats(gc bool) (probe.Stats, error) {
 }
 
 // cpu returns the process's user plus system CPU time so far.
-func (p *proc) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+func (p *proc) cpu() time.Duration { return pidCPU(p.cmd.Process.Pid) }
+
+// pidCPU is the user and system CPU time process pid has used, 0 when it
+// cannot be read.
+func pidCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
