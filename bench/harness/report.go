@@ -38,14 +38,20 @@ func (s *suite) checks() []check {
 		{name: fmt.Sprintf("cold start, N=%d", s.cfg.small), metric: "coldstart.small.seconds", base: cr, limit: 0.7, atMost: true, chart: "cold start N=" + short(s.cfg.small)},
 		{name: fmt.Sprintf("cold start, N=%d", s.cfg.large), metric: "coldstart.large.seconds", base: cr, limit: 0.7, atMost: true, chart: "cold start N=" + short(s.cfg.large)},
 		{name: fmt.Sprintf("cold start, N=%d, of the raw paged list + decode", s.cfg.small), metric: "coldstart.small.seconds", raw: "list.small.seconds", bench: "coldstart", limit: 1.2, atMost: true},
-		{name: fmt.Sprintf("cold start, N=%d, of the raw paged list + decode", s.cfg.large), metric: "coldstart.large.seconds", raw: "list.large.seconds", bench: "coldstart", limit: 1.2, atMost: true},
-		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.small), metric: "peakrss.small.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.small)},
+		// Handling objects while the streamed list arrives beats a paged
+		// list at 10,000; at 100,000 (-large 100000) it must not lose.
+		{name: fmt.Sprintf("cold start, N=%d, of the raw paged list + decode", s.cfg.large), metric: "coldstart.large.seconds", raw: "list.large.seconds", bench: "coldstart", limit: largeListLimit(s.cfg.large), atMost: true},
+		// At 1,000 objects the binary's own pages are most of an
+		// operator's RSS, as large for any client-go operator: judged less
+		// the file-backed pages (bench/README.md, "The memory floor").
+		{name: fmt.Sprintf("peak RSS less file-backed, N=%d", s.cfg.small), metric: "peakanon.small.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.small)},
+		{name: fmt.Sprintf("peak RSS less file-backed vs tuned, N=%d", s.cfg.small), metric: "peakanon.small.bytes", base: crTuned, limit: 0.75, atMost: true},
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: cr, limit: 0.6, atMost: true, chart: "peak RSS N=" + short(s.cfg.large)},
-		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.small), metric: "peakrss.small.bytes", base: crTuned, limit: 0.75, atMost: true},
+		{name: fmt.Sprintf("peak RSS less file-backed, N=%d", s.cfg.large), metric: "peakanon.large.bytes", base: cr, limit: 0.5, atMost: true},
 		{name: fmt.Sprintf("peak RSS vs tuned, N=%d", s.cfg.large), metric: "peakrss.large.bytes", base: crTuned, limit: 0.75, atMost: true},
 		{name: "peak RSS, empty namespace", metric: "peakrss.empty.bytes", base: cr, limit: 1.0, atMost: true},
-		{name: "heap per cached object vs stock", metric: "heap.perobject.bytes", base: cr, limit: 0.5, atMost: true, chart: "heap/object vs stock"},
-		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 0.8, atMost: true, chart: "heap/object vs tuned"},
+		{name: "heap per cached object vs stock", metric: "heap.perobject.bytes", base: cr, limit: 0.35, atMost: true, chart: "heap/object vs stock"},
+		{name: "heap per cached object vs tuned", metric: "heap.perobject.bytes", base: crTuned, limit: 0.5, atMost: true, chart: "heap/object vs tuned"},
 		{name: "object writes on restart, owned", metric: "owned.writes", limit: 0, atMost: true, unit: "writes", scale: 1},
 		{name: "start to all reconciled, owned", metric: "coldstart.owned.seconds", base: cr, limit: 1.0, atMost: true, chart: "restart, owned"},
 		{name: "heap per owned object vs tuned", metric: "heap.perconfigmap.bytes", base: crTuned, limit: 1.0, atMost: true},
@@ -389,4 +395,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// largeListLimit is the bound of the cold start at n objects over the raw
+// paged list + decode of the same n.
+func largeListLimit(n int) float64 {
+	if n >= 100000 {
+		return 1.0
+	}
+	return 0.8
 }
