@@ -93,8 +93,13 @@ func run() error {
 	}
 	bin := filepath.Join(work, "bin")
 	fmt.Fprintln(os.Stderr, "building the tools (not measured)...")
-	if err := buildTools(repo, bin); err != nil {
-		return err
+	if *sides == "" {
+		if err := buildTools(repo, bin); err != nil {
+			return err
+		}
+	}
+	if *sides != "" {
+		return runSides(bin, work, strings.Split(*sides, ","))
 	}
 	if *conversions > 0 {
 		return runConversions(bin, work, *conversions)
@@ -270,8 +275,12 @@ func buildTools(repo, bin string) error {
 }
 
 // newProject creates a module in dir with the fixture's API types.
-func newProject(repo, dir string) error {
-	src := filepath.Join(repo, "gen", "internal", "fixture", "apis")
+func newProject(repo, dir string) error { return newProjectOf(repo, repoDir, dir) }
+
+// newProjectOf creates a module in dir with the fixture's API types of the
+// checkout types that uses the opgen of the checkout opgen.
+func newProjectOf(types, opgen, dir string) error {
+	src := filepath.Join(types, "gen", "internal", "fixture", "apis")
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasPrefix(d.Name(), "zz_generated") {
 			return err
@@ -293,7 +302,7 @@ func newProject(repo, dir string) error {
 	if err != nil {
 		return err
 	}
-	return newModule(dir)
+	return newModuleOf(dir, opgen)
 }
 
 // repoDir is the repository, for newModule.
@@ -301,8 +310,11 @@ var repoDir string
 
 // newModule writes the go.mod and go.sum of a project in dir that uses the
 // repository's opgen, and tidies it.
-func newModule(dir string) error {
-	repo := repoDir
+func newModule(dir string) error { return newModuleOf(dir, repoDir) }
+
+// newModuleOf writes the go.mod and go.sum of a project in dir that uses
+// the opgen of the checkout repo, and tidies it.
+func newModuleOf(dir, repo string) error {
 	// The tool directive is how a project pins opgen for its go:generate line.
 	gomod := fmt.Sprintf("module %s\n\ngo 1.26.0\n\ntool github.com/opgen-sdk/opgen/cmd/opgen\n\nrequire github.com/opgen-sdk/opgen v0.0.0\n\nreplace github.com/opgen-sdk/opgen => %s\n", module, repo)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {

@@ -56,3 +56,36 @@ func (s *suite) codegenRun(ctx context.Context, out string, args ...string) erro
 	}
 	return nil
 }
+
+// benchCodegenSides compares code generation at the two refs of a
+// comparison: bench/codegen -sides builds opgen in each checkout and runs
+// both on this checkout's fixture types, alternating run by run. Each
+// run's seconds go to the side's metrics (codegen.opgen cold, ...).
+func (s *suite) benchCodegenSides(ctx context.Context) error {
+	out := filepath.Join(s.work, "codegen-sides.json")
+	cmd := exec.CommandContext(ctx, "go", "run", "./codegen", "-sides", s.sideDirs[sideA]+","+s.sideDirs[sideB],
+		"-n", strconv.Itoa(max(s.cfg.codegenRuns, s.cfg.rounds)), "-json", out)
+	cmd.Dir = s.moduleDir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go run ./codegen -sides: %w", err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return err
+	}
+	var raw map[string][]float64
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for k, v := range raw {
+		side, what, ok := strings.Cut(k, " ")
+		if !ok || (side != sideA && side != sideB) {
+			continue
+		}
+		for _, x := range v {
+			s.res.add("codegen."+what, side, x)
+		}
+	}
+	return nil
+}

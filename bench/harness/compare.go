@@ -11,11 +11,11 @@ import (
 )
 
 // comparable are the benchmarks a comparison (-compare) can run: those
-// that start the operator binary. The webhook benchmark serves opgen
-// linked into this harness, code generation runs this checkout's
-// generator, and the sharding benchmark compares opgen with itself at
-// replica counts; none of them builds at another commit.
-var comparable = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover"}
+// that start the operator binary, and code generation (opgen built at each
+// ref, on the same fixture types). The webhook benchmark serves opgen
+// linked into this harness and the sharding benchmark compares opgen with
+// itself at replica counts; neither builds at another commit.
+var comparable = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "codegen"}
 
 // compareConfig reads -compare A,B: the refs of sides A and B ("" or "."
 // is the working tree, B's default). It returns the benchmarks to run:
@@ -52,7 +52,7 @@ func compareConfig(spec string, only map[string]bool) ([]string, map[string]bool
 	}
 	if len(not) > 0 {
 		slices.Sort(not)
-		return nil, nil, fmt.Errorf("-compare runs only %s; not %s (they do not start the operator binary built at each ref)",
+		return nil, nil, fmt.Errorf("-compare runs only %s; not %s (they do not build opgen at each ref)",
 			strings.Join(comparable, ","), strings.Join(not, ","))
 	}
 	return refs, only, nil
@@ -104,7 +104,10 @@ func (s *suite) buildSides(ctx context.Context) error {
 	root := filepath.Dir(s.moduleDir)
 	s.bins = map[string]string{}
 	s.res.Sides = map[string]side{}
-	defer s.removeWorktrees()
+	s.sideDirs = map[string]string{}
+	if !s.cfg.runs("codegen") { // else kept for it, and removed by cleanup
+		defer s.removeWorktrees()
+	}
 	for i, name := range []string{sideA, sideB} {
 		sd, dir, err := s.checkout(ctx, root, name, s.cfg.compare[i])
 		if err != nil {
@@ -117,6 +120,7 @@ func (s *suite) buildSides(ctx context.Context) error {
 			return fmt.Errorf("side %s, %s: go build ./operator/opgen: %v\n%s", name, sd.label(), err, out)
 		}
 		s.bins[name] = bin
+		s.sideDirs[name] = dir
 		s.res.Sides[name] = sd
 		logf("   %s: %s, %q", name, sd.label(), sd.Subject)
 	}

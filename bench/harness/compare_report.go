@@ -62,6 +62,9 @@ func (s *suite) compareRows() []compareRow {
 		compareRow{name: "graceful failover, first reconcile of a change", metric: "failover.graceful.firstReconcile", bench: "failover", unit: "ms", scale: ms},
 		compareRow{name: "crash failover, leaderless window", metric: "failover.crash.leaderless", bench: "failover", unit: "ms", scale: ms},
 		compareRow{name: "crash failover, first reconcile of a change", metric: "failover.crash.firstReconcile", bench: "failover", unit: "ms", scale: ms},
+		compareRow{name: "code generation, fixture, cold", metric: "codegen.opgen cold", bench: "codegen", unit: "s", scale: 1},
+		compareRow{name: "code generation, fixture, warm", metric: "codegen.opgen warm (--force)", bench: "codegen", unit: "s", scale: 1},
+		compareRow{name: "code generation, fixture, no-op", metric: "codegen.opgen no-op (binary)", bench: "codegen", unit: "ms", scale: ms},
 	)
 }
 

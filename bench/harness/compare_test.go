@@ -50,7 +50,8 @@ func TestCompareConfig(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"v0.1.0", ""}, refs, "B defaults to the working tree")
 	assert.Len(t, only, len(comparable))
-	assert.False(t, only["webhook"] || only["codegen"] || only["shard"])
+	assert.False(t, only["webhook"] || only["shard"])
+	assert.True(t, only["codegen"], "code generation is built at each ref too")
 
 	refs, _, err = compareConfig("e5021a6, . ", nil)
 	require.NoError(t, err)

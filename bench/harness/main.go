@@ -184,6 +184,9 @@ type suite struct {
 	// worktrees are the checkouts of a comparison's refs, removed by
 	// cleanup if the build did not remove them.
 	worktrees []worktree
+	// sideDirs are the checkouts of a comparison's sides, kept until the
+	// end of the run when it compares code generation.
+	sideDirs map[string]string
 }
 
 func main() {
@@ -268,7 +271,11 @@ func (s *suite) run(ctx context.Context) error {
 		s.stopCluster()
 	}
 	if s.cfg.runs("codegen") && ctx.Err() == nil {
-		s.phase("codegen", func() error { return s.benchCodegen(ctx) })
+		if s.cfg.comparing() {
+			s.phase("codegen", func() error { return s.benchCodegenSides(ctx) })
+		} else {
+			s.phase("codegen", func() error { return s.benchCodegen(ctx) })
+		}
 	}
 	if s.cfg.runs("binary") && ctx.Err() == nil {
 		s.phase("binary", func() error { return s.benchBinary(ctx) })
