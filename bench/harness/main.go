@@ -42,7 +42,7 @@ type config struct {
 	small, large int
 	workers      int
 	tpWorkers    []int
-	tpRounds     int // rounds of the throughput benchmark
+	tpRounds     int           // rounds of the throughput benchmark
 	window       time.Duration // throughput and overhead measuring windows
 	rawWindow    time.Duration
 	rawRounds    int
