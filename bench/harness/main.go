@@ -34,7 +34,7 @@ import (
 )
 
 // benchmarks in the order they run.
-var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "shard"}
+var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "shard", "testkit"}
 
 type config struct {
 	quick        bool
@@ -226,7 +226,7 @@ func (s *suite) run(ctx context.Context) error {
 	}
 	needCluster := false
 	for _, b := range benchmarks {
-		needCluster = needCluster || (b != "codegen" && s.cfg.runs(b))
+		needCluster = needCluster || (b != "codegen" && b != "testkit" && s.cfg.runs(b))
 	}
 	if needCluster {
 		if err := s.phaseErr("start the control plane and create the objects", func() error { return s.setup(ctx) }); err != nil {
@@ -264,6 +264,11 @@ func (s *suite) run(ctx context.Context) error {
 	}
 	if s.cfg.runs("codegen") && ctx.Err() == nil {
 		s.phase("codegen", func() error { return s.benchCodegen(ctx) })
+	}
+	// The test kits start control planes of their own: after the
+	// harness's is stopped, so that it does not share the CPUs with them.
+	if s.cfg.runs("testkit") && ctx.Err() == nil {
+		s.phase("testkit", func() error { return s.benchTestkit(ctx) })
 	}
 	s.res.finish(start)
 	return s.writeResults()
