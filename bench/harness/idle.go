@@ -14,8 +14,12 @@ import (
 // list, whichever framework that is. It gives up after idleCap and says
 // so; without /proc it returns at once.
 func waitIdle() {
-	start := time.Now()
+	start, told := time.Now(), false
 	for time.Since(start) < idleCap {
+		if !told && time.Since(start) > idleTell {
+			logf("   waiting for the machine's CPUs to go idle before a timed start (at most %v)", idleCap)
+			told = true
+		}
 		b0, t0, ok := cpuTimes()
 		if !ok {
 			return
@@ -36,6 +40,8 @@ const (
 	idleWindow = 250 * time.Millisecond
 	idleBusy   = 0.2 // fraction of all CPUs
 	idleCap    = 15 * time.Second
+	// idleTell is how long the wait goes on before it says what it waits for.
+	idleTell = 3 * time.Second
 )
 
 // cpuTimes returns the busy and total jiffies of all CPUs from /proc/stat.

@@ -34,7 +34,7 @@ import (
 )
 
 // benchmarks in the order they run.
-var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "binary", "shard"}
+var benchmarks = []string{"raw", "coldstart", "owned", "userchange", "throughput", "overhead", "latency", "steady", "failover", "webhook", "codegen", "binary", "shard", "testkit"}
 
 type config struct {
 	quick        bool
@@ -234,7 +234,7 @@ func (s *suite) run(ctx context.Context) error {
 	}
 	needCluster := false
 	for _, b := range benchmarks {
-		needCluster = needCluster || (b != "codegen" && b != "binary" && s.cfg.runs(b))
+		needCluster = needCluster || (b != "codegen" && b != "binary" && b != "testkit" && s.cfg.runs(b))
 	}
 	if needCluster {
 		if err := s.phaseErr("start the control plane and create the objects", func() error { return s.setup(ctx) }); err != nil {
@@ -279,6 +279,11 @@ func (s *suite) run(ctx context.Context) error {
 	}
 	if s.cfg.runs("binary") && ctx.Err() == nil {
 		s.phase("binary", func() error { return s.benchBinary(ctx) })
+	}
+	// The test kits start control planes of their own: after the
+	// harness's is stopped, so that it does not share the CPUs with them.
+	if s.cfg.runs("testkit") && ctx.Err() == nil {
+		s.phase("testkit", func() error { return s.benchTestkit(ctx) })
 	}
 	s.res.finish(start)
 	return s.writeResults()

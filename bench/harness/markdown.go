@@ -57,6 +57,7 @@ func (s *suite) markdown(evs []evaluated, base string) string {
 	s.mdShard(&b)
 	s.mdCodegen(&b)
 	s.mdBinary(&b)
+	s.mdTestkit(&b)
 
 	if len(r.Errors) > 0 {
 		b.WriteString("## Errors\n\nThese parts of the run failed; their rows above are missing or partial.\n\n")
@@ -439,4 +440,32 @@ func (s *suite) mdBinary(b *strings.Builder) {
 	}
 	b.WriteString(t.b.String())
 	b.WriteString("\n")
+}
+
+// mdTestkit writes the test kits' start: envtest, optest cold and warm.
+func (s *suite) mdTestkit(b *strings.Builder) {
+	if len(s.res.get("testkit.first.seconds", kitEnvtest)) == 0 {
+		return
+	}
+	b.WriteString("## 10. Test kit start\n\n")
+	fmt.Fprintf(b, "A test package of %d tests (each creates a namespace of its own, a ConfigMap in it, and reads it back), compiled once with `go test -c`, on the control-plane binaries already built. **envtest**: controller-runtime's `envtest.Environment` Start and Stop in TestMain, etcd and kube-apiserver from `KUBEBUILDER_ASSETS`. **optest**: `optest.New(optest.Options{}).Main(m)`; **cold** on a fresh shared-state directory (it starts the supervisor, etcd, kube-apiserver and the namespace controller), **warm** the next run on the same directory, joining that control plane, as the second and later packages of a `go test ./...` do. From the harness's clock before exec to the first test's body, and to the binary's exit; seconds, median [min–max] over %d rounds, the kits alternating; the ratio is taken round by round. Only the warm ratio is judged.\n\n", testkitTests, s.cfg.rounds)
+	t := &table{}
+	t.head("kit", "start to first test (s)", fmt.Sprintf("all %d tests (s)", testkitTests), "first test / envtest's", "all tests / envtest's")
+	t.row(kitEnvtest, s.cell("testkit.first.seconds", kitEnvtest, 1), s.cell("testkit.total.seconds", kitEnvtest, 1), "–", "–")
+	for _, v := range []string{kitCold, kitWarm} {
+		t.row(v, s.cell("testkit.first.seconds", v, 1), s.cell("testkit.total.seconds", v, 1),
+			ratioNum(s.res, "testkit.first.seconds", v, kitEnvtest), ratioNum(s.res, "testkit.total.seconds", v, kitEnvtest))
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
+}
+
+// ratioNum is ratioCell with num's precision: the warm start is a
+// hundredth of envtest's, which two decimals round to 0.01.
+func ratioNum(r *results, metric, a, b string) string {
+	sm, ok := summarize(ratios(r.get(metric, a), r.get(metric, b)))
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%s [%s–%s]", num(sm.med), num(sm.min), num(sm.max))
 }

@@ -244,3 +244,28 @@ func TestPartialRunSaysSo(t *testing.T) {
 	assert.Contains(t, testSuite().markdown(nil, "x"), "full run.")
 	assert.Contains(t, testSuite("latency", "coldstart").markdown(nil, "x"), "partial (`-only coldstart,latency`) run.")
 }
+
+// TestTestkitCheck: the warm start is judged against envtest's round by
+// round; the cold start is in the section's table only.
+func TestTestkitCheck(t *testing.T) {
+	s := testSuite("testkit")
+	for i, v := range []float64{5, 6, 4} {
+		s.res.add("testkit.first.seconds", kitEnvtest, v)
+		s.res.add("testkit.first.seconds", kitCold, v*0.9)
+		s.res.add("testkit.first.seconds", kitWarm, []float64{0.1, 0.12, 2}[i])
+		s.res.add("testkit.total.seconds", kitEnvtest, v+2)
+		s.res.add("testkit.total.seconds", kitCold, v)
+		s.res.add("testkit.total.seconds", kitWarm, 0.6)
+	}
+	e := s.evaluate(checkNamed(t, s, "test kit: start to first test, of envtest's"))
+	require.True(t, e.ok)
+	assert.InDeltaSlice(t, []float64{0.02, 0.02, 0.5}, e.values, 1e-9)
+	assert.True(t, e.met, "judged on the median")
+	for _, c := range s.checks() {
+		assert.NotEqual(t, kitCold, c.of, "the cold start is not judged")
+	}
+	var b strings.Builder
+	s.mdTestkit(&b)
+	assert.Contains(t, b.String(), "| envtest | 5.00 [4.00–6.00] | 7.00 [6.00–8.00] | – | – |")
+	assert.Contains(t, b.String(), "| optest cold | 4.50 [3.60–5.40] | 5.00 [4.00–6.00] | 0.9 [0.9–0.9] | 0.714 [0.667–0.75] |")
+}
