@@ -42,12 +42,8 @@ func (s *suite) codegenRun(ctx context.Context, out string, args ...string) erro
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go run ./codegen %s: %w", strings.Join(args, " "), err)
 	}
-	data, err := os.ReadFile(out)
+	raw, err := readRuns(out)
 	if err != nil {
-		return err
-	}
-	var raw map[string][]float64
-	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
 	for k, v := range raw {
@@ -70,12 +66,8 @@ func (s *suite) benchCodegenSides(ctx context.Context) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go run ./codegen -sides: %w", err)
 	}
-	data, err := os.ReadFile(out)
+	raw, err := readRuns(out)
 	if err != nil {
-		return err
-	}
-	var raw map[string][]float64
-	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
 	for k, v := range raw {
@@ -88,4 +80,14 @@ func (s *suite) benchCodegenSides(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readRuns reads the seconds bench/codegen wrote to path, by measurement.
+func readRuns(path string) (map[string][]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string][]float64
+	return raw, json.Unmarshal(data, &raw)
 }
