@@ -102,7 +102,7 @@ bench-codegen: ## Time opgen generate against controller-gen + code-generator on
 	cd bench && $(GO) run ./codegen
 
 .PHONY: bench
-bench: controlplane ## Run the benchmark suite against controller-runtime (about 30 min; writes bench/results/<date>.{md,json,png})
+bench: controlplane ## Run the benchmark suite against controller-runtime (about 80 min on 2 cores; writes bench/results/<date>.{md,json,png})
 	cd bench && $(GO) run ./harness
 
 .PHONY: bench-quick
