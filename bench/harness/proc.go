@@ -252,14 +252,11 @@ func (p *proc) cpu() time.Duration { return pidCPU(p.cmd.Process.Pid) }
 // pidCPU is the user and system CPU time process pid has used, 0 when it
 // cannot be read.
 func pidCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	// utime and stime are fields 14 and 15 of the line
+	f := statFields(pid)
+	if len(f) < 13 {
 		return 0
 	}
-	// Fields after the command name, which ends with ')': state is field 3;
-	// utime and stime are fields 14 and 15.
-	rest := string(data[strings.LastIndexByte(string(data), ')')+2:])
-	f := strings.Fields(rest)
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * time.Second / clockTicks
@@ -331,11 +328,7 @@ func (p *proc) tail() string { return "\n" + strings.Join(p.tailLines(15), "\n")
 // tailLines returns the last n lines of the process's log.
 func (p *proc) tailLines(n int) []string {
 	data, _ := os.ReadFile(p.logPath)
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
+	return strings.Split(lastLines(strings.TrimSpace(string(data)), n), "\n")
 }
 
 // exitError is an operator that exited on its own while the harness

@@ -50,15 +50,22 @@ func alive(pid int, start string) bool {
 // procStat returns the start time and state of pid from /proc/<pid>/stat,
 // or "" when it is gone.
 func procStat(pid int) (start, state string) {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return "", ""
-	}
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	fields := statFields(pid)
 	if len(fields) < 20 {
 		return "", ""
 	}
 	return fields[19], fields[0]
+}
+
+// statFields returns the fields of /proc/<pid>/stat after the command
+// name (which ends with ')' and may hold spaces): the first is the state,
+// field 3 of the line. None when pid is gone.
+func statFields(pid int) []string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
 }
 
 // stopSupervisor stops the shared control plane of dir, as its idle
