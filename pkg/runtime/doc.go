@@ -28,7 +28,8 @@
 // shard.go, finalize.go, pause.go beside it) and runs the pipeline that
 // pipeline.go builds; owned.go is the store through which the pipeline's
 // steps write owned objects. controller.go builds a Controller from these
-// parts. Under pkg/runtime/internal:
+// parts. Every request then leaves through internal/transport, which
+// states its layers in order. Under pkg/runtime/internal:
 //
 //	lanes          the work queue with its lanes: who goes first
 //	ownwrites      the operator's own writes, which wake nothing
@@ -39,6 +40,7 @@
 //	cachefill      what the caches keep of managedFields, interning, GC pacing
 //	watchjson      watch and patch answers decoded in one pass (Kind's Client, ListWatch)
 //	clients        the clients on one HTTP client, and the Leases' connection
+//	transport      that HTTP client's one transport: fence, timeout, outage, answers
 //	outage         caches that wait out an API server outage, and log it
 //	seen           whether the caches saw a write, for the test kit
 //	observe        metrics, logs and traces, subscribers of the telemetry

@@ -35,6 +35,7 @@ import (
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/preview"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/seen"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/serving"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/transport"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
@@ -48,7 +49,7 @@ type Operator struct {
 	// caches do not keep (nil with Options.KeepManagedFields).
 	fieldsFilter *cachefill.Filter
 	// outage makes the caches wait for the API server.
-	outage *outage.Transport
+	outage *outage.Waiter
 	// fence refuses the writes of a replica that may no longer lead
 	// (nil without leader election).
 	fence *fence.Fence
@@ -180,11 +181,8 @@ func (o *Operator) buildClients() error {
 	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
 	}
-	o.httpClient = o.revisions.Client(o.httpClient)
-	o.httpClient = observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")).Client(o.httpClient)
 	if !o.opts.KeepManagedFields {
 		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
-		o.httpClient = o.fieldsFilter.Client(o.httpClient)
 	}
 	// The API server's /readyz, which every authenticated identity may
 	// read (ClusterRole system:public-info-viewer).
@@ -193,16 +191,18 @@ func (o *Operator) buildClients() error {
 	}
 	o.probe = serving.NewProbe(apiReady, o.config.Host)
 	o.outage = outage.New(apiReady, o.log.WithName("caches"))
-	o.httpClient = o.outage.Client(o.httpClient)
-	switch {
-	case o.opts.Preview.Enabled:
+	if !o.opts.Preview.Enabled && !o.opts.LeaderElection.Disabled {
+		o.fence = fence.New(o.opts.Clock, o.opts.LeaderElection.RenewDeadline)
+	}
+	o.httpClient = transport.Client(o.httpClient, transport.Layers{
+		Fence: o.fence, Outage: o.outage, Revisions: &o.revisions, Filter: o.fieldsFilter,
+		Throttled: observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
+	})
+	if o.opts.Preview.Enabled {
 		// Outermost, where the fence would be: every write of the
 		// operator, whichever client made it, passes through it.
 		o.preview = preview.New()
 		o.httpClient = o.preview.Client(o.httpClient)
-	case !o.opts.LeaderElection.Disabled:
-		o.fence = fence.New(o.opts.Clock, o.opts.LeaderElection.RenewDeadline)
-		o.httpClient = o.fence.Client(o.httpClient)
 	}
 	if o.kube, err = clients.Build(o.config, o.httpClient); err != nil {
 		return fmt.Errorf("runtime.New: %w", err)

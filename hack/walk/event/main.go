@@ -136,8 +136,9 @@ func run() error {
 			return rt.RoundTrip(r)
 		})
 	})
+	// Leader election is on, as by default: its fence is on the write path.
 	op, err := runtime.New(cfg, runtime.Options{Name: "walk", Namespaces: []string{ns.Name}, MetricsAddr: "0", HealthAddr: "0",
-		Logger: logr.Discard(), LeaderElection: runtime.LeaderElectionOptions{Disabled: true}})
+		Logger: logr.Discard(), LeaderElection: runtime.LeaderElectionOptions{Namespace: ns.Name}})
 	if err != nil {
 		return err
 	}

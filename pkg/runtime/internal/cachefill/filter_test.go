@@ -216,7 +216,9 @@ func decodeClient(t testing.TB, body []byte, manager string, keep bool) *rest.RE
 	hc, err := rest.HTTPClientFor(cfg)
 	require.NoError(t, err)
 	if !keep {
-		hc = NewFilter(manager).Client(hc)
+		c := *hc // rest.HTTPClientFor may return http.DefaultClient
+		c.Transport = &filtered{next: c.Transport, filter: NewFilter(manager)}
+		hc = &c
 	}
 	rc, err := rest.RESTClientForConfigAndClient(cfg, hc)
 	require.NoError(t, err)
@@ -281,7 +283,7 @@ func TestFilterCachesTheSame(t *testing.T) {
 				want, err := listLoads(ctx, decodeClient(t, list, "opgen-load", true))
 				require.NoError(t, err)
 				rc := decodeClient(t, list, "opgen-load", false)
-				rc.Client.Transport.(*transport).filter.heads.Store(heads)
+				rc.Client.Transport.(*filtered).filter.heads.Store(heads)
 				got, err := listLoads(ctx, rc)
 				require.NoError(t, err)
 				require.Equal(t, cached(t, pointers(want.Items), heads), cached(t, pointers(got.Items), heads))
@@ -295,7 +297,7 @@ func TestFilterCachesTheSame(t *testing.T) {
 				wantW, err := watchLoads(ctx, decodeClient(t, stream, "opgen-load", true))
 				require.NoError(t, err)
 				rc = decodeClient(t, stream, "opgen-load", false)
-				rc.Client.Transport.(*transport).filter.heads.Store(heads)
+				rc.Client.Transport.(*filtered).filter.heads.Store(heads)
 				gotW, err := watchLoads(ctx, rc)
 				require.NoError(t, err)
 				require.Len(t, gotW, 20)
@@ -372,3 +374,22 @@ func TestPaceGC(t *testing.T) {
 
 // trimOwn is the transform of a cache without heads.
 func trimOwn(obj any, manager string) (any, error) { return Trim(obj, manager, false) }
+
+// filtered passes every answer through filter, as the operator's
+// transport does.
+type filtered struct {
+	next   http.RoundTripper
+	filter *Filter
+}
+
+func (t *filtered) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	resp, err := next.RoundTrip(req)
+	if err == nil {
+		t.filter.Response(req, resp)
+	}
+	return resp, err
+}

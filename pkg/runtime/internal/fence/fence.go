@@ -135,35 +135,14 @@ func IsClosed(err error) bool {
 	return errors.As(err, &c)
 }
 
-// Client returns c with its requests checked by the fence: a mutating
-// request that is not exempt fails with a *ClosedError while the fence is
-// closed.
-func (f *Fence) Client(c *http.Client) *http.Client {
-	out := *c
-	next := c.Transport
-	if next == nil {
-		next = http.DefaultTransport
+// Admit returns a *ClosedError for a mutating request that is not exempt
+// while the fence is closed, and nil for every other request: the
+// operator's transport (internal/transport) sends only what it admits.
+func (f *Fence) Admit(r *http.Request) error {
+	if !Mutating(r) || exempt(r) {
+		return nil
 	}
-	out.Transport = roundTripper{fence: f, next: next}
-	return &out
-}
-
-type roundTripper struct {
-	fence *Fence
-	next  http.RoundTripper
-}
-
-// WrappedRoundTripper lets client-go's helpers (closing idle connections,
-// reading the TLS config) reach the transport below.
-func (rt roundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next }
-
-func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	if Mutating(r) && !exempt(r) {
-		if err := rt.fence.Open(); err != nil {
-			return nil, err
-		}
-	}
-	return rt.next.RoundTrip(r)
+	return f.Open()
 }
 
 // Mutating reports whether r may change what the server stores.

@@ -22,9 +22,8 @@ import (
 // throttleLogEvery is the least time between two log lines.
 const throttleLogEvery = time.Minute
 
-// Throttled is an http.RoundTripper that counts the API server's 429s.
+// Throttled counts the API server's 429s.
 type Throttled struct {
-	next    http.RoundTripper
 	counter *prometheus.CounterVec
 	log     logr.Logger
 	now     func() time.Time
@@ -35,7 +34,7 @@ type Throttled struct {
 }
 
 // NewThrottled registers opgen_api_throttled_total in reg and returns the
-// transport maker.
+// counter of the operator's transport (internal/transport).
 func NewThrottled(reg prometheus.Registerer, log logr.Logger) *Throttled {
 	t := &Throttled{
 		counter: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -49,26 +48,11 @@ func NewThrottled(reg prometheus.Registerer, log logr.Logger) *Throttled {
 	return t
 }
 
-// Client returns hc with its transport wrapped.
-func (t *Throttled) Client(hc *http.Client) *http.Client {
-	out := *hc
-	t.next = out.Transport
-	if t.next == nil {
-		t.next = http.DefaultTransport
-	}
-	out.Transport = t
-	return &out
-}
-
-// WrappedRoundTripper lets client-go's helpers reach the transport below.
-func (t *Throttled) WrappedRoundTripper() http.RoundTripper { return t.next }
-
-func (t *Throttled) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+// Count counts resp when the API server throttled req.
+func (t *Throttled) Count(req *http.Request, resp *http.Response) {
+	if resp.StatusCode == http.StatusTooManyRequests {
 		t.throttled(Verb(req))
 	}
-	return resp, err
 }
 
 func (t *Throttled) throttled(verb string) {

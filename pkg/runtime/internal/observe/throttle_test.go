@@ -41,19 +41,15 @@ func TestVerb(t *testing.T) {
 func TestThrottledCountsAndLogsOnceAMinute(t *testing.T) {
 	t.Parallel()
 	code := http.StatusTooManyRequests
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) }))
-	t.Cleanup(srv.Close)
 	var lines []string
 	log := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
 	reg := prometheus.NewRegistry()
 	th := NewThrottled(reg, logr.Logger(log))
 	now := time.Unix(1000, 0)
 	th.now = func() time.Time { return now }
-	hc := th.Client(srv.Client())
 	get := func(path string) {
-		resp, err := hc.Get(srv.URL + path)
-		require.NoError(t, err)
-		resp.Body.Close()
+		req := httptest.NewRequest(http.MethodGet, "https://api.test"+path, nil)
+		th.Count(req, &http.Response{StatusCode: code})
 	}
 	get("/api/v1/namespaces/ns/configmaps")
 	get("/api/v1/namespaces/ns/configmaps/c")

@@ -58,23 +58,9 @@ func (r *Revisions) Has(rv string) bool {
 	return ok
 }
 
-// Client returns c on a transport that records in r the resourceVersion
-// of every object a successful write answers with, in JSON.
-func (r *Revisions) Client(c *http.Client) *http.Client {
-	out := *c
-	out.Transport = r.Wrap(transportOf(c))
-	return &out
-}
-
-func transportOf(c *http.Client) http.RoundTripper {
-	if c.Transport != nil {
-		return c.Transport
-	}
-	return http.DefaultTransport
-}
-
 // Wrap returns next recording the writes' resourceVersions in r (a
-// rest.Config's WrapTransport).
+// rest.Config's WrapTransport, for the clients a handler builds; the
+// operator's own transport calls Record).
 func (r *Revisions) Wrap(next http.RoundTripper) http.RoundTripper {
 	return roundTripper{next: next, revs: r}
 }
@@ -89,14 +75,24 @@ func (rt roundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next 
 
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.next.RoundTrip(req)
-	if err != nil || !storedWrite(req, resp) {
-		return resp, err
+	if err == nil {
+		rt.revs.Record(req, resp)
+	}
+	return resp, err
+}
+
+// Record records the resourceVersion of the object resp answers req with
+// when req is a write the store kept, answered in JSON. It reads the body
+// whole and puts an unread copy in its place.
+func (r *Revisions) Record(req *http.Request, resp *http.Response) {
+	if !storedWrite(req, resp) {
+		return
 	}
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	if err != nil {
-		return resp, nil // the caller's read of the body fails as it would have
+		return // the caller's read of the body fails as it would have
 	}
 	var obj struct {
 		Metadata struct {
@@ -104,9 +100,8 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		} `json:"metadata"`
 	}
 	if json.Unmarshal(data, &obj) == nil {
-		rt.revs.Add(obj.Metadata.ResourceVersion)
+		r.Add(obj.Metadata.ResourceVersion)
 	}
-	return resp, nil
 }
 
 // storedWrite reports whether resp answers a write with an object in JSON

@@ -39,7 +39,7 @@ func TestRevisionsTransport(t *testing.T) {
 	}))
 	defer srv.Close()
 	var r Revisions
-	c := r.Client(srv.Client())
+	c := &http.Client{Transport: r.Wrap(srv.Client().Transport)}
 	for _, call := range []struct{ method, path string }{
 		{http.MethodPatch, "/stored"}, {http.MethodPatch, "/dry?dryRun=All"}, {http.MethodGet, "/read"}, {http.MethodPut, "/failed"},
 	} {

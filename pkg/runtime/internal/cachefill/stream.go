@@ -12,7 +12,7 @@ import (
 // fillKey marks a context whose API requests fill a cache.
 type fillKey struct{}
 
-// Fill returns ctx marked so that a filtered HTTP client filters the
+// Fill returns ctx marked so that the operator's transport filters the
 // lists and watches made under it.
 func Fill(ctx context.Context) context.Context {
 	return context.WithValue(ctx, fillKey{}, true)
@@ -44,43 +44,20 @@ func NewFilter(manager string) *Filter {
 // needs them.
 func (f *Filter) KeepHeads() { f.heads.Store(true) }
 
-// Client returns a copy of hc whose transport filters cache fills.
-// rest.HTTPClientFor may return http.DefaultClient, which the whole
-// process shares, so hc itself is left alone.
-func (f *Filter) Client(hc *http.Client) *http.Client {
-	out := *hc
-	next := out.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	out.Transport = &transport{next: next, filter: f}
-	return &out
-}
-
-// transport filters the JSON answers of the GET requests that fill
-// caches.
-type transport struct {
-	next   http.RoundTripper
-	filter *Filter
-}
-
-// WrappedRoundTripper lets client-go's helpers (closing idle connections,
-// reading the TLS config) reach the transport below.
-func (t *transport) WrappedRoundTripper() http.RoundTripper { return t.next }
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !Filling(req.Context()) {
-		return resp, err
+// Response filters resp's body as it is read, when it is the JSON answer
+// of a GET that fills a cache (Fill): the operator's transport
+// (internal/transport) passes it every answer.
+func (f *Filter) Response(req *http.Request, resp *http.Response) {
+	if req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !Filling(req.Context()) {
+		return
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "application/json" {
-		return resp, err // protobuf, CBOR: not filtered
+		return // protobuf, CBOR: not filtered
 	}
-	resp.Body = &reader{body: resp.Body, filter: t.filter}
+	resp.Body = &reader{body: resp.Body, filter: f}
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
-	return resp, nil
 }
 
 // reader passes a stream of JSON values through the filter, one value at
