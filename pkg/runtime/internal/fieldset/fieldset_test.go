@@ -2,7 +2,6 @@ package fieldset_test
 
 import (
 	"context"
-	goruntime "runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,8 +33,7 @@ func obj(apiVersion, kind, ns, name string, fields map[string]any) *unstructured
 }
 
 // The field set the API server records for an apply is the one Of
-// computes from the body, for built-in kinds (client-go's schema) and a
-// custom kind (the server's OpenAPI v3).
+// computes from the body, for built-in kinds and a custom kind.
 func TestOfMatchesTheServer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -86,20 +84,4 @@ func TestOfMatchesTheServer(t *testing.T) {
 			assert.Equal(t, cachefill.FieldsHash(entry), want, "the server recorded %s", entry)
 		})
 	}
-}
-
-// NewSchemas leaves the schema of the built-in kinds unparsed: runtime.New
-// calls it for every operator, and the parse (about 21 MiB of garbage)
-// would raise the peak memory and delay the start of one that owns no
-// built-in kind. Counted in bytes allocated, not in time; not parallel, so
-// that no other test of the package allocates meanwhile.
-func TestNewSchemasDefersTheBuiltinParse(t *testing.T) {
-	var before, after goruntime.MemStats
-	goruntime.ReadMemStats(&before)
-	s := fieldset.NewSchemas(nil)
-	goruntime.ReadMemStats(&after)
-	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "NewSchemas allocated as if it parsed the built-in schema")
-	s.Prepare(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
-	_, err := s.Of(obj("v1", "ConfigMap", "ns", "cm", map[string]any{"data": map[string]any{"a": "1"}}))
-	require.NoError(t, err)
 }
