@@ -25,7 +25,7 @@ func (c *Controller[T]) own(gvk schema.GroupVersionKind) error {
 	c.owned.owns[gvk] = kc
 	kc.stores = append(kc.stores, c.owned)
 	// The first reconciles judge this kind's applies by their field sets:
-	// the schema they need is parsed while the caches fill.
+	// the schema they need is read while the caches fill.
 	go c.op.schemas.Prepare(gvk)
 	return c.handleAll(kc, func(old, m metav1.Object, deleted, initial bool) {
 		key := cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()}
