@@ -56,11 +56,11 @@ var mutants = []mutant{
 	},
 	{
 		name: "outage-logged-per-operator", pkg: "./pkg/runtime/internal/outage/", test: "^TestOutageIsLoggedOncePerWatch$",
-		file: "pkg/runtime/internal/outage/outage.go", old: "t.logged[path]", new: `t.logged[""]`,
+		file: "pkg/runtime/internal/outage/outage.go", old: "w.logged[path]", new: `w.logged[""]`,
 	},
 	{
-		name: "client-timeout-ends-the-wait", pkg: "./pkg/runtime/internal/outage/", test: "^TestClientTimeoutBoundsRequestsOnly$",
-		file: "pkg/runtime/internal/outage/outage.go", old: "t.timeout, out.Timeout = out.Timeout, 0", new: "_ = t.timeout",
+		name: "client-timeout-ends-the-wait", pkg: "./pkg/runtime/internal/transport/", test: "^TestClientTimeoutBoundsRequestsOnly$",
+		file: "pkg/runtime/internal/transport/transport.go", old: "\tout.Timeout = 0\n", new: "\n",
 	},
 	{
 		name: "fleet-children-left-behind", pkg: "./pkg/runtime/fleet/", test: "^TestChildrenAcrossClusters$",
