@@ -67,6 +67,18 @@ type ControllerOptions[T apis.Object] struct {
 	// group, "<name>.opgen.dev/finalizer").
 	Finalizer string
 
+	// Project, when set, runs on every object of the kind as it enters the
+	// controller's cache and keeps there only what it leaves: it zeroes the
+	// spec fields no handler reads, so that the cache holds less. Handlers,
+	// Readers and the Delete of the kind see the projected objects.
+	// It must leave ObjectMeta and Status as they are (the pipeline reads
+	// both), and a handler must not Update an object it read from the
+	// cache (the update would clear what was projected away): write with
+	// apply configurations, which send only the fields set, or Get the
+	// object live first. The +opgen:controller:cacheSpec marker generates
+	// it. Default: nil, the whole object is cached.
+	Project func(T)
+
 	// UpdateFilter decides whether an update seen by the informer enqueues
 	// the object. Default: GenerationOrMetadataChanged (generation, deletion,
 	// finalizers, labels or annotations changed). Status-only changes are

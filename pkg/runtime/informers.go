@@ -111,9 +111,22 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share) (cache.SharedIndexInformer, error) {
 	lw := observe.ObserveLists(c.kind.ListWatch(ns), w, c.op.bus.Emit, &c.op.relists)
 	lw.Selector, lw.ShardSelector = share.Label, share.Server
-	lw.Transform = dispatchTransform(c.opts.VersionDispatch, c.op)
+	lw.Transform = dispatchTransform(c.opts.VersionDispatch, c.op, projection(c.opts.Project))
 	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
 	return inf, observeWatch(inf, c.op, w)
+}
+
+// projection is ControllerOptions.Project for the cache's transform, or
+// nil.
+func projection[T apis.Object](project func(T)) func(any) {
+	if project == nil {
+		return nil
+	}
+	return func(obj any) {
+		if o, ok := obj.(T); ok {
+			project(o)
+		}
+	}
 }
 
 // events turns the informer's events into keys: adds, updates that pass

@@ -269,7 +269,7 @@ func (o *Operator) Informers(namespace string) informers.SharedInformerFactory {
 		return f.(informers.SharedInformerFactory)
 	}
 	f := informers.NewSharedInformerFactoryWithOptions(o.kube.Clientset(), 0,
-		informers.WithNamespace(namespace), informers.WithTransform(o.opts.transform()))
+		informers.WithNamespace(namespace), informers.WithTransform(o.opts.transform(nil)))
 	o.factories[namespace] = f
 	return f
 }

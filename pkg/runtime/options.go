@@ -471,13 +471,17 @@ func (o Options) namespaces(namespaced bool) []string {
 	return o.Namespaces
 }
 
-// transform is the transform of every cache: cachefill.Trim, unless
+// transform is the transform of every cache: cachefill.Trim with project
+// (nil but for a controller's own kind), or project alone with
 // KeepManagedFields.
-func (o Options) transform() cache.TransformFunc {
+func (o Options) transform(project func(any)) cache.TransformFunc {
 	if o.KeepManagedFields {
-		return nil
+		if project == nil {
+			return nil
+		}
+		return func(obj any) (any, error) { project(obj); return obj, nil }
 	}
-	return func(obj any) (any, error) { return cachefill.Trim(obj, o.Name, false) }
+	return func(obj any) (any, error) { return cachefill.Trim(obj, o.Name, false, project) }
 }
 
 // transformOwned is the transform of the metadata-only caches of owned

@@ -189,17 +189,18 @@ func (v *versionTurn[T]) confirm(ctx context.Context, key cache.ObjectName) (boo
 }
 
 // dispatchTransform is the transform of a controller's own informers:
-// the operator's, except that with VersionDispatch.Written the
-// managedFields entries stay, without their field sets.
-func dispatchTransform(d *VersionDispatch, op *Operator) cache.TransformFunc {
+// the operator's with the controller's projection, except that with
+// VersionDispatch.Written the managedFields entries stay, without their
+// field sets.
+func dispatchTransform(d *VersionDispatch, op *Operator, project func(any)) cache.TransformFunc {
 	if d == nil || !d.Written || op.opts.KeepManagedFields {
-		return op.opts.transform()
+		return op.opts.transform(project)
 	}
 	manager := op.opts.Name
 	if op.fieldsFilter != nil {
 		op.fieldsFilter.KeepHeads() // writtenVersion reads every entry's head
 	}
-	return func(obj any) (any, error) { return cachefill.Trim(obj, manager, true) }
+	return func(obj any) (any, error) { return cachefill.Trim(obj, manager, true, project) }
 }
 
 // dispatchFilter wraps the update filter so that an update that moves the

@@ -138,7 +138,15 @@ func BenchmarkCachedBytes(b *testing.B) {
 		goruntime.GC()
 		return float64(heapMetrics()[0])
 	}
-	for _, variant := range []string{"stripped", "transform"} {
+	// projected keeps the spec fields the benchmark's owned mode reads
+	// (+opgen:controller:cacheSpec=image;replicas;config); empty keeps
+	// none, as its other modes.
+	projected := func(obj any) {
+		o := obj.(*decodeLoad)
+		o.Spec = decodeLoadSpec{Image: o.Spec.Image, Replicas: o.Spec.Replicas, Config: o.Spec.Config}
+	}
+	empty := func(obj any) { obj.(*decodeLoad).Spec = decodeLoadSpec{} }
+	for _, variant := range []string{"stripped", "transform", "projected", "empty"} {
 		b.Run(variant, func(b *testing.B) {
 			rc := decodeClient(b, stream, "opgen-load", false)
 			for b.Loop() {
@@ -147,10 +155,15 @@ func BenchmarkCachedBytes(b *testing.B) {
 					b.Fatal(err, len(objs))
 				}
 				for _, o := range objs {
-					if variant == "stripped" {
+					switch variant {
+					case "stripped":
 						o.ManagedFields = nil
-					} else {
+					case "transform":
 						_, _ = trimOwn(o, "opgen-load")
+					case "projected":
+						_, _ = Trim(o, "opgen-load", false, projected)
+					case "empty":
+						_, _ = Trim(o, "opgen-load", false, empty)
 					}
 				}
 				all := heap()

@@ -254,7 +254,7 @@ func cached(t *testing.T, objs []*decodeLoad, heads bool) []*decodeLoad {
 	for _, o := range objs {
 		var err error
 		if heads {
-			_, err = Trim(o, "opgen-load", true)
+			_, err = Trim(o, "opgen-load", true, nil)
 		} else {
 			_, err = trimOwn(o, "opgen-load")
 		}
@@ -373,7 +373,7 @@ func TestPaceGC(t *testing.T) {
 }
 
 // trimOwn is the transform of a cache without heads.
-func trimOwn(obj any, manager string) (any, error) { return Trim(obj, manager, false) }
+func trimOwn(obj any, manager string) (any, error) { return Trim(obj, manager, false, nil) }
 
 // filtered passes every answer through filter, as the operator's
 // transport does.

@@ -17,9 +17,14 @@ func Own(e *metav1.ManagedFieldsEntry, manager string) bool {
 // Trim is the transform of every cache: it keeps of managedFields the
 // operator's own entry and, with heads, every other entry without its
 // field set (manager, operation, apiVersion, time, subresource). Then it
-// interns the object's strings.
-func Trim(obj any, manager string, heads bool) (any, error) {
+// runs project, when set (a controller's projection), and interns the
+// strings of what is left: what project drops neither fills the tables
+// nor shares the allocation of the strings kept.
+func Trim(obj any, manager string, heads bool, project func(any)) (any, error) {
 	trim(obj, manager, heads)
+	if project != nil {
+		project(obj)
+	}
 	Intern(obj)
 	return obj, nil
 }
