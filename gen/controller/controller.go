@@ -197,6 +197,7 @@ func File(p *gen.Project, kinds []*model.Kind, handlers []*model.BuiltinControll
 		g.checks(f)
 		g.kind(f)
 		g.options(f)
+		g.projection(f)
 		g.setup(f)
 		readers(f, GlueName(k), k.Controller)
 	}
@@ -331,6 +332,9 @@ func (g glue) options(f *jen.File) {
 	opts := optionFields(name, k.Controller)
 	if d := dispatch(k); d != nil {
 		opts = append(opts, "VersionDispatch", d)
+	}
+	if k.Projection != nil {
+		opts = append(opts, "Project", jen.Id("project"+name))
 	}
 	f.Line()
 	f.Commentf("%sOptions returns the controller options that the +opgen:controller", name)

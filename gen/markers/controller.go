@@ -2,6 +2,7 @@ package markers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,19 @@ type Retain []string
 //
 //	// +opgen:controller:reads=v1.ConfigMap;v1.Secret
 type Reads []string
+
+// CacheSpec keeps in the controller's cache only the named fields of the
+// kind's spec (their JSON names; a dotted path keeps one field of a nested
+// struct): the handler, its Delete and the kind's readers see the rest of
+// spec as zero, and the operator holds less memory per object. Name every
+// spec field the handler reads. Metadata and status are always cached
+// whole. A handler of such a kind must not Update an object it read from
+// the cache (the update would clear the fields not cached); writes by
+// apply configurations send only the fields they set and are safe. See
+// runtime.ControllerOptions.Project.
+//
+//	// +opgen:controller:cacheSpec=image;replicas;config
+type CacheSpec []string
 
 // Watches wakes objects of the controller when objects of another kind
 // change: map names a function of the controller package,
@@ -160,6 +174,9 @@ type ControllerSpec struct {
 	// NamesOwned says the controller names owned objects after the
 	// object (+opgen:controller:namesOwned).
 	NamesOwned bool
+	// CacheSpec are the paths of the spec fields the controller's cache
+	// keeps (+opgen:controller:cacheSpec), as written; empty: all.
+	CacheSpec []string
 }
 
 // WatchSpec is one +opgen:controller:watches marker: the watched kind and
@@ -183,6 +200,24 @@ func (o Owns) ApplyToController(spec *ControllerSpec) error {
 		}
 		if !containsGVK(spec.Owns, gvk) {
 			spec.Owns = append(spec.Owns, gvk)
+		}
+	}
+	return nil
+}
+
+// ApplyToController checks the form of each path and adds it, keeping
+// their order and dropping repeats; the model resolves them against the
+// spec's type.
+func (c CacheSpec) ApplyToController(spec *ControllerSpec) error {
+	for _, p := range c {
+		p = strings.TrimSpace(p)
+		for _, part := range strings.Split(p, ".") {
+			if !isIdent(part) {
+				return fmt.Errorf("cacheSpec=%s: %q is not a field path: write the JSON names of spec's fields, separated by ;, with a dot into a nested struct, such as cacheSpec=image;replicas;template.port", strings.Join(c, ";"), p)
+			}
+		}
+		if !slices.Contains(spec.CacheSpec, p) {
+			spec.CacheSpec = append(spec.CacheSpec, p)
 		}
 	}
 	return nil

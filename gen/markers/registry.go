@@ -31,6 +31,7 @@ var Definitions = []*markers.Definition{
 	markers.Must(markers.MakeDefinition("opgen:controller:reads", markers.DescribesType, Reads(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:retain", markers.DescribesType, Retain(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:watches", markers.DescribesType, Watches{})),
+	markers.Must(markers.MakeDefinition("opgen:controller:cacheSpec", markers.DescribesType, CacheSpec(nil))),
 	markers.Must(markers.MakeDefinition("opgen:controller:reconcileEvery", markers.DescribesType, ReconcileEvery(""))),
 	markers.Must(markers.MakeDefinition("opgen:controller:workers", markers.DescribesType, Workers(0))),
 	markers.Must(markers.MakeDefinition("opgen:controller:dispatch", markers.DescribesType, Dispatch(""))),

@@ -158,6 +158,9 @@ type Kind struct {
 	// action of the kind (see settleDeletesNow): RBAC keeps delete on its
 	// retained kinds.
 	DeletesNow bool
+	// Projection is what the controller's cache keeps of the kind
+	// (+opgen:controller:cacheSpec), or nil for all of it.
+	Projection *Projection
 	// Webhook is what the +opgen:webhook markers say, or nil.
 	Webhook *Webhooks
 	// ConversionWebhook says that the API server converts the kind's

@@ -93,6 +93,7 @@ func Build(in Input) *API {
 		assignAliases(api)
 		b.checkFieldTypes(api)
 		b.checkKinds(api)
+		b.settleProjections(api)
 		b.settleWebhooks(api)
 		b.settleDeletesNow(api)
 		b.planConversions(api)

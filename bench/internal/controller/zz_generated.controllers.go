@@ -75,6 +75,17 @@ func LoadOptions() runtime.ControllerOptions[*loadv1.Load] {
 		Owns: []schema.GroupVersionKind{
 			{Version: "v1", Kind: "ConfigMap"},
 		},
+		Project: projectLoad,
+	}
+}
+
+// projectLoad keeps in the controller's cache only the fields of Load's
+// spec that +opgen:controller:cacheSpec names: image, replicas, config.
+func projectLoad(o *loadv1.Load) {
+	o.Spec = loadv1.LoadSpec{
+		Config:   o.Spec.Config,
+		Image:    o.Spec.Image,
+		Replicas: o.Spec.Replicas,
 	}
 }
 

@@ -66,6 +66,7 @@ type LoadStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +opgen:controller:owns=v1.ConfigMap
+// +opgen:controller:cacheSpec=image;replicas;config
 type Load struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
