@@ -37,9 +37,9 @@ func (c *LoadController) Configure(opts *runtime.ControllerOptions[*loadv1.Load]
 	opts.Workers = c.Workers
 	if c.Mode != probe.ModeOwned {
 		opts.Owns = nil
-		// Only owned mode reads the spec (ConfigData, the fields
-		// +opgen:controller:cacheSpec keeps): the other modes cache none
-		// of it.
+		// Only owned mode reads the spec (ConfigData: the fields the
+		// cacheSpec marker of Load keeps); the other modes cache none of
+		// it.
 		opts.Project = func(l *loadv1.Load) { l.Spec = loadv1.LoadSpec{} }
 	}
 }
