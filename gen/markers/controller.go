@@ -64,8 +64,8 @@ type Reads []string
 
 // CacheSpec keeps in the controller's cache only the named fields of the
 // kind's spec (their JSON names; a dotted path keeps one field of a nested
-// struct): the handler, its Delete and the kind's readers see the rest of
-// spec as zero, and the operator holds less memory per object. Name every
+// struct): the handler's methods, Delete included, see the rest of spec
+// as zero, and the operator holds less memory per object. Name every
 // spec field the handler reads. Metadata and status are always cached
 // whole. A handler of such a kind must not Update an object it read from
 // the cache (the update would clear the fields not cached); writes by

@@ -9,8 +9,8 @@ func (CacheSpec) Help() *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "opgen",
 		DetailedHelp: markers.DetailedHelp{
-			Details: "CacheSpec keeps in the controller's cache only the named fields of the\nkind's spec (their JSON names; a dotted path keeps one field of a nested\nstruct): the handler, its Delete and the kind's readers see the rest of\nspec as zero, and the operator holds less memory per object. Name every\nspec field the handler reads. Metadata and status are always cached\nwhole. A handler of such a kind must not Update an object it read from\nthe cache (the update would clear the fields not cached); writes by\napply configurations send only the fields they set and are safe. See\nruntime.ControllerOptions.Project.\n\n\t// +opgen:controller:cacheSpec=image;replicas;config",
-			Summary: "CacheSpec keeps in the controller's cache only the named fields of the kind's spec (their JSON names; a dotted path keeps one field of a nested struct): the handler, its Delete and the kind's readers see the rest of spec as zero, and the operator holds less memory per object.",
+			Details: "CacheSpec keeps in the controller's cache only the named fields of the\nkind's spec (their JSON names; a dotted path keeps one field of a nested\nstruct): the handler's methods, Delete included, see the rest of spec\nas zero, and the operator holds less memory per object. Name every\nspec field the handler reads. Metadata and status are always cached\nwhole. A handler of such a kind must not Update an object it read from\nthe cache (the update would clear the fields not cached); writes by\napply configurations send only the fields they set and are safe. See\nruntime.ControllerOptions.Project.\n\n\t// +opgen:controller:cacheSpec=image;replicas;config",
+			Summary: "CacheSpec keeps in the controller's cache only the named fields of the kind's spec (their JSON names; a dotted path keeps one field of a nested struct): the handler's methods, Delete included, see the rest of spec as zero, and the operator holds less memory per object.",
 		},
 	}
 }

@@ -69,8 +69,8 @@ type ControllerOptions[T apis.Object] struct {
 
 	// Project, when set, runs on every object of the kind as it enters the
 	// controller's cache and keeps there only what it leaves: it zeroes the
-	// spec fields no handler reads, so that the cache holds less. Handlers,
-	// Readers and the Delete of the kind see the projected objects.
+	// spec fields no handler reads, so that the cache holds less. The
+	// handler's methods, Delete included, see the projected objects.
 	// It must leave ObjectMeta and Status as they are (the pipeline reads
 	// both), and a handler must not Update an object it read from the
 	// cache (the update would clear what was projected away): write with
