@@ -90,13 +90,30 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 // error and writes nothing but the stubs its errors ask the user to
 // complete (Output.Stub).
 func Run(ctx context.Context, opts Options, generators map[string]Generator) (*Result, error) {
-	p, err := NewProject(opts)
+	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	names := sortedNames(generators)
-	st := newStamp(p, names)
-	if !opts.Force && !opts.DryRun && st.UpToDate() {
+	// The stamp's file and the generated files it records do not depend
+	// on the packages: reading and stating them overlaps with NewProject's
+	// walk of the project, most of a no-op run after the program's start.
+	check := !opts.Force && !opts.DryRun
+	opened := make(chan *stamp, 1)
+	go func() {
+		st := openStamp(&opts, names)
+		if check {
+			st.outputsOK = st.outputsUnchanged()
+		}
+		opened <- st
+	}()
+	p, err := NewProject(opts)
+	st := <-opened
+	if err != nil {
+		return nil, err
+	}
+	st.project = p
+	if check && st.outputsOK && st.inputsUnchanged() {
 		return &Result{UpToDate: true}, nil
 	}
 	clk := &clock{allocs: opts.Timings}

@@ -41,6 +41,8 @@ type stamp struct {
 	// for Save.
 	verified []string
 	modules  string
+	// outputsOK is outputsUnchanged's answer when Run asked it first.
+	outputsOK bool
 }
 
 type stampData struct {
@@ -150,8 +152,17 @@ func (d *stampData) unmarshal(data []byte) bool {
 }
 
 func newStamp(p *Project, generators []string) *stamp {
-	s := &stamp{project: p, gens: generators, stats: map[string]fileStat{}}
-	dir := p.StampDir
+	s := openStamp(&p.Options, generators)
+	s.project = p
+	return s
+}
+
+// openStamp reads the stamp of a run of generators with o (defaulted); the
+// stamp's project is for the caller to set before it checks the inputs or
+// saves.
+func openStamp(o *Options, generators []string) *stamp {
+	s := &stamp{gens: generators, stats: map[string]fileStat{}}
+	dir := o.StampDir
 	if dir == "-" {
 		return s
 	}
@@ -161,7 +172,7 @@ func newStamp(p *Project, generators []string) *stamp {
 			return s
 		}
 	}
-	key := sha256.Sum256([]byte(p.Root + "\x00" + strings.Join(p.Patterns, "\x00") + "\x00" + strings.Join(generators, ",")))
+	key := sha256.Sum256([]byte(o.Root + "\x00" + strings.Join(o.Patterns, "\x00") + "\x00" + strings.Join(generators, ",")))
 	s.file = filepath.Join(dir, hex.EncodeToString(key[:12])+".stamp")
 	if data, err := os.ReadFile(s.file); err == nil {
 		s.prev.unmarshal(data)
@@ -172,10 +183,13 @@ func newStamp(p *Project, generators []string) *stamp {
 // UpToDate reports whether the inputs and the generated files are what
 // the last successful run saw and wrote.
 func (s *stamp) UpToDate() bool {
+	return s.outputsUnchanged() && s.inputsUnchanged()
+}
+
+// inputsUnchanged reports whether the inputs are what the last successful
+// run saw.
+func (s *stamp) inputsUnchanged() bool {
 	if s.file == "" || s.prev.Inputs == "" {
-		return false
-	}
-	if !s.outputsUnchanged() {
 		return false
 	}
 	inputs, err := s.inputs(s.prev.Outputs, false)
@@ -189,6 +203,9 @@ const statWorkers = 8
 // outputsUnchanged reports whether every file the last run generated
 // still has the content it wrote.
 func (s *stamp) outputsUnchanged() bool {
+	if s.file == "" || s.prev.Inputs == "" {
+		return false
+	}
 	paths := slices.Collect(maps.Keys(s.prev.Outputs))
 	stats := make([]fileStat, len(paths))
 	var failed atomic.Bool
