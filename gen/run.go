@@ -95,25 +95,28 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 		return nil, err
 	}
 	names := sortedNames(generators)
-	// The stamp's file and the generated files it records do not depend
-	// on the packages: reading and stating them overlaps with NewProject's
-	// walk of the project, most of a no-op run after the program's start.
+	// The generated files the stamp records do not depend on the
+	// packages: decoding the stamp and stating them overlaps with the
+	// walk of the project, which lists again only the directories
+	// changed since the stamp's run.
 	check := !opts.Force && !opts.DryRun
-	opened := make(chan *stamp, 1)
+	st := openStamp(&opts, names)
+	var prevDirs map[string]dirList
+	if check {
+		prevDirs = stampDirs(st.raw)
+	}
+	outputsOK := make(chan bool, 1)
 	go func() {
-		st := openStamp(&opts, names)
-		if check {
-			st.outputsOK = st.outputsUnchanged()
-		}
-		opened <- st
+		st.load()
+		outputsOK <- check && st.outputsUnchanged()
 	}()
-	p, err := NewProject(opts)
-	st := <-opened
+	p, err := newProject(opts, prevDirs)
+	unchanged := <-outputsOK
 	if err != nil {
 		return nil, err
 	}
 	st.project = p
-	if check && st.outputsOK && st.inputsUnchanged() {
+	if unchanged && st.inputsUnchanged() {
 		return &Result{UpToDate: true}, nil
 	}
 	clk := &clock{allocs: opts.Timings}
