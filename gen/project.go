@@ -237,7 +237,11 @@ type Project struct {
 }
 
 // NewProject resolves opts into a Project.
-func NewProject(opts Options) (*Project, error) {
+func NewProject(opts Options) (*Project, error) { return newProject(opts, nil) }
+
+// newProject is NewProject with the directories that the stamp of the
+// last run recorded (see dirList).
+func newProject(opts Options, prevDirs map[string]dirList) (*Project, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -250,7 +254,7 @@ func NewProject(opts Options) (*Project, error) {
 	if p.Name == "" {
 		p.Name = NameOf(p.ImportPath(p.Root))
 	}
-	if p.Dirs, p.sources, err = expandPatterns(opts.Root, opts.Patterns); err != nil {
+	if p.Dirs, p.sources, err = walkPatterns(opts.Root, opts.Patterns, &lister{prev: prevDirs, seen: map[string]dirList{}}); err != nil {
 		return nil, err
 	}
 	if p.ClientDirs, err = dirSet(opts.Root, opts.Clients.Packages); err != nil {

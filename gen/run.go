@@ -90,13 +90,33 @@ func (r *Result) Report(w io.Writer, root string, verbose bool, took time.Durati
 // error and writes nothing but the stubs its errors ask the user to
 // complete (Output.Stub).
 func Run(ctx context.Context, opts Options, generators map[string]Generator) (*Result, error) {
-	p, err := NewProject(opts)
+	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	names := sortedNames(generators)
-	st := newStamp(p, names)
-	if !opts.Force && !opts.DryRun && st.UpToDate() {
+	// The generated files the stamp records do not depend on the
+	// packages: decoding the stamp and stating them overlaps with the
+	// walk of the project, which lists again only the directories
+	// changed since the stamp's run.
+	check := !opts.Force && !opts.DryRun
+	st := openStamp(&opts, names)
+	var prevDirs map[string]dirList
+	if check {
+		prevDirs = stampDirs(st.raw)
+	}
+	outputsOK := make(chan bool, 1)
+	go func() {
+		st.load()
+		outputsOK <- check && st.outputsUnchanged()
+	}()
+	p, err := newProject(opts, prevDirs)
+	unchanged := <-outputsOK
+	if err != nil {
+		return nil, err
+	}
+	st.project = p
+	if unchanged && st.inputsUnchanged() {
 		return &Result{UpToDate: true}, nil
 	}
 	clk := &clock{allocs: opts.Timings}

@@ -41,6 +41,10 @@ type stamp struct {
 	// for Save.
 	verified []string
 	modules  string
+	// raw is the stamp's file until load decodes it.
+	raw []byte
+	// dirs are the directories the walk of Save read, for Save.
+	dirs map[string]dirList
 }
 
 type stampData struct {
@@ -49,6 +53,7 @@ type stampData struct {
 	Stats    map[string]fileStat
 	Verified []string
 	Modules  string
+	Dirs     map[string]dirList
 }
 
 // fileStat is what identifies a file's content without reading it.
@@ -62,7 +67,7 @@ type fileStat struct {
 // fields, read without a JSON decoder: over 200 kinds it holds about
 // 5,600 entries, which encoding/json took 15 to 25 ms to decode, a third
 // of a no-op run.
-const stampFormat = "opgen-stamp 2"
+const stampFormat = "opgen-stamp 3"
 
 // marshal writes d as a stamp file; ok is false when a path holds a tab
 // or a newline (the run is then not stamped).
@@ -82,6 +87,12 @@ func (d *stampData) marshal() (out []byte, ok bool) {
 	}
 	ok = true
 	line(stampFormat)
+	// The directories come first: Run reads them alone (stampDirs).
+	for _, path := range slices.Sorted(maps.Keys(d.Dirs)) {
+		dl := d.Dirs[path]
+		sources, subdirs, module := marshalDirList(dl)
+		line("d", path, strconv.FormatInt(dl.Mod, 10), sources, subdirs, module)
+	}
 	line("i", d.Inputs)
 	line("m", d.Modules)
 	for _, v := range d.Verified {
@@ -108,8 +119,8 @@ func (d *stampData) unmarshal(data []byte) bool {
 	// Sized once: over 200 kinds the maps hold about 2,800 entries each,
 	// and growing them was a third of the read.
 	n := strings.Count(rest, "\n") / 2
-	*d = stampData{Outputs: make(map[string]string, n), Stats: make(map[string]fileStat, n)}
-	var f [5]string
+	*d = stampData{Outputs: make(map[string]string, n), Stats: make(map[string]fileStat, n), Dirs: map[string]dirList{}}
+	var f [6]string
 	for line := range strings.Lines(rest) {
 		fields := f[:0]
 		for s := strings.TrimSuffix(line, "\n"); ; {
@@ -141,6 +152,13 @@ func (d *stampData) unmarshal(data []byte) bool {
 				return false
 			}
 			d.Stats[fields[1]] = fileStat{Size: size, Mod: mod, Sum: fields[4]}
+		case len(fields) == 6 && fields[0] == "d":
+			mod, err := strconv.ParseInt(fields[2], 10, 64)
+			if err != nil {
+				*d = stampData{}
+				return false
+			}
+			d.Dirs[fields[1]] = unmarshalDirList(mod, fields[3], fields[4], fields[5])
 		default:
 			*d = stampData{}
 			return false
@@ -150,8 +168,18 @@ func (d *stampData) unmarshal(data []byte) bool {
 }
 
 func newStamp(p *Project, generators []string) *stamp {
-	s := &stamp{project: p, gens: generators, stats: map[string]fileStat{}}
-	dir := p.StampDir
+	s := openStamp(&p.Options, generators)
+	s.load()
+	s.project = p
+	return s
+}
+
+// openStamp reads the file of the stamp of a run of generators with o
+// (defaulted), for load to decode; the stamp's project is for the caller
+// to set before it checks the inputs or saves.
+func openStamp(o *Options, generators []string) *stamp {
+	s := &stamp{gens: generators, stats: map[string]fileStat{}}
+	dir := o.StampDir
 	if dir == "-" {
 		return s
 	}
@@ -161,21 +189,30 @@ func newStamp(p *Project, generators []string) *stamp {
 			return s
 		}
 	}
-	key := sha256.Sum256([]byte(p.Root + "\x00" + strings.Join(p.Patterns, "\x00") + "\x00" + strings.Join(generators, ",")))
+	key := sha256.Sum256([]byte(o.Root + "\x00" + strings.Join(o.Patterns, "\x00") + "\x00" + strings.Join(generators, ",")))
 	s.file = filepath.Join(dir, hex.EncodeToString(key[:12])+".stamp")
-	if data, err := os.ReadFile(s.file); err == nil {
-		s.prev.unmarshal(data)
-	}
+	s.raw, _ = os.ReadFile(s.file)
 	return s
+}
+
+// load decodes the stamp openStamp read.
+func (s *stamp) load() {
+	if s.raw != nil {
+		s.prev.unmarshal(s.raw)
+		s.raw = nil
+	}
 }
 
 // UpToDate reports whether the inputs and the generated files are what
 // the last successful run saw and wrote.
 func (s *stamp) UpToDate() bool {
+	return s.outputsUnchanged() && s.inputsUnchanged()
+}
+
+// inputsUnchanged reports whether the inputs are what the last successful
+// run saw.
+func (s *stamp) inputsUnchanged() bool {
 	if s.file == "" || s.prev.Inputs == "" {
-		return false
-	}
-	if !s.outputsUnchanged() {
 		return false
 	}
 	inputs, err := s.inputs(s.prev.Outputs, false)
@@ -189,6 +226,9 @@ const statWorkers = 8
 // outputsUnchanged reports whether every file the last run generated
 // still has the content it wrote.
 func (s *stamp) outputsUnchanged() bool {
+	if s.file == "" || s.prev.Inputs == "" {
+		return false
+	}
 	paths := slices.Collect(maps.Keys(s.prev.Outputs))
 	stats := make([]fileStat, len(paths))
 	var failed atomic.Bool
@@ -234,7 +274,7 @@ func (s *stamp) Save(outputs map[string][]byte) {
 	}
 	data.Inputs = inputs
 	data.Stats = s.stats
-	data.Verified, data.Modules = s.verified, s.modules
+	data.Verified, data.Modules, data.Dirs = s.verified, s.modules, s.dirs
 	out, ok := data.marshal()
 	if !ok {
 		return
@@ -277,9 +317,13 @@ func (s *stamp) inputs(generated map[string]string, fresh bool) (string, error) 
 	// found again (it may have written some).
 	dirs, sources := p.Dirs, p.sources
 	if fresh || sources == nil {
+		l := &lister{seen: map[string]dirList{}}
 		var err error
-		if dirs, sources, err = expandPatterns(p.Root, p.Patterns); err != nil {
+		if dirs, sources, err = walkPatterns(p.Root, p.Patterns, l); err != nil {
 			return "", err
+		}
+		if fresh {
+			s.dirs = l.seen
 		}
 	}
 	for _, dir := range dirs {

@@ -121,7 +121,8 @@ func TestExpandPatternsAsTheGoCommand(t *testing.T) {
 // reads as no stamp.
 func TestStampFileRoundTrips(t *testing.T) {
 	d := stampData{Inputs: "abc", Modules: "def", Verified: []string{"k8s.io/api/core/v1"},
-		Outputs: map[string]string{"/p/a.go": "s1"}, Stats: map[string]fileStat{"/p/a.go": {Size: 3, Mod: 42, Sum: "s1"}}}
+		Outputs: map[string]string{"/p/a.go": "s1"}, Stats: map[string]fileStat{"/p/a.go": {Size: 3, Mod: 42, Sum: "s1"}},
+		Dirs: map[string]dirList{"/p": {Mod: 7, Sources: []string{"a.go", "b.go"}, Subdirs: []string{"apis"}}, "/p/apis": {Mod: 8}, "/p/tools": {Mod: 9, Module: true}}}
 	out, ok := d.marshal()
 	require.True(t, ok)
 	var back stampData

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,10 @@ import (
 	"text/template"
 	"time"
 )
+
+// noopOnly skips the conventional chain and opgen's cold and warm runs at
+// scale: one run stamps the project, then the no-op runs follow.
+var noopOnly = flag.Bool("noop", false, "with -kinds, measure only opgen's no-op (after one run that stamps the project)")
 
 // kindsPerGroup is how many kinds each synthetic group version holds.
 const kindsPerGroup = 5
@@ -230,7 +235,15 @@ func runScale(bin, work string, sizes []int) error {
 		ogRun := func(force bool) func(string) (int64, error) {
 			return func(cache string) (int64, error) { return runOpgenRSS(bin, og, cache, force) }
 		}
+		if *noopOnly {
+			if err := measure("opgen stamp", false, 0, ogRun(true)); err != nil {
+				return err
+			}
+		}
 		for i := range *runs {
+			if *noopOnly {
+				break
+			}
 			for _, m := range []struct {
 				name  string
 				fresh bool
@@ -263,10 +276,14 @@ func runScale(bin, work string, sizes []int) error {
 			return fmt.Sprintf("%d MB", s[len(s)/2]>>20)
 		}
 		for _, m := range []string{"cold", "warm"} {
+			if *noopOnly {
+				break
+			}
 			c, o := median(times["conventional "+m]), median(times["opgen "+m])
 			fmt.Printf("| %d | %s | %s | %s | %.1fx | %s | %s |\n", n, m, round(c), round(o), float64(c)/float64(o), mb(rss["conventional "+m]), mb(rss["opgen "+m]))
 		}
-		fmt.Printf("| %d | no-op (binary) | – | %s | | | %s |\n", n, round(median(times["opgen no-op"])), mb(rss["opgen no-op"]))
+		noop := times["opgen no-op"]
+		fmt.Printf("| %d | no-op (binary) | – | %s [%s–%s] | | | %s |\n", n, round(median(noop)), round(slices.Min(noop)), round(slices.Max(noop)), mb(rss["opgen no-op"]))
 	}
 	if *jsonOut != "" {
 		return writeFloatJSON(*jsonOut+".scale.json", all)

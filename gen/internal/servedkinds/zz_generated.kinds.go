@@ -2,106 +2,110 @@
 
 package servedkinds
 
-var table = map[string]map[string][]string{
-	"": {
-		"v1": {"APIGroup", "APIVersions", "Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate", "RangeAllocation", "ReplicationController", "ResourceQuota", "Secret", "SerializedReference", "Service", "ServiceAccount", "Status", "WatchEvent"},
-	},
-	"admissionregistration.k8s.io": {
-		"v1":       {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration", "WatchEvent"},
-		"v1alpha1": {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "WatchEvent"},
-		"v1beta1":  {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration", "WatchEvent"},
-	},
-	"apps": {
-		"v1":      {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "WatchEvent"},
-		"v1beta1": {"ControllerRevision", "Deployment", "DeploymentRollback", "Scale", "StatefulSet", "WatchEvent"},
-		"v1beta2": {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "Scale", "StatefulSet", "WatchEvent"},
-	},
-	"authentication.k8s.io": {
-		"v1":       {"SelfSubjectReview", "TokenRequest", "TokenReview", "WatchEvent"},
-		"v1alpha1": {"SelfSubjectReview", "WatchEvent"},
-		"v1beta1":  {"SelfSubjectReview", "TokenReview", "WatchEvent"},
-	},
-	"authorization.k8s.io": {
-		"v1":      {"LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview", "WatchEvent"},
-		"v1beta1": {"LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview", "WatchEvent"},
-	},
-	"autoscaling": {
-		"v1": {"HorizontalPodAutoscaler", "Scale", "WatchEvent"},
-		"v2": {"HorizontalPodAutoscaler", "WatchEvent"},
-	},
-	"batch": {
-		"v1":      {"CronJob", "Job", "WatchEvent"},
-		"v1beta1": {"CronJob", "WatchEvent"},
-	},
-	"certificates.k8s.io": {
-		"v1":       {"CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest", "WatchEvent"},
-		"v1alpha1": {"ClusterTrustBundle", "WatchEvent"},
-		"v1beta1":  {"CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest", "WatchEvent"},
-	},
-	"coordination.k8s.io": {
-		"v1":       {"Lease", "WatchEvent"},
-		"v1alpha2": {"LeaseCandidate", "WatchEvent"},
-		"v1beta1":  {"Lease", "LeaseCandidate", "WatchEvent"},
-	},
-	"discovery.k8s.io": {
-		"v1":      {"EndpointSlice", "WatchEvent"},
-		"v1beta1": {"EndpointSlice", "WatchEvent"},
-	},
-	"events.k8s.io": {
-		"v1":      {"Event", "WatchEvent"},
-		"v1beta1": {"Event", "WatchEvent"},
-	},
-	"extensions": {
-		"v1beta1": {"DaemonSet", "Deployment", "DeploymentRollback", "Ingress", "NetworkPolicy", "ReplicaSet", "Scale", "WatchEvent"},
-	},
-	"flowcontrol.apiserver.k8s.io": {
-		"v1":      {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
-		"v1beta1": {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
-		"v1beta2": {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
-		"v1beta3": {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
-	},
-	"internal.apiserver.k8s.io": {
-		"v1alpha1": {"StorageVersion", "WatchEvent"},
-	},
-	"lifecycle.k8s.io": {
-		"v1alpha1": {"Eviction", "EvictionRequest", "WatchEvent"},
-	},
-	"networking.k8s.io": {
-		"v1":      {"IPAddress", "Ingress", "IngressClass", "NetworkPolicy", "ServiceCIDR", "WatchEvent"},
-		"v1beta1": {"IPAddress", "Ingress", "IngressClass", "ServiceCIDR", "WatchEvent"},
-	},
-	"node.k8s.io": {
-		"v1":       {"RuntimeClass", "WatchEvent"},
-		"v1alpha1": {"RuntimeClass", "WatchEvent"},
-		"v1beta1":  {"RuntimeClass", "WatchEvent"},
-	},
-	"policy": {
-		"v1":      {"Eviction", "PodDisruptionBudget", "WatchEvent"},
-		"v1beta1": {"Eviction", "PodDisruptionBudget", "WatchEvent"},
-	},
-	"rbac.authorization.k8s.io": {
-		"v1":       {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "WatchEvent"},
-		"v1alpha1": {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "WatchEvent"},
-		"v1beta1":  {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "WatchEvent"},
-	},
-	"resource.k8s.io": {
-		"v1":       {"DeviceClass", "DeviceTaintRule", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "WatchEvent"},
-		"v1alpha3": {"DeviceTaintRule", "ResourcePoolStatusRequest", "WatchEvent"},
-		"v1beta1":  {"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "WatchEvent"},
-		"v1beta2":  {"DeviceClass", "DeviceTaintRule", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "WatchEvent"},
-	},
-	"scheduling.k8s.io": {
-		"v1":       {"PriorityClass", "WatchEvent"},
-		"v1alpha3": {"CompositePodGroup", "PodGroup", "WatchEvent", "Workload"},
-		"v1beta1":  {"PodGroup", "PriorityClass", "WatchEvent", "Workload"},
-	},
-	"storage.k8s.io": {
-		"v1":       {"CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass", "WatchEvent"},
-		"v1alpha1": {"CSIStorageCapacity", "VolumeAttachment", "VolumeAttributesClass", "WatchEvent"},
-		"v1beta1":  {"CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass", "WatchEvent"},
-	},
-	"storagemigration.k8s.io": {
-		"v1":      {"StorageVersionMigration", "WatchEvent"},
-		"v1beta1": {"StorageVersionMigration", "WatchEvent"},
-	},
+// newTable builds the table on first use (see table): as a package
+// variable it cost every opgen command half a millisecond at start.
+func newTable() map[string]map[string][]string {
+	return map[string]map[string][]string{
+		"": {
+			"v1": {"APIGroup", "APIVersions", "Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate", "RangeAllocation", "ReplicationController", "ResourceQuota", "Secret", "SerializedReference", "Service", "ServiceAccount", "Status", "WatchEvent"},
+		},
+		"admissionregistration.k8s.io": {
+			"v1":       {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration", "WatchEvent"},
+			"v1alpha1": {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "WatchEvent"},
+			"v1beta1":  {"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration", "WatchEvent"},
+		},
+		"apps": {
+			"v1":      {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "WatchEvent"},
+			"v1beta1": {"ControllerRevision", "Deployment", "DeploymentRollback", "Scale", "StatefulSet", "WatchEvent"},
+			"v1beta2": {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "Scale", "StatefulSet", "WatchEvent"},
+		},
+		"authentication.k8s.io": {
+			"v1":       {"SelfSubjectReview", "TokenRequest", "TokenReview", "WatchEvent"},
+			"v1alpha1": {"SelfSubjectReview", "WatchEvent"},
+			"v1beta1":  {"SelfSubjectReview", "TokenReview", "WatchEvent"},
+		},
+		"authorization.k8s.io": {
+			"v1":      {"LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview", "WatchEvent"},
+			"v1beta1": {"LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview", "WatchEvent"},
+		},
+		"autoscaling": {
+			"v1": {"HorizontalPodAutoscaler", "Scale", "WatchEvent"},
+			"v2": {"HorizontalPodAutoscaler", "WatchEvent"},
+		},
+		"batch": {
+			"v1":      {"CronJob", "Job", "WatchEvent"},
+			"v1beta1": {"CronJob", "WatchEvent"},
+		},
+		"certificates.k8s.io": {
+			"v1":       {"CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest", "WatchEvent"},
+			"v1alpha1": {"ClusterTrustBundle", "WatchEvent"},
+			"v1beta1":  {"CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest", "WatchEvent"},
+		},
+		"coordination.k8s.io": {
+			"v1":       {"Lease", "WatchEvent"},
+			"v1alpha2": {"LeaseCandidate", "WatchEvent"},
+			"v1beta1":  {"Lease", "LeaseCandidate", "WatchEvent"},
+		},
+		"discovery.k8s.io": {
+			"v1":      {"EndpointSlice", "WatchEvent"},
+			"v1beta1": {"EndpointSlice", "WatchEvent"},
+		},
+		"events.k8s.io": {
+			"v1":      {"Event", "WatchEvent"},
+			"v1beta1": {"Event", "WatchEvent"},
+		},
+		"extensions": {
+			"v1beta1": {"DaemonSet", "Deployment", "DeploymentRollback", "Ingress", "NetworkPolicy", "ReplicaSet", "Scale", "WatchEvent"},
+		},
+		"flowcontrol.apiserver.k8s.io": {
+			"v1":      {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
+			"v1beta1": {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
+			"v1beta2": {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
+			"v1beta3": {"FlowSchema", "PriorityLevelConfiguration", "WatchEvent"},
+		},
+		"internal.apiserver.k8s.io": {
+			"v1alpha1": {"StorageVersion", "WatchEvent"},
+		},
+		"lifecycle.k8s.io": {
+			"v1alpha1": {"Eviction", "EvictionRequest", "WatchEvent"},
+		},
+		"networking.k8s.io": {
+			"v1":      {"IPAddress", "Ingress", "IngressClass", "NetworkPolicy", "ServiceCIDR", "WatchEvent"},
+			"v1beta1": {"IPAddress", "Ingress", "IngressClass", "ServiceCIDR", "WatchEvent"},
+		},
+		"node.k8s.io": {
+			"v1":       {"RuntimeClass", "WatchEvent"},
+			"v1alpha1": {"RuntimeClass", "WatchEvent"},
+			"v1beta1":  {"RuntimeClass", "WatchEvent"},
+		},
+		"policy": {
+			"v1":      {"Eviction", "PodDisruptionBudget", "WatchEvent"},
+			"v1beta1": {"Eviction", "PodDisruptionBudget", "WatchEvent"},
+		},
+		"rbac.authorization.k8s.io": {
+			"v1":       {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "WatchEvent"},
+			"v1alpha1": {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "WatchEvent"},
+			"v1beta1":  {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "WatchEvent"},
+		},
+		"resource.k8s.io": {
+			"v1":       {"DeviceClass", "DeviceTaintRule", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "WatchEvent"},
+			"v1alpha3": {"DeviceTaintRule", "ResourcePoolStatusRequest", "WatchEvent"},
+			"v1beta1":  {"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "WatchEvent"},
+			"v1beta2":  {"DeviceClass", "DeviceTaintRule", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "WatchEvent"},
+		},
+		"scheduling.k8s.io": {
+			"v1":       {"PriorityClass", "WatchEvent"},
+			"v1alpha3": {"CompositePodGroup", "PodGroup", "WatchEvent", "Workload"},
+			"v1beta1":  {"PodGroup", "PriorityClass", "WatchEvent", "Workload"},
+		},
+		"storage.k8s.io": {
+			"v1":       {"CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass", "WatchEvent"},
+			"v1alpha1": {"CSIStorageCapacity", "VolumeAttachment", "VolumeAttributesClass", "WatchEvent"},
+			"v1beta1":  {"CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass", "WatchEvent"},
+		},
+		"storagemigration.k8s.io": {
+			"v1":      {"StorageVersionMigration", "WatchEvent"},
+			"v1beta1": {"StorageVersionMigration", "WatchEvent"},
+		},
+	}
 }
