@@ -245,9 +245,22 @@ func (s *suite) leaseName(prefix string) string {
 // empty-namespace baseline for the memory per object.
 func (s *suite) benchColdStart(ctx context.Context) error {
 	variants := s.variants(opgen, cr, crTuned)
+	cs, err := s.rawClient()
+	if err != nil {
+		return err
+	}
 	for _, size := range []string{"small", "large"} {
 		n := s.sizeN(size)
 		for r := range s.cfg.rounds {
+			// The bound of this round: the paged list + decode of the
+			// same objects, just before the operators start.
+			waitIdle()
+			d, _, err := listDecode(ctx, cs, namespace(s.primary(), size))
+			if err != nil {
+				return err
+			}
+			key := roundBound("list." + size + ".seconds")
+			s.res.Raw[key] = append(s.res.Raw[key], d.Seconds())
 			for _, v := range order(r, variants...) {
 				if err := s.coldStartOnce(ctx, v, size, n); err != nil {
 					return err

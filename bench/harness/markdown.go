@@ -147,6 +147,11 @@ func (s *suite) mdColdStart(b *strings.Builder) {
 	}
 	b.WriteString("## 1. Cold start\n\n")
 	b.WriteString("From process start (the harness's clock before exec) to the moment the handler had run once for every object, with a no-op handler (controller-runtime's reads the object from the cache). The objects are already handled (status.observedGeneration = generation), so opgen's pipeline writes nothing either: both make zero API writes. Leader election on, each run with a fresh Lease. Peak RSS is VmHWM read after every object was reconciled; file-backed is RssFile read at the same moment (the pages of the binary and its libraries in memory, about as many for any operator linking client-go's clientsets), and the rows below it the peak less those pages.\n\n")
+	for _, size := range []string{"small", "large"} {
+		if v := s.res.Raw[roundBound("list."+size+".seconds")]; len(v) > 0 {
+			fmt.Fprintf(b, "The bound of N=%d, a paged list (500 a page) + decode of the same objects measured in each round just before the operators start (the rows \"of the raw paged list\" divide round by round): %s s.\n\n", s.sizeN(size), fmtSeries(v))
+		}
+	}
 	s.compare(b, [][3]string{
 		{fmt.Sprintf("cold start, N=%d", s.cfg.small), "coldstart.small.seconds", "s"},
 		{fmt.Sprintf("cold start, N=%d", s.cfg.large), "coldstart.large.seconds", "s"},
