@@ -53,7 +53,7 @@ type stampData struct {
 	Stats    map[string]fileStat
 	Verified []string
 	Modules  string
-	Dirs     map[string]dirList
+	Dirs     map[string]dirList // written by marshal; unmarshal leaves it to stampDirs
 }
 
 // fileStat is what identifies a file's content without reading it.
@@ -108,8 +108,9 @@ func (d *stampData) marshal() (out []byte, ok bool) {
 	return []byte(b.String()), ok
 }
 
-// unmarshal reads a stamp file into d; it reports false for anything
-// else (a stamp of an older opgen), which costs one full run.
+// unmarshal reads a stamp file into d, all but its directories (stampDirs
+// reads those, for the walk); it reports false for anything else (a stamp
+// of an older opgen), which costs one full run.
 func (d *stampData) unmarshal(data []byte) bool {
 	*d = stampData{}
 	head, rest, _ := strings.Cut(string(data), "\n")
@@ -119,7 +120,7 @@ func (d *stampData) unmarshal(data []byte) bool {
 	// Sized once: over 200 kinds the maps hold about 2,800 entries each,
 	// and growing them was a third of the read.
 	n := strings.Count(rest, "\n") / 2
-	*d = stampData{Outputs: make(map[string]string, n), Stats: make(map[string]fileStat, n), Dirs: map[string]dirList{}}
+	*d = stampData{Outputs: make(map[string]string, n), Stats: make(map[string]fileStat, n)}
 	var f [6]string
 	for line := range strings.Lines(rest) {
 		fields := f[:0]
@@ -153,12 +154,7 @@ func (d *stampData) unmarshal(data []byte) bool {
 			}
 			d.Stats[fields[1]] = fileStat{Size: size, Mod: mod, Sum: fields[4]}
 		case len(fields) == 6 && fields[0] == "d":
-			mod, err := strconv.ParseInt(fields[2], 10, 64)
-			if err != nil {
-				*d = stampData{}
-				return false
-			}
-			d.Dirs[fields[1]] = unmarshalDirList(mod, fields[3], fields[4], fields[5])
+			// Read by stampDirs while the project is walked.
 		default:
 			*d = stampData{}
 			return false

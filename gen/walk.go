@@ -115,15 +115,24 @@ func stampDirs(data []byte) map[string]dirList {
 	for len(rest) > 0 && rest[0] == 'd' {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		f := strings.Split(string(line), "\t")
-		if len(f) != 6 || f[0] != "d" {
+		path, dl, ok := parseDirLine(strings.Split(string(line), "\t"))
+		if !ok {
 			return nil
 		}
-		mod, err := strconv.ParseInt(f[2], 10, 64)
-		if err != nil {
-			return nil
-		}
-		dirs[f[1]] = unmarshalDirList(mod, f[3], f[4], f[5])
+		dirs[path] = dl
 	}
 	return dirs
+}
+
+// parseDirLine reads the fields of a stamp's "d" line: the directory, its
+// modification time, sources, subdirectories and go.mod mark.
+func parseDirLine(f []string) (path string, dl dirList, ok bool) {
+	if len(f) != 6 || f[0] != "d" {
+		return "", dirList{}, false
+	}
+	mod, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return "", dirList{}, false
+	}
+	return f[1], unmarshalDirList(mod, f[3], f[4], f[5]), true
 }
