@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
@@ -210,4 +211,48 @@ func retryOnConflict(f func() error) error {
 		}
 	}
 	return err
+}
+
+// TestCampaignsWhileCachesFill: a replica campaigns while its caches
+// fill, so that it works as its last cache syncs. Until then it holds the
+// Lease without working (an owned kind that is not served keeps its
+// caches from syncing here), and a shutdown before the sync releases it.
+func TestCampaignsWhileCachesFill(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	createGadget(t, ns, "waiting", testapi.GadgetSpec{})
+	le := fastElection
+	le.Identity = "filling"
+	h := newOperator(t, ns, nil, runtime.Options{LeaderElection: le})
+	c := &calls{}
+	notServed := schema.GroupVersionKind{Group: ns + ".opgen.test", Version: "v1", Kind: "Widget"}
+	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c}),
+		runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{notServed}}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.op.Run(ctx) }()
+	t.Cleanup(cancel)
+
+	leases := env.Clientset().CoordinationV1().Leases(ns)
+	holder := func() string {
+		l, err := leases.Get(context.Background(), "test-operator", metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return ""
+		}
+		return *l.Spec.HolderIdentity
+	}
+	eventually(t, "the Lease held while the caches fill", func() bool { return holder() == "filling" })
+	assert.False(t, h.op.Ready(), "ready while an owned kind is not served")
+	assert.False(t, h.op.Leading(), "working before the caches synced")
+	assert.Zero(t, c.n.Load(), "a handler ran before the caches synced")
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("Run did not return within 60s of cancel")
+	}
+	assert.Empty(t, holder(), "the Lease is released on shutdown")
+	assert.Zero(t, c.n.Load())
 }

@@ -33,9 +33,10 @@ import (
 //     ready. An owned or watched kind the API server does not serve (its
 //     CRD is not installed) is logged with the fix and retried with a
 //     backoff of up to 30s until it is;
-//  3. campaigns for the lease (unless election is off) while the caches
-//     stay warm and the queues fill, and starts the workers when it wins
-//     (or, with LeaderElectionOptions.Elected, when its host is elected);
+//  3. meanwhile campaigns for the lease (unless election is off), and
+//     starts the workers once it won and the caches synced (or, with
+//     LeaderElectionOptions.Elected, once the caches synced and its host
+//     is elected; with sharding, once the caches synced and it joined);
 //  4. when ctx is cancelled: stops taking new keys, lets in-flight handlers
 //     finish for up to Options.ShutdownTimeout (then cancels their
 //     contexts), releases the lease, stops the informers and servers.
@@ -96,20 +97,19 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	defer stopInformers()
 	restoreGC := cachefill.PaceGC()
 	defer restoreGC()
-	if err := o.startCaches(ctx, informerCtx); err != nil {
+	if o.preview == nil && !o.opts.LeaderElection.Disabled && member == nil {
+		return o.campaignWhileFilling(ctx, informerCtx, restoreGC)
+	}
+	synced, err := o.fill(ctx, informerCtx, restoreGC)
+	if err != nil {
 		return err
 	}
-	// The first pass over the objects runs at the process's own GC
-	// target (see cachefill.syncGCPercent for why).
-	restoreGC()
-	if ctx.Err() != nil {
+	if !synced {
 		if o.preview != nil {
 			return errPreviewStopped // not "nothing would change"
 		}
 		return nil // stopped before the caches synced: never ready
 	}
-	o.ready.Store(true)
-	o.log.Info("caches synced", "controllers", len(o.plan.controllers), "namespaces", o.opts.Namespaces)
 	if o.preview != nil {
 		return o.runPreview(ctx)
 	}
@@ -119,10 +119,62 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 		}
 		return nil
 	}
-	if member != nil {
-		return member.lead(ctx, o)
+	return member.lead(ctx, o) // the rest campaigned while filling
+}
+
+// fill starts the caches and waits until they synced; then the operator
+// is ready. synced is false when ctx ended first.
+func (o *Operator) fill(ctx, informerCtx context.Context, restoreGC func()) (synced bool, err error) {
+	if err := o.startCaches(ctx, informerCtx); err != nil {
+		return false, err
 	}
-	return o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.fence, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log).Run(ctx, o.work)
+	// The first pass over the objects runs at the process's own GC
+	// target (see cachefill.syncGCPercent for why).
+	restoreGC()
+	if ctx.Err() != nil {
+		return false, nil
+	}
+	o.ready.Store(true)
+	o.log.Info("caches synced", "controllers", len(o.plan.controllers), "namespaces", o.opts.Namespaces)
+	return true, nil
+}
+
+// campaignWhileFilling campaigns for the lease while the caches fill, and
+// starts the workers once both the lease is won and the caches synced: a
+// replica that starts alone works as its last cache syncs, not a Lease
+// round trip or two later (a Get and a Create, 20 to 80 ms on a busy
+// server). A lease lost while the caches fill stops the fill; a fill
+// that fails releases the lease.
+func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restoreGC func()) error {
+	fillCtx, stopFill := context.WithCancel(ctx)
+	defer stopFill()
+	electCtx, stopElect := context.WithCancel(ctx)
+	defer stopElect()
+	synced := make(chan struct{})
+	campaign := make(chan error, 1)
+	elector := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.fence, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
+	go func() {
+		err := elector.Run(electCtx, func(leadCtx context.Context) bool {
+			select {
+			case <-synced:
+				return o.work(leadCtx)
+			case <-leadCtx.Done():
+				return true // no work started
+			}
+		})
+		stopFill() // the lease is lost or ctx ended: the fill has no use
+		campaign <- err
+	}()
+	ok, err := o.fill(fillCtx, informerCtx, restoreGC)
+	if err != nil {
+		stopElect()
+		<-campaign
+		return err
+	}
+	if ok {
+		close(synced)
+	}
+	return <-campaign
 }
 
 // startCaches starts the shared factories, sets the controllers up, starts
