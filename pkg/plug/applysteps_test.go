@@ -27,16 +27,34 @@ func statusBody(t *testing.T, p patch) map[string]any {
 }
 
 func TestApplyStatus(t *testing.T) {
-	t.Run("written when changed, with observedGeneration", func(t *testing.T) {
+	t.Run("written when changed, with observedGeneration: the changed values merged", func(t *testing.T) {
 		c := &fakeClient{}
 		a := plug.NewAction(plug.Modify, newWidget(3, 2), logr.Discard())
 		require.NoError(t, run(a, func(a *plug.Action[*widget]) error { a.Object.Status.Phase = "Ready"; return nil }, plug.ApplyStatus(testEnv(c, nil, nil))))
 		require.Len(t, c.patches, 1)
 		p := c.patches[0]
 		assert.Equal(t, []string{"status"}, p.subresource)
-		assert.Equal(t, types.ApplyPatchType, p.pt)
-		assert.True(t, *p.opts.Force)
-		assert.Equal(t, map[string]any{"observedGeneration": 3.0, "phase": "Ready"}, statusBody(t, p))
+		assert.Equal(t, types.MergePatchType, p.pt)
+		assert.Equal(t, "test-operator", p.opts.FieldManager)
+		assert.JSONEq(t, `{"status":{"observedGeneration":3,"phase":"Ready"}}`, p.body)
+	})
+	t.Run("applied whole when a list changes", func(t *testing.T) {
+		for name, change := range map[string]func(*widget){
+			"a condition":        func(w *widget) { apis.MarkReady(w, "Up", "") },
+			"conditions cleared": func(w *widget) { w.Status.Conditions = nil },
+		} {
+			c := &fakeClient{}
+			w := newWidget(3, 3)
+			w.Status.Phase = "Ready"
+			apis.MarkDegraded(w, "Broken", "")
+			a := plug.NewAction(plug.Reconcile, w, logr.Discard())
+			require.NoError(t, run(a, func(a *plug.Action[*widget]) error { change(a.Object); return nil }, plug.ApplyStatus(testEnv(c, nil, nil))), name)
+			require.Len(t, c.patches, 1, name)
+			p := c.patches[0]
+			assert.Equal(t, types.ApplyPatchType, p.pt, name)
+			assert.True(t, *p.opts.Force, name)
+			assert.Equal(t, 3.0, statusBody(t, p)["observedGeneration"], name)
+		}
 	})
 	t.Run("not written when unchanged", func(t *testing.T) {
 		c := &fakeClient{}
