@@ -21,7 +21,8 @@ import (
 // Patch types of the status-write bound: a JSON merge patch of the changed
 // fields (what controller-runtime's client.MergeFrom sends) and a
 // server-side apply of the whole status by a field manager (what opgen's
-// ApplyStatus sends). watchedApply is applyPatch while a typed watch of
+// ApplyStatus sends when a list of the status changed; a change of values
+// only it sends as a merge patch too). watchedApply is applyPatch while a typed watch of
 // the namespace receives and decodes the event of every write: what the
 // server and the machine do for an operator's writes, with the watch no
 // operator runs without, and nothing of a framework.
