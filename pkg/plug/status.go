@@ -180,12 +180,12 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	if !statusChanged(a.Memory(), desired, cached, seen) {
 		return nil
 	}
-	applied, err := zeroFilled(desired, cached, statusType(a.Object))
+	body, merge, err := statusWrite(desired, cached, statusType(a.Object))
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	err = patchStatus(ctx, env, a.Object, applied, cached)
+	err = patchStatus(ctx, env, a.Object, body, merge)
 	logApply(ctx, env.GVK.Kind+"/status", a.Object.GetNamespace(), a.Object.GetName(), applyResult(err, ApplyCreatedOrChanged), start)
 	if err != nil {
 		a.Memory().Delete(statusMemoKey)
@@ -201,15 +201,14 @@ func writeStatus[T apis.Object](ctx context.Context, env Env[T], a *Action[T]) e
 	return nil
 }
 
-// patchStatus writes the status applied over the cached one: a merge
-// patch of the fields that changed when that leaves the object as an
-// apply would (statusMergePatch), else a server-side apply of the whole
-// status with force. Neither creates the object: a patch of a deleted one
-// is NotFound, and the apply carries its UID.
-func patchStatus[T apis.Object](ctx context.Context, env Env[T], obj T, applied, cached []byte) error {
+// patchStatus writes what statusWrite returned: the merge patch body, or
+// else a server-side apply with force of the status body. Neither creates
+// the object: a patch of a deleted one is NotFound, and the apply carries
+// its UID.
+func patchStatus[T apis.Object](ctx context.Context, env Env[T], obj T, status []byte, merge bool) error {
 	client := env.Client(obj.GetNamespace())
-	if patch, ok := statusMergePatch(applied, cached); ok {
-		_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch,
+	if merge {
+		_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, status,
 			metav1.PatchOptions{FieldManager: env.FieldManager}, "status")
 		return err
 	}
@@ -217,7 +216,7 @@ func patchStatus[T apis.Object](ctx context.Context, env Env[T], obj T, applied,
 		APIVersion: env.GVK.GroupVersion().String(),
 		Kind:       env.GVK.Kind,
 		Metadata:   nameOnly{Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: obj.GetUID()},
-		Status:     applied,
+		Status:     status,
 	})
 	if err != nil {
 		return err

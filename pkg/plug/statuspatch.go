@@ -6,12 +6,17 @@ import (
 	"reflect"
 )
 
-// statusMergePatch returns the JSON merge patch {"status": {...}} that
-// changes the cached status into applied: the values applied changes or
-// adds, and null for the fields it left out (a pointer left nil). ok is
-// false when a list changed (an apply merges a list by its keys and keeps
-// the entries of other managers; a merge patch would replace it whole) or
-// applied holds a null, and then the status is applied whole.
+// statusWrite returns what writes the status desired over the cached one,
+// both JSON of the status of Go type t. desired is first zero-filled (see
+// fill): the fields the cached status sets and desired leaves out are set
+// to their zero values. Then, when merge is true, body is the JSON merge
+// patch {"status": {...}} that changes the cached status into that: the
+// values it changes or adds, and null for the fields it leaves out (a
+// pointer left nil). Otherwise body is the status to apply whole: when a
+// list changed (an apply merges a list by its keys and keeps the entries
+// of other managers; a merge patch would replace it whole), desired holds
+// a null, or nothing changed. Both are decoded once, numbers kept as
+// written (an int64 above 2^53 would not survive a float64).
 //
 // Removals go by merge patch, not by apply: an apply removes only the
 // fields its manager owns by apply, and a field the last merge patch set
@@ -22,22 +27,25 @@ import (
 // the whole status, which the server-side apply benchmark measures (see
 // bench/README.md, "Status writes"). It is what a steady operator writes
 // most: a counter, a timestamp, an observed generation.
-func statusMergePatch(applied, cached []byte) (patch []byte, ok bool) {
-	a, aok := decodeObject(applied)
+func statusWrite(desired, cached []byte, t reflect.Type) (body []byte, merge bool, err error) {
+	d, dok := decodeObject(desired)
 	c, cok := decodeObject(cached)
-	if !aok || !cok {
-		return nil, false
+	if !dok || !cok {
+		return desired, false, nil // not objects: nothing to fill or diff
 	}
-	diff, ok := mergeDiff(a, c)
-	if !ok || len(diff) == 0 {
-		return nil, false
+	filled := fill(d, c, t)
+	if diff, ok := mergeDiff(d, c); ok && len(diff) > 0 {
+		body, err = json.Marshal(map[string]any{"status": diff})
+		return body, true, err
 	}
-	patch, err := json.Marshal(map[string]any{"status": diff})
-	return patch, err == nil
+	if !filled {
+		return desired, false, nil
+	}
+	body, err = json.Marshal(d)
+	return body, false, err
 }
 
-// decodeObject decodes a JSON object, keeping numbers as written (an
-// int64 above 2^53 would not survive a float64).
+// decodeObject decodes a JSON object, keeping numbers as written.
 func decodeObject(data []byte) (map[string]any, bool) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -50,7 +58,7 @@ func decodeObject(data []byte) (map[string]any, bool) {
 
 // mergeDiff returns the keys of a whose values differ from c's, objects
 // diffed key by key; ok is false when a merge patch cannot say it (see
-// statusMergePatch).
+// statusWrite).
 func mergeDiff(a, c map[string]any) (diff map[string]any, ok bool) {
 	diff = map[string]any{}
 	for k := range c {

@@ -1,14 +1,17 @@
 package plug
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStatusMergePatch: the changed and added values are merged, a field
 // left out is removed, objects are diffed key by key, numbers keep every
-// digit; a changed list or a null is left to the apply.
+// digit; a changed list, a null or no change at all is left to the apply,
+// which then gets the status as it was (the type has no fields to fill).
 func TestStatusMergePatch(t *testing.T) {
 	for _, c := range []struct {
 		name, applied, cached, want string
@@ -27,9 +30,11 @@ func TestStatusMergePatch(t *testing.T) {
 		{"nothing changed", `{"a":1}`, `{"a":1}`, ""},
 		{"not an object", `[1]`, `{}`, ""},
 	} {
-		got, ok := statusMergePatch([]byte(c.applied), []byte(c.cached))
+		got, ok, err := statusWrite([]byte(c.applied), []byte(c.cached), reflect.TypeFor[struct{}]())
+		require.NoError(t, err, c.name)
 		if c.want == "" {
 			assert.False(t, ok, c.name)
+			assert.Equal(t, c.applied, string(got), c.name)
 			continue
 		}
 		if assert.True(t, ok, c.name) {

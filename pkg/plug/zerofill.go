@@ -6,28 +6,12 @@ import (
 	"strings"
 )
 
-// zeroFilled returns the status JSON desired with the fields the cached
-// status sets and desired leaves out (omitempty left them out: false, 0,
-// "", an empty list or map) set to those zero values, so that the
-// operator's apply owns them and overrides whoever set them. t is the Go
-// type of the status. Pointers and types with a JSON form of their own
-// (a time) stay out: their zero value says "unset", not false or 0.
-func zeroFilled(desired, cached []byte, t reflect.Type) ([]byte, error) {
-	var d, c map[string]any
-	if err := json.Unmarshal(desired, &d); err != nil || d == nil {
-		return desired, nil // not an object: nothing to fill
-	}
-	if err := json.Unmarshal(cached, &c); err != nil || c == nil {
-		return desired, nil
-	}
-	if !fill(d, c, t) {
-		return desired, nil
-	}
-	return json.Marshal(d)
-}
-
-// fill adds to d the zero values of the fields c has and d lacks, in the
-// struct type t; it reports whether it added any.
+// fill adds to the decoded status d the zero values of the fields the
+// cached status c sets and d leaves out (omitempty left them out: false,
+// 0, "", an empty list or map), so that the operator's write owns them and
+// overrides whoever set them. t is the Go type of the status. Pointers and
+// types with a JSON form of their own (a time) stay out: their zero value
+// says "unset", not false or 0. It reports whether it added any.
 func fill(d, c map[string]any, t reflect.Type) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -72,7 +56,7 @@ func zeroJSON(t reflect.Type) (any, bool) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
-		return 0, true
+		return json.Number("0"), true // as decodeObject decodes a 0
 	case reflect.String:
 		return "", true
 	case reflect.Slice, reflect.Array:
