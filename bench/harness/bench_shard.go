@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -220,7 +222,10 @@ func (s *suite) shardSingleOnce(v, ns string, n int) error {
 func (s *suite) shardMemory(v string, ps []*proc) error {
 	time.Sleep(time.Second)
 	var peak, heap float64
-	for _, p := range ps {
+	for i, p := range ps {
+		if dir := os.Getenv("BENCH_HEAP_PROFILES"); dir != "" {
+			saveHeapProfile(p, filepath.Join(dir, fmt.Sprintf("shard-%s-%d.pprof", v, i)))
+		}
 		pk, _ := p.memory()
 		st, err := p.stats(true)
 		if err != nil {

@@ -19,10 +19,12 @@ import (
 // observedGeneration), ApplyOwned applies the declared ConfigMap when
 // its hash differs.
 type LoadController struct {
-	Mode    string
-	Workers int
-	Requeue time.Duration
-	Probe   *probe.Probe
+	Mode string
+	// KeepSpec keeps the owned mode's cache of a Load in every mode.
+	KeepSpec bool
+	Workers  int
+	Requeue  time.Duration
+	Probe    *probe.Probe
 }
 
 // NewLoadController returns a handler in the default mode; the benchmark's
@@ -39,8 +41,10 @@ func (c *LoadController) Configure(opts *runtime.ControllerOptions[*loadv1.Load]
 		opts.Owns = nil
 		// Only owned mode reads the spec (ConfigData: the fields the
 		// cacheSpec marker of Load keeps); the other modes cache none of
-		// it.
-		opts.Project = func(l *loadv1.Load) { l.Spec = loadv1.LoadSpec{} }
+		// it, unless KeepSpec asks for the owned mode's cache.
+		if !c.KeepSpec {
+			opts.Project = func(l *loadv1.Load) { l.Spec = loadv1.LoadSpec{} }
+		}
 	}
 }
 

@@ -64,6 +64,7 @@ type Flags struct {
 	ProbeAddr   string
 	Variant     string
 	StatusWrite string
+	KeepSpec    bool
 
 	LeaderElect    bool
 	Sharding       bool
@@ -89,6 +90,7 @@ func (f *Flags) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.ProbeAddr, "probe-addr", "127.0.0.1:0", "address of the stats endpoint")
 	fs.StringVar(&f.Variant, "variant", "stock", "controller-runtime only: stock, or tuned (managedFields stripped, lease released on cancel)")
 	fs.StringVar(&f.StatusWrite, "status-write", "changed", "controller-runtime only, owned mode: patch the status when it changed, or always")
+	fs.BoolVar(&f.KeepSpec, "keep-spec", false, "opgen only: cache the spec fields the owned mode reads in every mode (the harness measures a Load as the owned mode caches it)")
 	fs.BoolVar(&f.LeaderElect, "leader-elect", false, "leader election")
 	fs.BoolVar(&f.Sharding, "sharding", false, "opgen only: spread the objects over the replicas (runtime.Options.Sharding)")
 	fs.StringVar(&f.LeaseNamespace, "lease-namespace", "", "namespace of the Lease (default: -namespace)")

@@ -58,7 +58,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	h := &controller.LoadController{Mode: f.Mode, Workers: f.Workers, Requeue: f.Requeue, Probe: p}
+	h := &controller.LoadController{Mode: f.Mode, KeepSpec: f.KeepSpec, Workers: f.Workers, Requeue: f.Requeue, Probe: p}
 	if err := controller.SetupLoad(op, h); err != nil {
 		return err
 	}
