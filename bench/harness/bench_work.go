@@ -72,7 +72,7 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 				if v == watchedBound {
 					// the bound of the same round: a client applying the
 					// whole status while a typed watch decodes every event
-					s.collectServerHeap(ctx)
+					s.collectServerHeap()
 					server0 := s.serverCPU()
 					rate, err := writeRate(ctx, raw, watchedApply, w, s.cfg.small, s.cfg.window)
 					if err != nil {
@@ -90,7 +90,7 @@ func (s *suite) benchThroughput(ctx context.Context) error {
 				_, err = p.waitAll(2 * time.Minute)
 				if err == nil {
 					time.Sleep(500 * time.Millisecond)
-					s.collectServerHeap(ctx)
+					s.collectServerHeap()
 				}
 				var m window
 				server0 := s.serverCPU()
@@ -305,19 +305,27 @@ func cpuProfileURL(base string, d time.Duration) string {
 // saveProfile gets the pprof profile at url with hc and writes it at path;
 // a failure is logged under what, and nothing is saved.
 func saveProfile(hc *http.Client, url, path, what string) {
-	resp, err := hc.Get(url)
+	data, err := getOK(hc, url)
 	if err == nil {
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
-		} else {
-			err = os.WriteFile(path, data, 0o644)
-		}
+		err = os.WriteFile(path, data, 0o644)
 	}
 	if err != nil {
 		logf("   %s: %v", what, err)
 	}
+}
+
+// getOK gets url with hc and returns the body of a 200 response.
+func getOK(hc *http.Client, url string) ([]byte, error) {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
+	}
+	return data, nil
 }
 
 // collectServerHeap has the API server collect its heap (runtime.GC, by
@@ -328,34 +336,15 @@ func saveProfile(hc *http.Client, url, path, what string) {
 // falls into it, which doubled the server's CPU per write in a third of
 // the windows of either framework. After it, a window's writes alone
 // decide whether a collection falls into it.
-func (s *suite) collectServerHeap(ctx context.Context) {
-	if err := s.getAPIServer(ctx, "/debug/pprof/heap?gc=1"); err != nil {
-		logf("   the API server's heap was not collected before the window: %v", err)
-	}
-}
-
-// getAPIServer gets path from the API server as its admin, and discards
-// the body.
-func (s *suite) getAPIServer(ctx context.Context, path string) error {
+func (s *suite) collectServerHeap() {
 	cfg := s.adminConfig()
 	hc, err := rest.HTTPClientFor(cfg)
+	if err == nil {
+		_, err = getOK(hc, cfg.Host+"/debug/pprof/heap?gc=1")
+	}
 	if err != nil {
-		return err
+		logf("   the API server's heap was not collected before the window: %v", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", path, resp.Status)
-	}
-	return nil
 }
 
 // watchedBound is the variant of the throughput rounds that is no
