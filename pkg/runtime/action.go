@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -266,9 +267,17 @@ func lastHandled[T apis.Object](obj T, st *objectState) (int64, bool) {
 
 // states are what the controller remembers of the objects it handles.
 type states struct {
-	mu sync.Mutex
-	m  map[cache.ObjectName]*objectState
+	mu   sync.Mutex
+	m    map[cache.ObjectName]*objectState
+	peak int // the most entries m held since it was made
 }
+
+// compactBelow is the smallest peak after which m is made again once it
+// holds half of it or less: a Go map keeps the room of its peak, and a
+// sharded member that let go of half its buckets, or an operator after a
+// mass delete, would keep it for good. Half the peak's entries were
+// forgotten since the last copy, so the copy costs O(1) a forget.
+const compactBelow = 1024
 
 // objectState is what the controller remembers of one object while it
 // exists: the generation it last handled successfully in this process and
@@ -295,6 +304,7 @@ func (s *states) of(key cache.ObjectName, uid string) *objectState {
 	if !ok || st.uid != uid {
 		st = &objectState{uid: uid} // memory is allocated by the first step that stores something
 		s.m[key] = st
+		s.peak = max(s.peak, len(s.m))
 	}
 	return st
 }
@@ -309,5 +319,10 @@ func (s *states) peek(key cache.ObjectName) *objectState {
 func (s *states) forget(key cache.ObjectName) {
 	s.mu.Lock()
 	delete(s.m, key)
+	if s.peak >= compactBelow && len(s.m) <= s.peak/2 {
+		m := make(map[cache.ObjectName]*objectState, len(s.m))
+		maps.Copy(m, s.m)
+		s.m, s.peak = m, len(m)
+	}
 	s.mu.Unlock()
 }

@@ -196,7 +196,8 @@ func (o *Operator) buildClients() error {
 	}
 	o.httpClient = transport.Client(o.httpClient, transport.Layers{
 		Fence: o.fence, Outage: o.outage, Revisions: &o.revisions, Filter: o.fieldsFilter,
-		Throttled: observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
+		CompressFills: o.opts.CompressCacheFills,
+		Throttled:     observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
 	})
 	if o.opts.Preview.Enabled {
 		// Outermost, where the fence would be: every write of the
