@@ -12,7 +12,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 )
 
 // benchRaw measures the bounds of this machine with a plain client-go

@@ -25,7 +25,6 @@ import (
 //	--shutdown-timeout
 //	--workers
 //	--keep-managed-fields
-//	--compress-cache-fills     gzip the lists and watches that fill the caches
 //	--kube-api-qps, --kube-api-burst
 //	--migrate-storage          move stored objects to the storage version (default true)
 //	--webhook-bind-address     "0" disables (default ":0")
@@ -69,7 +68,6 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long in-flight work may run after SIGTERM (default 30s)")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "workers per controller (default 2)")
 	fs.BoolVar(&o.KeepManagedFields, "keep-managed-fields", o.KeepManagedFields, "keep metadata.managedFields in the caches")
-	fs.BoolVar(&o.CompressCacheFills, "compress-cache-fills", o.CompressCacheFills, "let the API server gzip the lists and watches that fill the caches (for a server across a slow link; default false)")
 	fs.Func("kube-api-qps", fmt.Sprintf("requests per second to the API server, per client; negative: no limit (default %g)", DefaultKubeAPIQPS), func(s string) error {
 		q, err := strconv.ParseFloat(s, 32)
 		o.KubeAPIQPS = float32(q)

@@ -196,8 +196,7 @@ func (o *Operator) buildClients() error {
 	}
 	o.httpClient = transport.Client(o.httpClient, transport.Layers{
 		Fence: o.fence, Outage: o.outage, Revisions: &o.revisions, Filter: o.fieldsFilter,
-		CompressFills: o.opts.CompressCacheFills,
-		Throttled:     observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
+		Throttled: observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
 	})
 	if o.opts.Preview.Enabled {
 		// Outermost, where the fence would be: every write of the

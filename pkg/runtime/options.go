@@ -140,14 +140,6 @@ type Options struct {
 	// field of an owned object the operator applied.
 	KeepManagedFields bool
 
-	// CompressCacheFills lets the API server gzip the lists and watches
-	// that fill the caches. Off by default: the server then compresses
-	// every event of a streamed list's watch, one gzip stream per flush,
-	// and each watch holds a decompressor (about 40 KiB) for its life;
-	// within a cluster the bytes cost less than that CPU and memory. Turn
-	// it on for an API server across a slow link.
-	CompressCacheFills bool
-
 	// Logger receives the operator's logs. Default: a logr over a
 	// log/slog text handler on stderr at Info level. logr.Discard() is the
 	// zero Logger and so means the default; to silence the operator pass

@@ -8,10 +8,9 @@
 //
 //   - stock: the manager's defaults (full objects with managedFields in the
 //     cache, the lease kept on shutdown until it expires);
-//   - tuned: cache.Options.DefaultTransform = TransformStripManagedFields,
-//     LeaderElectionReleaseOnCancel and rest.Config.DisableCompression (no
-//     gzip of the streamed list's events, which opgen's caches do not ask
-//     for either), the settings a tuned deployment turns on.
+//   - tuned: cache.Options.DefaultTransform = TransformStripManagedFields
+//     and LeaderElectionReleaseOnCancel, the two settings a tuned
+//     deployment turns on.
 //
 // In both, For(&Load{}) carries predicate.GenerationChangedPredicate, so
 // that the operator's own status writes do not wake it: opgen's default
@@ -79,7 +78,6 @@ func run() error {
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 
 	tuned := f.Variant == "tuned"
-	cfg.DisableCompression = tuned
 	cacheOpts := cache.Options{DefaultNamespaces: map[string]cache.Config{f.Namespace: {}}}
 	if tuned {
 		cacheOpts.DefaultTransform = cache.TransformStripManagedFields()

@@ -4,8 +4,7 @@
 //
 //  1. the fence: a replica that may no longer lead sends no write
 //     (internal/fence);
-//  2. the client's timeout, per request, except for a cache's watch; a
-//     cache's list or watch asks for no compression unless CompressFills;
+//  2. the client's timeout, per request, except for a cache's watch;
 //  3. an outage: a cache's list or watch that cannot reach the API server
 //     waits for it and is sent again (internal/outage);
 //  4. the answer: the resourceVersion a write stored is recorded
@@ -37,10 +36,6 @@ type Layers struct {
 	Revisions *ownwrites.Revisions // the resourceVersions of the operator's writes
 	Throttled *observe.Throttled   // the API server's 429s
 	Filter    *cachefill.Filter    // nil: caches keep every managedFields entry
-	// CompressFills lets the server gzip a cache's list or watch. Without
-	// it they ask for the identity encoding: the server gzips a streamed
-	// list's every event otherwise, and the watch keeps a decompressor.
-	CompressFills bool
 }
 
 // Client returns a copy of hc whose requests pass l. rest.HTTPClientFor
@@ -81,14 +76,8 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	timeout := t.timeout
-	if cachefill.Filling(req.Context()) {
-		if req.URL.Query().Get("watch") == "true" {
-			timeout = 0
-		}
-		if !t.CompressFills && req.Header.Get("Accept-Encoding") == "" {
-			req = req.Clone(req.Context())
-			req.Header.Set("Accept-Encoding", "identity")
-		}
+	if cachefill.Filling(req.Context()) && req.URL.Query().Get("watch") == "true" {
+		timeout = 0
 	}
 	resp, err := t.send(req, timeout)
 	for err != nil && t.Outage != nil && t.Outage.Retry(req, err) {

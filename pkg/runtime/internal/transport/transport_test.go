@@ -1,13 +1,11 @@
 package transport
 
 import (
-	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -210,56 +208,4 @@ opgen_api_throttled_total{verb="get"} 1
 	require.NoError(t, err)
 	assert.NotContains(t, body, `"manager":"someone"`, "a cache's list is filtered")
 	assert.Equal(t, []string{"PATCH /write", "GET /busy", "GET /list", "GET /list"}, reached)
-}
-
-// TestCacheFillsAskForNoCompression: over a real http.Transport, which
-// asks for gzip on its own, a cache's list and watch ask the server for
-// the identity encoding unless CompressFills; a handler's request is left
-// alone, and every body reads plain.
-func TestCacheFillsAskForNoCompression(t *testing.T) {
-	var mu sync.Mutex
-	var asked []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		asked = append(asked, r.Header.Get("Accept-Encoding"))
-		mu.Unlock()
-		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-			_, _ = io.WriteString(w, `{"kind":"ConfigMapList"}`)
-			return
-		}
-		w.Header().Set("Content-Encoding", "gzip")
-		gz := gzip.NewWriter(w)
-		_, _ = io.WriteString(gz, `{"kind":"ConfigMapList"}`)
-		_ = gz.Close()
-	}))
-	defer srv.Close()
-	fill := cachefill.Fill(context.Background())
-	for _, tc := range []struct {
-		compress bool
-		ctx      context.Context
-		query    string
-		want     string
-	}{
-		{false, fill, "?watch=true&sendInitialEvents=true", "identity"},
-		{false, fill, "", "identity"},
-		{false, context.Background(), "", "gzip"},
-		{true, fill, "?watch=true", "gzip"},
-	} {
-		mu.Lock()
-		asked = nil
-		mu.Unlock()
-		c := Client(srv.Client(), Layers{CompressFills: tc.compress})
-		req, err := http.NewRequestWithContext(tc.ctx, http.MethodGet, srv.URL+"/api/v1/configmaps"+tc.query, nil)
-		require.NoError(t, err)
-		resp, err := c.Do(req)
-		require.NoError(t, err)
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.NoError(t, err)
-		assert.Equal(t, `{"kind":"ConfigMapList"}`, string(body), "the body reads plain")
-		mu.Lock()
-		assert.Equal(t, []string{tc.want}, asked, "compress %v, a fill %v, %q", tc.compress, cachefill.Filling(tc.ctx), tc.query)
-		mu.Unlock()
-		assert.Empty(t, req.Header.Get("Accept-Encoding"), "the caller's request is left as it was")
-	}
 }
