@@ -196,6 +196,7 @@ func (o *Operator) buildClients() error {
 	}
 	o.httpClient = transport.Client(o.httpClient, transport.Layers{
 		Fence: o.fence, Outage: o.outage, Revisions: &o.revisions, Filter: o.fieldsFilter,
+		Gzip:      !o.config.DisableCompression,
 		Throttled: observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
 	})
 	if o.opts.Preview.Enabled {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync"
 	"sync/atomic"
 )
 
@@ -63,6 +64,10 @@ func (f *Filter) Response(req *http.Request, resp *http.Response) {
 // reader passes a stream of JSON values through the filter, one value at
 // a time, as soon as each is complete. The stream is one list, or the
 // events of a watch. It filters in place: a value only ever shrinks.
+//
+// It holds a buffer only while bytes are in it: a watch that waits for
+// the server (most of a watch's life) holds none, which matters to a
+// sharded member, with a watch per bucket it holds.
 type reader struct {
 	body   io.ReadCloser
 	filter *Filter
@@ -73,6 +78,7 @@ type reader struct {
 	r, w, start, scan int
 	err               error
 	raw               bool // not a sequence of objects: passed on as it is
+	idle              [64]byte
 
 	depth    int
 	inString bool
@@ -86,6 +92,7 @@ func (fr *reader) Read(p []byte) (int, error) {
 		if fr.r < fr.w {
 			n := copy(p, fr.buf[fr.r:fr.w])
 			fr.r += n
+			fr.release()
 			return n, nil
 		}
 		if fr.err != nil {
@@ -99,9 +106,29 @@ func (fr *reader) Read(p []byte) (int, error) {
 	}
 }
 
+// release gives the buffer back to the pool once all of it was read.
+func (fr *reader) release() {
+	if fr.buf == nil || fr.r < fr.w || fr.start < len(fr.buf) {
+		return
+	}
+	putStreamBuf(fr.buf)
+	fr.buf = nil
+	fr.r, fr.w, fr.start, fr.scan = 0, 0, 0, 0
+}
+
 // fill moves the value in progress to the front, reads more and filters
-// what is complete.
+// what is complete. Without a buffer it waits for the server with a small
+// read, and takes a buffer once bytes came.
 func (fr *reader) fill() {
+	if fr.buf == nil {
+		m, err := fr.body.Read(fr.idle[:])
+		if m > 0 {
+			fr.buf = append(getStreamBuf(), fr.idle[:m]...)
+			fr.process()
+		}
+		fr.err = err
+		return
+	}
 	n := copy(fr.buf, fr.buf[fr.start:])
 	fr.buf = fr.buf[:n]
 	fr.scan -= fr.start
@@ -183,4 +210,20 @@ func (fr *reader) passRaw(i int) {
 	fr.w = copy(fr.buf[fr.w:], fr.buf[i:]) + fr.w
 	fr.buf = fr.buf[:fr.w]
 	fr.start, fr.scan = fr.w, fr.w
+}
+
+// streamBufs are the buffers of the streams between two values: a watch
+// takes one when the server sends, and gives it back once it was read.
+var streamBufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+func getStreamBuf() []byte { return (*streamBufs.Get().(*[]byte))[:0] }
+
+// putStreamBuf keeps b for the next stream, unless it grew for a large
+// value: those go to the garbage collector.
+func putStreamBuf(b []byte) {
+	if cap(b) > 1<<20 {
+		return
+	}
+	b = b[:0]
+	streamBufs.Put(&b)
 }

@@ -9,8 +9,8 @@
 //     waits for it and is sent again (internal/outage);
 //  4. the answer: the resourceVersion a write stored is recorded
 //     (internal/ownwrites), a 429 is counted (internal/observe), and a
-//     cache's list or watch is filtered of what no reader keeps
-//     (internal/cachefill).
+//     cache's list or watch is decompressed one gzip member at a time
+//     and filtered of what no reader keeps (internal/cachefill).
 //
 // A preview (internal/preview) wraps the whole transport: it turns the
 // writes into dry runs before any layer sees them.
@@ -36,6 +36,10 @@ type Layers struct {
 	Revisions *ownwrites.Revisions // the resourceVersions of the operator's writes
 	Throttled *observe.Throttled   // the API server's 429s
 	Filter    *cachefill.Filter    // nil: caches keep every managedFields entry
+	// Gzip: a cache's list or watch asks for gzip, and the transport
+	// decompresses it (cachefill.Gunzip). False when the client was
+	// told to ask for no compression (rest.Config.DisableCompression).
+	Gzip bool
 }
 
 // Client returns a copy of hc whose requests pass l. rest.HTTPClientFor
@@ -79,6 +83,10 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if cachefill.Filling(req.Context()) && req.URL.Query().Get("watch") == "true" {
 		timeout = 0
 	}
+	gzipped := false
+	if t.Gzip {
+		req, gzipped = cachefill.AskGzip(req)
+	}
 	resp, err := t.send(req, timeout)
 	for err != nil && t.Outage != nil && t.Outage.Retry(req, err) {
 		resp, err = t.send(req, timeout)
@@ -91,6 +99,9 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if t.Throttled != nil {
 		t.Throttled.Count(req, resp)
+	}
+	if gzipped {
+		cachefill.Gunzip(resp)
 	}
 	if t.Filter != nil {
 		t.Filter.Response(req, resp)

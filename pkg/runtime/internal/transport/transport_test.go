@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -208,4 +209,46 @@ opgen_api_throttled_total{verb="get"} 1
 	require.NoError(t, err)
 	assert.NotContains(t, body, `"manager":"someone"`, "a cache's list is filtered")
 	assert.Equal(t, []string{"PATCH /write", "GET /busy", "GET /list", "GET /list"}, reached)
+}
+
+// TestCacheFillsGunzipped: a cache's watch asks for gzip and reads the
+// stream of gzip members the API server writes, filtered; without Gzip
+// (rest.Config.DisableCompression) it asks for nothing.
+func TestCacheFillsGunzipped(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.Header.Get("Accept-Encoding"))
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("Accept-Encoding") != "gzip" {
+			_, _ = io.WriteString(w, `{"type":"ADDED","object":{"metadata":{"name":"a"}}}`)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		for _, name := range []string{"a", "b"} { // one member per flush
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, `{"type":"ADDED","object":{"metadata":{"name":"`+name+`","managedFields":[{"manager":"x"}]}}}`+"\n")
+			_ = zw.Close()
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	hc := srv.Client()
+	hc.Transport.(*http.Transport).DisableCompression = true // Go's own gzip would hide whether the layer asked
+	watch := func(l Layers) (string, *http.Response) {
+		req, err := http.NewRequestWithContext(cachefill.Fill(context.Background()), http.MethodGet, srv.URL+"/api/v1/pods?watch=true", nil)
+		require.NoError(t, err)
+		resp, err := Client(hc, l).Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return string(body), resp
+	}
+	body, resp := watch(Layers{Gzip: true, Filter: cachefill.NewFilter("op")})
+	assert.Equal(t, "gzip", asked.Load())
+	assert.Equal(t, `{"type":"ADDED","object":{"metadata":{"name":"a"}}}`+"\n"+`{"type":"ADDED","object":{"metadata":{"name":"b"}}}`+"\n", body)
+	assert.Empty(t, resp.Header.Get("Content-Encoding"))
+	_, _ = watch(Layers{})
+	assert.Equal(t, "", asked.Load(), "without Gzip a cache's watch asks for no encoding")
 }

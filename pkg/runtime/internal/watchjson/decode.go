@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,7 +39,7 @@ type Decoder[T runtime.Object] struct {
 
 // NewDecoder returns the decoder of body, which it closes on Close.
 func NewDecoder[T runtime.Object](body io.ReadCloser) *Decoder[T] {
-	return &Decoder[T]{body: body, frames: frames{r: body, buf: make([]byte, 0, 16<<10)}}
+	return &Decoder[T]{body: body, frames: frames{r: body}}
 }
 
 // event is a watch event whose object decodes as T.
@@ -88,20 +89,32 @@ func (d *Decoder[T]) Close() { _ = d.body.Close() }
 
 // frames splits a stream into its top-level JSON objects, with or
 // without whitespace between them.
+//
+// It holds a buffer only while bytes are in it: a watch that waits for
+// the server (most of a watch's life) holds none.
 type frames struct {
 	r   io.Reader
-	buf []byte // buf[start:] is read and not returned yet
+	buf []byte // buf[start:] is read and not returned yet; nil when idle
 	// start is where the next frame begins in buf.
 	start int
 	err   error
+	idle  [64]byte
 }
 
 // next returns the next object; it stays valid until the next call.
 func (f *frames) next() ([]byte, error) {
 	// Move what is left of the last read to the front, so that buf
-	// grows only for an event larger than it.
+	// grows only for an event larger than it; the whitespace between
+	// events is not kept.
+	for f.start < len(f.buf) && isSpace(f.buf[f.start]) {
+		f.start++
+	}
 	n := copy(f.buf[:cap(f.buf)], f.buf[f.start:])
 	f.buf, f.start = f.buf[:n], 0
+	if n == 0 && f.buf != nil {
+		putFrameBuf(f.buf)
+		f.buf = nil
+	}
 	depth, inString, escaped, begin := 0, false, false, -1
 	for i := 0; ; i++ {
 		if i == len(f.buf) {
@@ -155,8 +168,20 @@ func (f *frames) next() ([]byte, error) {
 	}
 }
 
-// fill reads more of the stream into buf, growing it when full.
+// fill reads more of the stream into buf, growing it when full. Without
+// a buffer it waits for the server with a small read, and takes a buffer
+// once bytes came.
 func (f *frames) fill() {
+	if f.buf == nil {
+		n, err := f.r.Read(f.idle[:])
+		if n > 0 {
+			f.buf = append(getFrameBuf(), f.idle[:n]...)
+		}
+		if err != nil {
+			f.err = err
+		}
+		return
+	}
 	if len(f.buf) == cap(f.buf) {
 		f.buf = append(f.buf, make([]byte, cap(f.buf))...)[:len(f.buf)]
 	}
@@ -165,6 +190,23 @@ func (f *frames) fill() {
 	if err != nil {
 		f.err = err
 	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// frameBufs are the buffers of the streams between two events.
+var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func getFrameBuf() []byte { return (*frameBufs.Get().(*[]byte))[:0] }
+
+// putFrameBuf keeps b for the next stream, unless it grew for a large
+// event: those go to the garbage collector.
+func putFrameBuf(b []byte) {
+	if cap(b) > 1<<20 {
+		return
+	}
+	b = b[:0]
+	frameBufs.Put(&b)
 }
 
 // Watch watches resource in namespace ("" for all, or for a

@@ -144,3 +144,43 @@ func TestDecoderErrorOfAKindWithAStatus(t *testing.T) {
 	assert.Equal(t, int32(410), obj.(*metav1.Status).Code)
 	assert.Equal(t, metav1.StatusReasonExpired, obj.(*metav1.Status).Reason)
 }
+
+// waiting returns each line of its stream in reads of its own, and calls
+// next before the first read of every line but the first.
+type waiting struct {
+	lines [][]byte
+	next  func()
+}
+
+func (w *waiting) Read(p []byte) (int, error) {
+	for len(w.lines) > 0 && len(w.lines[0]) == 0 {
+		w.lines = w.lines[1:]
+		if len(w.lines) > 0 {
+			w.next()
+		}
+	}
+	if len(w.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, w.lines[0])
+	w.lines[0] = w.lines[0][n:]
+	return n, nil
+}
+
+// TestDecoderHoldsNothingWhileWaiting: once an event was decoded and no
+// byte of the next came, the decoder holds no buffer.
+func TestDecoderHoldsNothingWhileWaiting(t *testing.T) {
+	lines := bytes.SplitAfter(stream(t, "\n"), []byte("\n"))
+	var d *Decoder[*corev1.ConfigMap]
+	waits := 0
+	d = NewDecoder[*corev1.ConfigMap](io.NopCloser(&waiting{lines: lines, next: func() {
+		waits++
+		assert.Nil(t, d.frames.buf, "no buffer is held while the watch waits")
+	}}))
+	got, err := decodeAll(t, d)
+	require.ErrorIs(t, err, io.EOF)
+	want := clientGo(t, stream(t, "\n"))
+	require.Len(t, got, len(want))
+	assert.Equal(t, want[:3], got[:3], "the objects decode as before")
+	assert.Equal(t, len(lines)-1, waits)
+}
