@@ -214,16 +214,17 @@ func (fr *reader) passRaw(i int) {
 
 // streamBufs are the buffers of the streams between two values: a watch
 // takes one when the server sends, and gives it back once it was read.
-var streamBufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+// The pool holds array pointers: a Put of a slice would allocate.
+var streamBufs = sync.Pool{New: func() any { return new([streamBufSize]byte) }}
 
-func getStreamBuf() []byte { return (*streamBufs.Get().(*[]byte))[:0] }
+const streamBufSize = 32 << 10
 
-// putStreamBuf keeps b for the next stream, unless it grew for a large
-// value: those go to the garbage collector.
+func getStreamBuf() []byte { return streamBufs.Get().(*[streamBufSize]byte)[:0] }
+
+// putStreamBuf keeps b for the next stream when it is a pooled buffer
+// that did not grow: a grown one goes to the garbage collector.
 func putStreamBuf(b []byte) {
-	if cap(b) > 1<<20 {
-		return
+	if cap(b) == streamBufSize {
+		streamBufs.Put((*[streamBufSize]byte)(b[:streamBufSize]))
 	}
-	b = b[:0]
-	streamBufs.Put(&b)
 }

@@ -194,19 +194,20 @@ func (f *frames) fill() {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// frameBufs are the buffers of the streams between two events.
-var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+// frameBufs are the buffers of the streams between two events. The pool
+// holds array pointers: a Put of a slice would allocate.
+var frameBufs = sync.Pool{New: func() any { return new([frameBufSize]byte) }}
 
-func getFrameBuf() []byte { return (*frameBufs.Get().(*[]byte))[:0] }
+const frameBufSize = 16 << 10
 
-// putFrameBuf keeps b for the next stream, unless it grew for a large
-// event: those go to the garbage collector.
+func getFrameBuf() []byte { return frameBufs.Get().(*[frameBufSize]byte)[:0] }
+
+// putFrameBuf keeps b for the next stream when it is a pooled buffer that
+// did not grow: a grown one goes to the garbage collector.
 func putFrameBuf(b []byte) {
-	if cap(b) > 1<<20 {
-		return
+	if cap(b) == frameBufSize {
+		frameBufs.Put((*[frameBufSize]byte)(b[:frameBufSize]))
 	}
-	b = b[:0]
-	frameBufs.Put(&b)
 }
 
 // Watch watches resource in namespace ("" for all, or for a
