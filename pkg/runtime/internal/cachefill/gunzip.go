@@ -125,15 +125,11 @@ func (g *gunzip) endMember() {
 	}
 }
 
-func (g *gunzip) Close() error {
-	g.zr = nil // mid-member, if any: a pool takes only a finished one
-	if g.in != nil {
-		g.in.Reset(nil)
-		gzipInputs.Put(g.in)
-		g.in = nil
-	}
-	return g.body.Close()
-}
+// Close closes the body. It may come while another goroutine reads (a
+// watch stopped while it waits), so it leaves the decompressor and the
+// input buffer to that reader: what a member holds at a Close is the
+// garbage collector's.
+func (g *gunzip) Close() error { return g.body.Close() }
 
 // prefixed reads the n bytes of b, then r.
 type prefixed struct {
