@@ -102,11 +102,11 @@ bench-codegen: ## Time opgen generate against controller-gen + code-generator on
 	cd bench && $(GO) run ./codegen
 
 .PHONY: bench
-bench: controlplane ## Run the benchmark suite against controller-runtime (about 80 min on 2 cores; writes bench/results/<date>.{md,json,png})
+bench: controlplane ## Run the benchmark suite against controller-runtime (about 80 min on 2 cores; writes bench/results/<date>-<commit>.{md,json,png})
 	cd bench && $(GO) run ./harness
 
 .PHONY: bench-quick
-bench-quick: controlplane ## A few-minute run of the benchmark suite with small N (results/<date>-quick.*; not for quoting)
+bench-quick: controlplane ## A few-minute run of the benchmark suite with small N (results/<date>-<commit>-quick.*; not for quoting)
 	cd bench && $(GO) run ./harness -quick
 
 # The regression guard: the opgen benchmark operator built at two git refs,

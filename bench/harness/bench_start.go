@@ -279,6 +279,10 @@ func (s *suite) sizeN(size string) int {
 	return s.cfg.small
 }
 
+// startMarks are the phases of a start the opgen operator marks (see
+// bench/operator/opgen), in the order they come.
+var startMarks = []string{"watch", "listed", "synced", "leading"}
+
 func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error {
 	waitIdle()
 	p, err := s.startOperator(v, opts{
@@ -294,6 +298,13 @@ func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error 
 		return err
 	}
 	s.res.add("coldstart."+size+".seconds", v, all.Sub(p.start).Seconds())
+	p.mu.Lock()
+	for _, m := range startMarks {
+		if t, ok := p.marks[m]; ok {
+			s.res.add("coldstart."+size+".mark."+m+".seconds", v, t.Sub(p.start).Seconds())
+		}
+	}
+	p.mu.Unlock()
 	time.Sleep(time.Second)
 	s.addMemory(p, v, size)
 	st, err := p.stats(true)

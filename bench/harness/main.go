@@ -225,6 +225,11 @@ func (s *suite) run(ctx context.Context) error {
 		s.phase("build the operator at both refs", func() error { return s.buildSides(ctx) })
 	} else {
 		s.phase("build the operators", func() error { return s.build() })
+		if sd, _, err := s.checkout(ctx, filepath.Dir(s.moduleDir), "", ""); err == nil {
+			s.res.Commit = &sd
+		} else {
+			s.res.Errors = append(s.res.Errors, "the commit measured: "+err.Error())
+		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

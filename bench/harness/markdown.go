@@ -8,7 +8,9 @@ import (
 	"strings"
 )
 
-func (s *suite) markdown(evs []evaluated, base string) string {
+// markdown is the run's report; base is the name of its files, charted
+// whether a chart was written beside it.
+func (s *suite) markdown(evs []evaluated, base string, charted bool) string {
 	var b strings.Builder
 	r := s.res
 	mode := "full"
@@ -19,7 +21,15 @@ func (s *suite) markdown(evs []evaluated, base string) string {
 		mode = "quick (development: small N, few rounds; not for quoting)"
 	}
 	fmt.Fprintf(&b, "# opgen and controller-runtime side by side, %s\n\n", r.Date)
-	fmt.Fprintf(&b, "Written by `make bench` (`cd bench && go run ./harness`), %s run. Raw numbers: [%s.json](%s.json); chart: [%s.png](%s.png).\n\n", mode, base, base, base, base)
+	fmt.Fprintf(&b, "Written by `make bench` (`cd bench && go run ./harness`), %s run", mode)
+	if c := r.Commit; c != nil {
+		fmt.Fprintf(&b, " of %s", c.label())
+	}
+	fmt.Fprintf(&b, ". Raw numbers: [%s.json](%s.json)", base, base)
+	if charted {
+		fmt.Fprintf(&b, "; chart: [%s.png](%s.png)", base, base)
+	}
+	b.WriteString(".\n\n")
 	fmt.Fprintf(&b, "Machine: %s CPUs, %s memory, %s; load average %s at the start, %s at the end (other work shared the machine). ",
 		r.Machine["cpus"], r.Machine["memTotal"], r.Machine["go"], r.Machine["loadavgAtStart"], r.Machine["loadavgAtEnd"])
 	tmpfs := "on disk"
@@ -166,6 +176,34 @@ func (s *suite) mdColdStart(b *strings.Builder) {
 		{fmt.Sprintf("peak RSS less file-backed, N=%d", s.cfg.large), "peakanon.large.bytes", "MiB"},
 		{"peak RSS less file-backed, empty namespace", "peakanon.empty.bytes", "MiB"},
 	}, units)
+	s.mdStartMarks(b)
+}
+
+// mdStartMarks shows where opgen's cold start went: the moments its
+// telemetry marked, from the same clock as the cold start.
+func (s *suite) mdStartMarks(b *strings.Builder) {
+	if len(s.res.get("coldstart.large.mark.listed.seconds", opgen)) == 0 {
+		return
+	}
+	b.WriteString("\nWhere opgen's start went, seconds from the same clock as the cold start (not judged): its Load watch opened; the initial list arrived (a streamed list's initial-events-end bookmark); its cache synced (the informer had handed every listed object to the queue); the lease won; every object handled (the cold start row). The workers start once the cache synced and the lease is won.\n\n")
+	t := &table{}
+	t.head("moment", fmt.Sprintf("N=%d", s.cfg.small), fmt.Sprintf("N=%d", s.cfg.large))
+	for _, m := range []struct{ key, name string }{
+		{"mark.watch", "watch opened"}, {"mark.listed", "initial list arrived"}, {"mark.synced", "cache synced"},
+		{"mark.leading", "lease won"}, {"", "every object handled"},
+	} {
+		cells := []string{m.name}
+		for _, size := range []string{"small", "large"} {
+			metric := "coldstart." + size + ".seconds"
+			if m.key != "" {
+				metric = "coldstart." + size + "." + m.key + ".seconds"
+			}
+			cells = append(cells, s.cell(metric, opgen, 1))
+		}
+		t.row(cells...)
+	}
+	b.WriteString(t.b.String())
+	b.WriteString("\n")
 }
 
 func (s *suite) mdMemory(b *strings.Builder) {

@@ -67,6 +67,9 @@ type proc struct {
 	mu   sync.Mutex
 	recs []rec
 	lead time.Time
+	// marks are the moments of the operator's start its probe marked
+	// (opgen only: watch, listed, synced, leading).
+	marks map[string]time.Time
 
 	// exitAt and waitErr are set before done is closed.
 	exitAt  time.Time
@@ -182,6 +185,15 @@ func (p *proc) read(r interface{ Read([]byte) (int, error) }) {
 			p.lead = t
 			p.mu.Unlock()
 			p.leadc <- t
+		case "mark":
+			if len(f) == 3 {
+				p.mu.Lock()
+				if p.marks == nil {
+					p.marks = map[string]time.Time{}
+				}
+				p.marks[f[1]] = unixNano(f[2])
+				p.mu.Unlock()
+			}
 		case "rec":
 			if len(f) == 4 {
 				gen, _ := strconv.ParseInt(f[2], 10, 64)

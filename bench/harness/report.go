@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -316,7 +317,8 @@ func num(v float64) string {
 	}
 }
 
-// writeResults writes <out>/<date>.md, .json and .png.
+// writeResults writes <out>/<name>.md, .json and, when a row of the run
+// is charted, .png; runName says what name is.
 func (s *suite) writeResults() error {
 	dir := s.cfg.out
 	if !filepath.IsAbs(dir) {
@@ -328,11 +330,7 @@ func (s *suite) writeResults() error {
 	if s.cfg.comparing() {
 		return s.writeCompare(dir)
 	}
-	name := s.res.Date
-	if s.cfg.quick {
-		name += "-quick"
-	}
-	base := filepath.Join(dir, name)
+	base := filepath.Join(dir, s.runName())
 	data, err := json.MarshalIndent(s.res, "", "  ")
 	if err != nil {
 		return err
@@ -344,16 +342,43 @@ func (s *suite) writeResults() error {
 	for _, c := range s.checks() {
 		evs = append(evs, s.evaluate(c))
 	}
-	chartErr := s.chart(evs, base+".png")
-	if chartErr != nil {
-		s.res.Errors = append(s.res.Errors, "chart: "+chartErr.Error())
+	_ = os.Remove(base + ".png") // an earlier run's of the same name
+	if err := s.chart(evs, base+".png"); err != nil {
+		s.res.Errors = append(s.res.Errors, "chart: "+err.Error())
 	}
-	md := s.markdown(evs, filepath.Base(base))
+	_, err = os.Stat(base + ".png")
+	charted := err == nil // a partial run may chart no row
+	md := s.markdown(evs, filepath.Base(base), charted)
 	if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
 		return err
 	}
-	logf("wrote %s.md, .json and .png", base)
+	if charted {
+		logf("wrote %s.md, .json and .png", base)
+	} else {
+		logf("wrote %s.md and .json (no row of this run is charted)", base)
+	}
 	return nil
+}
+
+// runName names a run's reports: its date and commit ("-dirty" for
+// uncommitted changes), then "-quick" for a quick run or the benchmarks of
+// a partial one, so that runs of one day on different commits or sections
+// do not overwrite each other.
+func (s *suite) runName() string {
+	name := s.res.Date
+	if c := s.res.Commit; c != nil {
+		name += "-" + c.short()
+		if c.Dirty {
+			name += "-dirty"
+		}
+	}
+	switch {
+	case s.cfg.quick:
+		name += "-quick"
+	case len(s.cfg.only) > 0:
+		name += "-" + strings.Join(slices.Sorted(maps.Keys(s.cfg.only)), "-")
+	}
+	return name
 }
 
 // cell is "median [min–max]" of metric for variant, scaled.

@@ -256,9 +256,45 @@ func TestColdStartFileBackedRows(t *testing.T) {
 	assert.Contains(t, b.String(), "| peak RSS less file-backed, N=1000 (MiB) | 10.0 [10.0–10.0] | 20.0 [20.0–20.0] | – | 0.50 [0.50–0.50] | – |")
 }
 
+// TestStartMarks: the moments of opgen's start are shown for both sizes
+// when the operator marked them, and not at all when it did not.
+func TestStartMarks(t *testing.T) {
+	s := testSuite("coldstart")
+	var b strings.Builder
+	s.mdStartMarks(&b)
+	assert.Empty(t, b.String())
+	for size, base := range map[string]float64{"small": 0.1, "large": 1} {
+		for i, m := range startMarks {
+			s.res.add("coldstart."+size+".mark."+m+".seconds", opgen, base*float64(i+1))
+		}
+		s.res.add("coldstart."+size+".seconds", opgen, base*5)
+	}
+	s.mdStartMarks(&b)
+	assert.Contains(t, b.String(), "| initial list arrived | 0.2 [0.2–0.2] | 2.00 [2.00–2.00] |")
+	assert.Contains(t, b.String(), "| every object handled | 0.5 [0.5–0.5] | 5.00 [5.00–5.00] |")
+}
+
 func TestPartialRunSaysSo(t *testing.T) {
-	assert.Contains(t, testSuite().markdown(nil, "x"), "full run.")
-	assert.Contains(t, testSuite("latency", "coldstart").markdown(nil, "x"), "partial (`-only coldstart,latency`) run.")
+	assert.Contains(t, testSuite().markdown(nil, "x", true), "full run.")
+	assert.Contains(t, testSuite("latency", "coldstart").markdown(nil, "x", false), "partial (`-only coldstart,latency`) run.")
+}
+
+// TestRunNameAndChartLink: a run's files are named after its date, commit
+// and sections, and its report links a chart only when one was written.
+func TestRunNameAndChartLink(t *testing.T) {
+	s := testSuite("latency", "coldstart")
+	s.res.Date = "2026-11-30"
+	s.res.Commit = &side{Commit: "10cfc76aa", Dirty: true}
+	assert.Equal(t, "2026-11-30-10cfc76-dirty-coldstart-latency", s.runName())
+	md := s.markdown(nil, s.runName(), false)
+	assert.Contains(t, md, "run of the working tree (10cfc76 + uncommitted changes).")
+	assert.NotContains(t, md, ".png")
+
+	full := testSuite()
+	full.res.Date = "2026-11-30"
+	full.res.Commit = &side{Commit: "10cfc76aa"}
+	assert.Equal(t, "2026-11-30-10cfc76", full.runName())
+	assert.Contains(t, full.markdown(nil, full.runName(), true), "chart: [2026-11-30-10cfc76.png](2026-11-30-10cfc76.png).")
 }
 
 // TestTestkitCheck: the warm start is judged against envtest's round by

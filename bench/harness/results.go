@@ -38,6 +38,9 @@ type results struct {
 	// Exits are the operators of the sharding benchmark that exited on
 	// their own; their rounds were run again.
 	Exits []memberExit `json:"exits,omitempty"`
+	// Commit is the commit measured by a run that compares no refs: the
+	// working tree's (the reports are named after it).
+	Commit *side `json:"commit,omitempty"`
 	// Sides are the two commits of a comparison (-compare), by side.
 	Sides map[string]side `json:"sides,omitempty"`
 	// CompareNotes are what a comparison's reader must know about its

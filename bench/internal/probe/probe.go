@@ -130,7 +130,8 @@ type Probe struct {
 
 	mu     sync.Mutex
 	out    *bufio.Writer
-	writes sync.Map // "VERB resource[/subresource]" → *atomic.Int64
+	marked map[string]bool // the names Mark printed
+	writes sync.Map        // "VERB resource[/subresource]" → *atomic.Int64
 	// writeNanos is the same keys → *atomic.Int64: the time from sending
 	// each write to its response's headers.
 	writeNanos sync.Map
@@ -321,6 +322,23 @@ func resourceOf(path string) string {
 	default:
 		return parts[0] + "/" + parts[2]
 	}
+}
+
+// Mark prints "mark <name> <unix nanoseconds>" the first time it is
+// called with name: a moment of the operator's start the harness times
+// from its exec (the cold start's phases).
+func (p *Probe) Mark(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.marked[name] {
+		return
+	}
+	if p.marked == nil {
+		p.marked = map[string]bool{}
+	}
+	p.marked[name] = true
+	fmt.Fprintf(p.out, "mark %s %d\n", name, time.Now().UnixNano())
+	p.out.Flush()
 }
 
 // Lead records that this replica became the leader.

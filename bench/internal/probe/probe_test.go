@@ -56,3 +56,21 @@ func TestReconciledCountsUntilExpect(t *testing.T) {
 	assert.Equal(t, "all "+strconv.FormatInt(st.AllAt, 10)+"\n", out.String())
 	assert.Nil(t, p.seen, "the set is dropped at Expect")
 }
+
+// TestMarkOnce: a moment is printed the first time it is marked, not again.
+func TestMarkOnce(t *testing.T) {
+	var out strings.Builder
+	p := newProbe(Flags{}, &out)
+	p.Mark("listed")
+	p.Mark("synced")
+	p.Mark("listed")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 2)
+	for i, name := range []string{"listed", "synced"} {
+		f := strings.Fields(lines[i])
+		require.Len(t, f, 3)
+		assert.Equal(t, []string{"mark", name}, f[:2])
+		_, err := strconv.ParseInt(f[2], 10, 64)
+		assert.NoError(t, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/opgen-sdk/opgen/bench/internal/controller"
 	"github.com/opgen-sdk/opgen/bench/internal/probe"
 	"github.com/opgen-sdk/opgen/pkg/runtime"
+	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
 
 func main() {
@@ -62,12 +63,31 @@ func run() error {
 	if err := controller.SetupLoad(op, h); err != nil {
 		return err
 	}
+	markStart(op, p)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.LeaderElect {
 		go reportLead(ctx, op, p)
 	}
 	return op.Run(ctx)
+}
+
+// markStart marks the phases of the operator's start from its telemetry:
+// the first watch of the Load kind opened, its initial list arrived (the
+// initial-events-end bookmark of a streamed list, the last page of a
+// paged one), its cache synced (the informer handed every listed object
+// to the controller's queue) and the lease won. The subscribers run on
+// the emitting goroutines and print one line each, once.
+func markStart(op *runtime.Operator, p *probe.Probe) {
+	bus := op.Telemetry()
+	telemetry.On(bus, func(telemetry.WatchOpened) { p.Mark("watch") })
+	telemetry.On(bus, func(e telemetry.WatchChunkReceived) {
+		if !e.More {
+			p.Mark("listed")
+		}
+	})
+	telemetry.On(bus, func(telemetry.WatchStarted) { p.Mark("synced") })
+	telemetry.On(bus, func(telemetry.LeaderAcquired) { p.Mark("leading") })
 }
 
 // reportLead prints the probe's lead line once the operator leads. The
