@@ -101,8 +101,12 @@ func TestHandlesTheListAsItArrives(t *testing.T) {
 	g.Spec.Size++
 	_, err = gadgetClient(t, ns).Update(context.Background(), g, metav1.UpdateOptions{})
 	require.NoError(t, err)
-	eventually(t, "the change handled", func() bool { return len(c.of("a")) == 2 })
+	eventually(t, "the change handled", func() bool {
+		last, ok := c.last("a")
+		return ok && last.generation == g.Generation+1
+	})
 	eventually(t, "the queue empty", func() bool { return metric(t, h.op, "opgen_workqueue_depth", "name", "gadget") == 0 })
+	assert.Len(t, c.of("a"), 2, "a handled once as it arrived and once for the change")
 	for _, name := range names[1:] {
 		assert.Len(t, c.of(name), 1, "%s handled once: its add by the informer woke nothing", name)
 	}
