@@ -12,6 +12,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/opgen-sdk/opgen/bench/internal/probe"
 )
 
 // benchRaw measures the bounds of this machine with a plain client-go
@@ -293,6 +295,11 @@ func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error 
 		return err
 	}
 	defer p.stop()
+	if os.Getenv(probe.EnvStartProfiles) != "" && size == "large" {
+		// The API server's side of the same start (the operator's is
+		// its own, to the "all" line).
+		go s.saveAPIServerProfile(3*time.Second, filepath.Join(os.Getenv(probe.EnvStartProfiles), fmt.Sprintf("start-%s-%s-apiserver.pprof", v, size)))
+	}
 	all, err := p.waitAll(s.cfg.scaled(3 * time.Minute))
 	if err != nil {
 		return err

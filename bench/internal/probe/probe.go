@@ -24,9 +24,11 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	rpprof "runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,7 +133,9 @@ type Probe struct {
 	mu     sync.Mutex
 	out    *bufio.Writer
 	marked map[string]bool // the names Mark printed
-	writes sync.Map        // "VERB resource[/subresource]" → *atomic.Int64
+	// stopProfile ends the start's CPU profile (EnvStartProfiles).
+	stopProfile func()
+	writes      sync.Map // "VERB resource[/subresource]" → *atomic.Int64
 	// writeNanos is the same keys → *atomic.Int64: the time from sending
 	// each write to its response's headers.
 	writeNanos sync.Map
@@ -152,7 +156,33 @@ func Start(f Flags) (*Probe, error) {
 	mux.Handle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
 	go func() { _ = http.Serve(ln, mux) }()
 	p.line("probe " + ln.Addr().String())
+	if dir := os.Getenv(EnvStartProfiles); dir != "" && f.Expect > 0 {
+		p.profileStart(filepath.Join(dir, fmt.Sprintf("start-%s-%d.pprof", f.Namespace, os.Getpid())))
+	}
 	return p, nil
+}
+
+// EnvStartProfiles names a directory where an operator started with
+// -expect writes a CPU profile of its start: from Start to the "all" line
+// (for investigating a cold start; the HTTP profile endpoint cannot reach
+// back to the exec).
+const EnvStartProfiles = "BENCH_START_PROFILES"
+
+// profileStart profiles the CPU into path until every expected object was
+// reconciled; a failure is printed on stderr and profiles nothing.
+func (p *Probe) profileStart(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = rpprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start profile: %v\n", err)
+		return
+	}
+	p.stopProfile = func() {
+		rpprof.StopCPUProfile()
+		_ = f.Close()
+	}
 }
 
 func newProbe(f Flags, out io.Writer) *Probe {
@@ -202,6 +232,9 @@ func (p *Probe) count(key string) {
 		now := time.Now().UnixNano()
 		p.allAt.Store(now)
 		p.line("all " + strconv.FormatInt(now, 10))
+		if p.stopProfile != nil {
+			p.stopProfile()
+		}
 	}
 }
 
