@@ -3,6 +3,8 @@ package probe
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,4 +75,24 @@ func TestMarkOnce(t *testing.T) {
 		_, err := strconv.ParseInt(f[2], 10, 64)
 		assert.NoError(t, err)
 	}
+}
+
+// TestStartProfile: with EnvStartProfiles an operator expecting objects
+// profiles its CPU until the last of them was reconciled, then writes the
+// profile out.
+func TestStartProfile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvStartProfiles, dir)
+	p, err := Start(Flags{Namespace: "ns", Expect: 2, ProbeAddr: "127.0.0.1:0"})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "start-ns-"+strconv.Itoa(os.Getpid())+".pprof")
+	p.Reconciled("ns", "a", 1)
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Zero(t, info.Size(), "written before the last object")
+	p.Reconciled("ns", "b", 1)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(data), 2)
+	assert.Equal(t, []byte{0x1f, 0x8b}, data[:2], "a CPU profile (gzipped protocol buffers)")
 }
