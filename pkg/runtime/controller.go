@@ -148,27 +148,8 @@ func (c *Controller[T]) controllerName() string { return c.name }
 
 // Get returns the cached object with key, not a copy: treat it as
 // read-only. After a write of the controller's own, it returns at least
-// what was written, until the cache shows it. While the kind's first list
-// still streams in, an object not in the cache yet is waited for until
-// the list ended: Get never answers from part of a list.
-func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) {
-	obj, ok := c.objects.get(key)
-	if ok {
-		return obj, true
-	}
-	select {
-	case <-c.op.filling:
-	default:
-		return obj, false // not running: nothing is cached
-	}
-	select {
-	case <-c.op.filled:
-		return obj, false
-	default:
-	}
-	<-c.op.filled // the list ended (or the operator stops)
-	return c.objects.get(key)
-}
+// what was written, until the cache shows it.
+func (c *Controller[T]) Get(key cache.ObjectName) (T, bool) { return c.objects.get(key) }
 
 // Enqueue asks for an action on the object with key, as someone's change
 // to it would.

@@ -136,15 +136,9 @@
 //   - Caches strip managedFields but the operator's own entry. Owned and
 //     watched kinds are cached metadata-only, unless a Reader needs them
 //     whole.
-//   - Leader election is on by default. Caches fill while the replica
-//     campaigns, so a new leader works at once: its workers start once the
-//     owned and watched kinds' caches synced and take the objects of their
-//     own kind's first list as they arrive. A handler never reads a cache
-//     whole before it synced: owned and watched kinds and Readers are
-//     synced before any worker starts, and Controller.Get of an object of
-//     the kind not cached yet waits for the end of the list (docs/runtime.md
-//     has the table). Shutdown lets handlers finish for ShutdownTimeout,
-//     then releases the lease.
+//   - Leader election is on by default. Caches sync before the lease is
+//     won, so a new leader works at once. Shutdown lets handlers finish
+//     for ShutdownTimeout, then releases the lease.
 //   - /readyz follows the caches and the API server; failures are logged
 //     at a bounded rate.
 //

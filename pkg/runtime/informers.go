@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
@@ -85,7 +84,7 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 	if s := c.op.sharding; s != nil {
 		// Sharded: an informer per bucket held (shard.go).
 		set := shard.NewInformers(func(b int) (cache.SharedIndexInformer, error) {
-			return c.kindInformer(ns, w, s.keys.Share(b), false)
+			return c.kindInformer(ns, w, s.keys.Share(b))
 		}, s.keys.Route())
 		set.Dropped = func(objs []any) {
 			for _, obj := range objs {
@@ -98,7 +97,7 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 		inf = set
 	} else {
 		var err error
-		if inf, err = c.kindInformer(ns, w, shard.Share{}, true); err != nil {
+		if inf, err = c.kindInformer(ns, w, shard.Share{}); err != nil {
 			return nil, err
 		}
 	}
@@ -108,37 +107,13 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 }
 
 // kindInformer makes an informer of the kind's objects in ns in share
-// (all for the zero Share). With early, the objects of its first list go
-// to the workers as they arrive (arrived).
-func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share, early bool) (cache.SharedIndexInformer, error) {
+// (all for the zero Share).
+func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share) (cache.SharedIndexInformer, error) {
 	lw := observe.ObserveLists(c.kind.ListWatch(ns), w, c.op.bus.Emit, &c.op.relists)
 	lw.Selector, lw.ShardSelector = share.Label, share.Server
 	lw.Transform = dispatchTransform(c.opts.VersionDispatch, c.op, projection(c.opts.Project))
 	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
-	if early {
-		lw.Arrived = func(obj k8sruntime.Object) { c.arrived(inf, obj) }
-	}
 	return inf, observeWatch(inf, c.op, w)
-}
-
-// arrived hands obj, an object of the kind's list as the server streams
-// it, to the workers before the list ended: it puts obj in the informer's
-// store, where the workers read it, and wakes its key in the bulk lane, as
-// the informer's add of it would once the whole list is in. The informer
-// then finds obj stored already and tells the handler an update of obj to
-// itself, which events drops. Only the first list goes this way: once the
-// informer synced, a list is a relist, whose objects must be compared with
-// what the store holds, and they go the informer's way alone.
-func (c *Controller[T]) arrived(inf cache.SharedIndexInformer, obj k8sruntime.Object) {
-	t, ok := obj.(T)
-	if !ok || inf.HasSynced() {
-		return
-	}
-	if err := inf.GetIndexer().Add(t); err != nil {
-		return // the informer adds it with the list
-	}
-	key := cache.ObjectName{Namespace: t.GetNamespace(), Name: t.GetName()}
-	c.queue.Wake(key, woken(telemetry.TriggerChange, "", t, true))
 }
 
 // projection is ControllerOptions.Project for the cache's transform, or
@@ -167,9 +142,6 @@ func (c *Controller[T]) events() cache.ResourceEventHandler {
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			if oldObj == newObj {
-				return // an object of the first list, woken as it arrived (arrived)
-			}
 			o, ok1 := oldObj.(T)
 			n, ok2 := newObj.(T)
 			if !ok1 || !ok2 {

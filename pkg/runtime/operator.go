@@ -86,9 +86,6 @@ type Operator struct {
 	checks    serving.Checks        // user /healthz and /readyz checks
 	gatherers []prometheus.Gatherer // served on /metrics beside the registry
 	ready     atomic.Bool
-	synced    chan struct{} // closed when every cache synced (fill)
-	filling   chan struct{} // closed when fill began
-	filled    chan struct{} // closed when fill returned, synced or not
 	leading   atomic.Bool
 	inflight  inflight.Set   // keys handlers work on, for a stuck shutdown
 	stuck     inflight.Stuck // actions stuck past their timeout, for /readyz
@@ -147,8 +144,7 @@ func New(cfg *rest.Config, opts Options) (*Operator, error) {
 		cfg.UserAgent = opts.Name
 	}
 	log := opts.Logger.WithSink(observe.LimitRepeats(opts.Logger.GetSink(), repeatedLogEvery)).WithName(opts.Name)
-	o := &Operator{config: cfg, opts: opts, log: log, metrics: observe.NewMetrics(), serving: make(chan struct{}), synced: make(chan struct{}),
-		filling: make(chan struct{}), filled: make(chan struct{})}
+	o := &Operator{config: cfg, opts: opts, log: log, metrics: observe.NewMetrics(), serving: make(chan struct{})}
 	o.stuck.Gauge = o.metrics.Stuck
 	o.bus = observe.NewBus(o.metrics, o.log)
 	o.tracer = observe.NewTracer(opts.TracerProvider)

@@ -34,12 +34,9 @@ import (
 //     CRD is not installed) is logged with the fix and retried with a
 //     backoff of up to 30s until it is;
 //  3. meanwhile campaigns for the lease (unless election is off), and
-//     starts the workers once it won and the owned and watched kinds'
-//     caches synced: they take each object of a controller's own kind as
-//     its first list streams in (see Guarantees in the package doc), and
-//     the Runnables start once every cache synced. With election off, once
-//     every cache synced (with LeaderElectionOptions.Elected, and its host
-//     is elected); with sharding, once the caches synced and it joined;
+//     starts the workers once it won and the caches synced (or, with
+//     LeaderElectionOptions.Elected, once the caches synced and its host
+//     is elected; with sharding, once the caches synced and it joined);
 //  4. when ctx is cancelled: stops taking new keys, lets in-flight handlers
 //     finish for up to Options.ShutdownTimeout (then cancels their
 //     contexts), releases the lease, stops the informers and servers.
@@ -103,7 +100,7 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	if o.preview == nil && !o.opts.LeaderElection.Disabled && member == nil {
 		return o.campaignWhileFilling(ctx, informerCtx, restoreGC)
 	}
-	synced, err := o.fill(ctx, informerCtx, restoreGC, func() {})
+	synced, err := o.fill(ctx, informerCtx, restoreGC)
 	if err != nil {
 		return err
 	}
@@ -126,12 +123,9 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 }
 
 // fill starts the caches and waits until they synced; then the operator
-// is ready. It calls others once every cache but the controllers' own
-// kinds' synced (startCaches). synced is false when ctx ended first.
-func (o *Operator) fill(ctx, informerCtx context.Context, restoreGC, others func()) (synced bool, err error) {
-	close(o.filling)
-	defer close(o.filled)
-	if err := o.startCaches(ctx, informerCtx, others); err != nil {
+// is ready. synced is false when ctx ended first.
+func (o *Operator) fill(ctx, informerCtx context.Context, restoreGC func()) (synced bool, err error) {
+	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return false, err
 	}
 	// The first pass over the objects runs at the process's own GC
@@ -141,31 +135,28 @@ func (o *Operator) fill(ctx, informerCtx context.Context, restoreGC, others func
 		return false, nil
 	}
 	o.ready.Store(true)
-	close(o.synced)
 	o.log.Info("caches synced", "controllers", len(o.plan.controllers), "namespaces", o.opts.Namespaces)
 	return true, nil
 }
 
 // campaignWhileFilling campaigns for the lease while the caches fill, and
-// starts the workers once both the lease is won and the caches of the
-// owned and watched kinds synced: a replica that starts alone works while
-// its controllers' own lists stream in, each object as it arrives
-// (Controller.arrived), not a Lease round trip or two after the last
-// cache synced (a Get and a Create, 20 to 80 ms on a busy server). The
-// Runnables start once every cache synced (workOn). A lease lost while the
-// caches fill stops the fill; a fill that fails releases the lease.
+// starts the workers once both the lease is won and the caches synced: a
+// replica that starts alone works as its last cache syncs, not a Lease
+// round trip or two later (a Get and a Create, 20 to 80 ms on a busy
+// server). A lease lost while the caches fill stops the fill; a fill
+// that fails releases the lease.
 func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restoreGC func()) error {
 	fillCtx, stopFill := context.WithCancel(ctx)
 	defer stopFill()
 	electCtx, stopElect := context.WithCancel(ctx)
 	defer stopElect()
-	others := make(chan struct{})
+	synced := make(chan struct{})
 	campaign := make(chan error, 1)
 	elector := o.opts.LeaderElection.elector(o.kube.Leases, o.opts.Clock, o.fence, o.opts.LeaderElection.LeaseName, "became leader", ErrLostLeadership, o.log)
 	go func() {
 		err := elector.Run(electCtx, func(leadCtx context.Context) bool {
 			select {
-			case <-others:
+			case <-synced:
 				return o.work(leadCtx)
 			case <-leadCtx.Done():
 				return true // no work started
@@ -174,19 +165,21 @@ func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restor
 		stopFill() // the lease is lost or ctx ended: the fill has no use
 		campaign <- err
 	}()
-	if _, err := o.fill(fillCtx, informerCtx, restoreGC, func() { close(others) }); err != nil {
+	ok, err := o.fill(fillCtx, informerCtx, restoreGC)
+	if err != nil {
 		stopElect()
 		<-campaign
 		return err
+	}
+	if ok {
+		close(synced)
 	}
 	return <-campaign
 }
 
 // startCaches starts the shared factories, sets the controllers up, starts
-// their informers and waits for all of them to sync. It calls others once
-// every informer but the controllers' own synced: the workers may run
-// from then on, as their own kinds' objects arrive.
-func (o *Operator) startCaches(ctx, informerCtx context.Context, others func()) error {
+// their informers and waits for all of them to sync.
+func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	o.mu.Lock()
 	factories := make(map[string]clients.Factory, len(o.factories))
 	for ns, f := range o.factories {
@@ -207,35 +200,21 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context, others func()) 
 	for _, inf := range uniqueInformers(append(all, o.caches.created...)) {
 		go inf.RunWithContext(informerCtx)
 	}
-	own := len(all)
 	all = append(all, o.caches.all...)
 	synced := make([]cache.DoneChecker, len(all)) // no polling: work starts as the last list ends
 	for i, inf := range all {
 		synced[i] = inf.HasSyncedChecker()
 	}
-	if ok, err := waitSynced(ctx, synced[own:]); !ok {
-		return err
-	}
-	others()
-	if ok, err := waitSynced(ctx, synced); !ok {
-		return err
+	if !cache.WaitFor(ctx, "", synced...) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("runtime: caches did not sync; check the operator's RBAC (list and watch on every controlled and owned kind) and the API server")
 	}
 	for _, c := range o.plan.controllers {
 		c.watchesStarted()
 	}
 	return nil
-}
-
-// waitSynced waits until every checker is done: ok is false when ctx ended
-// first (err nil) or the wait failed.
-func waitSynced(ctx context.Context, checkers []cache.DoneChecker) (ok bool, err error) {
-	if cache.WaitFor(ctx, "", checkers...) {
-		return true, nil
-	}
-	if ctx.Err() != nil {
-		return false, nil
-	}
-	return false, errors.New("runtime: caches did not sync; check the operator's RBAC (list and watch on every controlled and owned kind) and the API server")
 }
 
 // setupBackoff spaces the attempts to set up a controller whose owned or
@@ -326,11 +305,6 @@ func (o *Operator) workOn(leadCtx context.Context, controllers []runner, runnabl
 	}
 	for _, r := range runnables {
 		wg.Go(func() {
-			select {
-			case <-o.synced: // a Runnable may read any cache whole
-			case <-leadCtx.Done():
-				return
-			}
 			defer o.inflight.End(o.inflight.Begin("runnable", cache.ObjectName{Name: fmt.Sprintf("%T", r)}))
 			runRunnable(leadCtx, o.log, r)
 		})

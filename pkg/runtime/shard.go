@@ -165,7 +165,7 @@ type shardable interface {
 func (c *Controller[T]) shardKind(selector string) (shard.Kind, error) {
 	k := shard.Kind{Controller: c.name, Resource: c.op.kube.Metadata.Resource(c.kind.GVR())}
 	for _, ns := range c.op.opts.namespaces(c.kind.Namespaced) {
-		inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, shard.Share{Label: selector}, false)
+		inf, err := c.kindInformer(ns, telemetry.Watch{Controller: "sharder", GVK: c.kind.GVK, Namespace: ns}, shard.Share{Label: selector})
 		if err != nil {
 			return k, err
 		}

@@ -37,13 +37,6 @@ type Lists struct {
 	// place. A cache that fills this way never holds a page of objects
 	// untransformed (with their managedFields, their strings not shared).
 	Transform cache.TransformFunc
-	// Arrived, when set, is given each object a watch-list streams before
-	// its initial-events-end bookmark, after Transform: the objects of the
-	// list as they arrive, before the informer has the whole list (pages
-	// of a paged list are not given). It runs on the goroutine that reads
-	// the stream, so it must be fast; the informer gets the same object
-	// after it.
-	Arrived func(obj runtime.Object)
 }
 
 // Relister is told which watches expired and when their list is whole
@@ -124,9 +117,6 @@ func (l *Lists) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		}
 	}, ended)
 	o.initial, o.transform = initial, l.Transform
-	if initial != nil {
-		o.arrived = l.Arrived
-	}
 	go o.forward()
 	return o, nil
 }
@@ -148,9 +138,6 @@ type errorObserver struct {
 	// transform, when set, is applied to the object of each event but
 	// errors and bookmarks.
 	transform cache.TransformFunc
-	// arrived, when set, is given the object of each added event before
-	// the initial-events-end bookmark, after transform.
-	arrived func(runtime.Object)
 }
 
 // newErrorObserver returns the observer of w; the caller starts its
@@ -185,9 +172,6 @@ func (o *errorObserver) forward() {
 			if obj, err := o.transform(ev.Object); err == nil {
 				ev.Object = obj.(runtime.Object)
 			}
-		}
-		if o.arrived != nil && o.initial != nil && ev.Type == watch.Added {
-			o.arrived(ev.Object)
 		}
 		select {
 		case o.out <- ev:

@@ -3,7 +3,6 @@ package observe
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 
@@ -156,75 +155,4 @@ func TestTransformWhereObjectsArrive(t *testing.T) {
 	ev := <-w.ResultChan()
 	assert.Equal(t, watch.Error, ev.Type)
 	assert.Equal(t, "gone", ev.Object.(*metav1.Status).Message)
-}
-
-// TestArrivedUntilInitialEventsEnd: Arrived is given each object a
-// watch-list adds before its initial-events-end bookmark, transformed, and
-// before the informer gets it; nothing after the bookmark, nothing of a
-// watch that streams no list, and no page of a paged list.
-func TestArrivedUntilInitialEventsEnd(t *testing.T) {
-	t.Parallel()
-	cm := func(name string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	}
-	end := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
-	for name, tc := range map[string]struct {
-		sendInitialEvents bool
-		want              []string
-	}{
-		"watch-list": {sendInitialEvents: true, want: []string{"a", "b"}},
-		"watch":      {want: nil},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			fake := watch.NewFake()
-			lw := &cache.ListWatch{
-				ListWithContextFunc: func(context.Context, metav1.ListOptions) (kruntime.Object, error) {
-					return &corev1.ConfigMapList{Items: []corev1.ConfigMap{*cm("listed")}}, nil
-				},
-				WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fake, nil },
-			}
-			l := ObserveLists(lw, telemetry.Watch{Controller: "c"}, func(telemetry.Event) {}, noRelists{})
-			l.Transform = func(obj any) (any, error) {
-				obj.(metav1.Object).SetLabels(map[string]string{"transformed": "yes"})
-				return obj, nil
-			}
-			var (
-				mu      sync.Mutex
-				arrived []string
-			)
-			given := func() []string {
-				mu.Lock()
-				defer mu.Unlock()
-				return slices.Clone(arrived)
-			}
-			l.Arrived = func(obj kruntime.Object) {
-				m := obj.(metav1.Object)
-				assert.Equal(t, "yes", m.GetLabels()["transformed"], "transformed first")
-				mu.Lock()
-				arrived = append(arrived, m.GetName())
-				mu.Unlock()
-			}
-			_, err := l.ListWithContext(context.Background(), metav1.ListOptions{})
-			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			w, err := l.WatchWithContext(ctx, metav1.ListOptions{SendInitialEvents: ptr.To(tc.sendInitialEvents)})
-			require.NoError(t, err)
-			go func() {
-				fake.Add(cm("a"))
-				fake.Add(cm("b"))
-				fake.Action(watch.Bookmark, end)
-				fake.Add(cm("c"))
-				fake.Modify(cm("a"))
-			}()
-			for i := range 5 {
-				<-w.ResultChan()
-				if i < len(tc.want) {
-					assert.GreaterOrEqual(t, len(given()), i+1, "given before the informer gets it")
-				}
-			}
-			assert.Equal(t, tc.want, given())
-		})
-	}
 }
