@@ -80,13 +80,22 @@ func run() error {
 // the emitting goroutines and print one line each, once.
 func markStart(op *runtime.Operator, p *probe.Probe) {
 	bus := op.Telemetry()
-	telemetry.On(bus, func(telemetry.WatchOpened) { p.Mark("watch") })
+	load := func(w telemetry.Watch) bool { return w.GVK.Kind == "Load" }
+	telemetry.On(bus, func(e telemetry.WatchOpened) {
+		if load(e.Watch) {
+			p.Mark("watch")
+		}
+	})
 	telemetry.On(bus, func(e telemetry.WatchChunkReceived) {
-		if !e.More {
+		if load(e.Watch) && !e.More {
 			p.Mark("listed")
 		}
 	})
-	telemetry.On(bus, func(telemetry.WatchStarted) { p.Mark("synced") })
+	telemetry.On(bus, func(e telemetry.WatchStarted) {
+		if load(e.Watch) {
+			p.Mark("synced")
+		}
+	})
 	telemetry.On(bus, func(telemetry.LeaderAcquired) { p.Mark("leading") })
 }
 
