@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -295,10 +296,14 @@ func (s *suite) coldStartOnce(ctx context.Context, v, size string, n int) error 
 		return err
 	}
 	defer p.stop()
-	if os.Getenv(probe.EnvStartProfiles) != "" && size == "large" {
+	if dir := os.Getenv(probe.EnvStartProfiles); dir != "" && size == "large" {
 		// The API server's side of the same start (the operator's is
-		// its own, to the "all" line).
-		go s.saveAPIServerProfile(3*time.Second, filepath.Join(os.Getenv(probe.EnvStartProfiles), fmt.Sprintf("start-%s-%s-apiserver.pprof", v, size)))
+		// its own, to the "all" line), done before the next start.
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() {
+			s.saveAPIServerProfile(3*time.Second, filepath.Join(dir, fmt.Sprintf("start-%s-%s-apiserver.pprof", v, size)))
+		})
 	}
 	all, err := p.waitAll(s.cfg.scaled(3 * time.Minute))
 	if err != nil {
