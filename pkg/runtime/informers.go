@@ -101,7 +101,7 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 			return nil, err
 		}
 	}
-	_, err := inf.AddEventHandler(c.events())
+	err := c.op.caches.handle(inf, c.events())
 	c.op.bus.Emit(telemetry.WatchInitialized{Watch: w})
 	return inf, err
 }

@@ -178,7 +178,8 @@ func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restor
 }
 
 // startCaches starts the shared factories, sets the controllers up, starts
-// their informers and waits for all of them to sync.
+// their informers and waits for all of them to sync and for their event
+// handlers to take every object of the initial lists (sharedCaches.handle).
 func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	o.mu.Lock()
 	factories := make(map[string]clients.Factory, len(o.factories))
@@ -205,6 +206,7 @@ func (o *Operator) startCaches(ctx, informerCtx context.Context) error {
 	for i, inf := range all {
 		synced[i] = inf.HasSyncedChecker()
 	}
+	synced = append(synced, o.caches.handled...)
 	if !cache.WaitFor(ctx, "", synced...) {
 		if ctx.Err() != nil {
 			return nil

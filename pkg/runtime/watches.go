@@ -119,7 +119,7 @@ func (c *Controller[T]) handleAll(kc *kindCache, f func(old, m metav1.Object, de
 		DeleteFunc: func(obj any) { call(nil, obj, true, false) },
 	}
 	for _, inf := range kc.informers {
-		if _, err := inf.AddEventHandler(h); err != nil {
+		if err := c.op.caches.handle(inf, h); err != nil {
 			return err
 		}
 	}
