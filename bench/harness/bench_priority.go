@@ -27,13 +27,14 @@ func (s *suite) benchUserChange(ctx context.Context) error {
 	n := s.cfg.large
 	for r := range s.cfg.rounds {
 		for _, v := range order(r, s.variants(opgen, cr)...) {
-			cold, idle, err := s.userChangeOnce(ctx, v, n, r)
+			cold, first, idle, err := s.userChangeOnce(ctx, v, n, r)
 			if err != nil {
 				return err
 			}
 			s.res.add("userchange.seconds", v, cold)
 			s.res.add("userchange.idle.seconds", v, idle)
 			s.res.add("userchange.excess.seconds", v, cold-idle)
+			s.res.add("userchange.first.seconds", v, first)
 		}
 	}
 	for _, v := range s.variants(opgen, cr) {
@@ -42,18 +43,18 @@ func (s *suite) benchUserChange(ctx context.Context) error {
 	return nil
 }
 
-func (s *suite) userChangeOnce(ctx context.Context, v string, n, round int) (cold, idle float64, err error) {
+func (s *suite) userChangeOnce(ctx context.Context, v string, n, round int) (cold, first, idle float64, err error) {
 	ns := namespace(v, "large")
 	p, err := s.startOperator(v, opts{namespace: ns, mode: "noop", workers: s.cfg.workers, expect: n, trace: true,
 		leader: true, leaseName: s.leaseName("userchange-" + v), lease: s.cfg.stockLease})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer p.stop()
 	deadline := time.Now().Add(s.cfg.scaled(3 * time.Minute))
 	for len(p.traces()) == 0 { // waiting for the first reconcile after the caches synced
 		if time.Now().After(deadline) {
-			return 0, 0, fmt.Errorf("%s: no reconcile within %v of the start", v, s.cfg.scaled(3*time.Minute))
+			return 0, 0, 0, fmt.Errorf("%s: no reconcile within %v of the start", v, s.cfg.scaled(3*time.Minute))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -63,25 +64,25 @@ func (s *suite) userChangeOnce(ctx context.Context, v string, n, round int) (col
 	for _, rc := range p.traces() {
 		done[rc.name] = true
 	}
-	cold, err = changeAndWait(ctx, p, patch, rng, n, done, deadline)
+	cold, first, err = changeAndWait(ctx, p, patch, rng, n, done, deadline)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s, during the cold start: %w", v, err)
+		return 0, 0, 0, fmt.Errorf("%s, during the cold start: %w", v, err)
 	}
 	if _, err := p.waitAll(time.Until(deadline)); err != nil {
-		return 0, 0, fmt.Errorf("%s: waiting for all %d objects to be reconciled: %w", v, n, err)
+		return 0, 0, 0, fmt.Errorf("%s: waiting for all %d objects to be reconciled: %w", v, n, err)
 	}
-	idle, err = changeAndWait(ctx, p, patch, rng, n, done, deadline)
+	idle, _, err = changeAndWait(ctx, p, patch, rng, n, done, deadline)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s, once idle: %w", v, err)
+		return 0, 0, 0, fmt.Errorf("%s, once idle: %w", v, err)
 	}
-	return cold, idle, nil
+	return cold, first, idle, nil
 }
 
 // changeAndWait changes userChanges objects not in done, one every 50ms,
 // and returns the median latency from a patch to the first reconcile of
 // its generation (or a later one: firsts.handled; each object is changed
-// once).
-func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, string, []byte) (int64, error), rng *rand.Rand, n int, done map[string]bool, deadline time.Time) (float64, error) {
+// once), and the first change's.
+func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, string, []byte) (int64, error), rng *rand.Rand, n int, done map[string]bool, deadline time.Time) (median, first float64, err error) {
 	type change struct {
 		name string
 		gen  int64
@@ -97,7 +98,7 @@ func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, str
 		at := time.Now()
 		gen, err := patch(ctx, name, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, 2000+rng.IntN(1000000)))
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		changes = append(changes, change{name, gen, at})
 		time.Sleep(50 * time.Millisecond)
@@ -105,7 +106,7 @@ func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, str
 	var lat []float64
 	for len(lat) < len(changes) {
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%d of %d changes not reconciled in time", len(changes)-len(lat), len(changes))
+			return 0, 0, fmt.Errorf("%d of %d changes not reconciled in time", len(changes)-len(lat), len(changes))
 		}
 		time.Sleep(20 * time.Millisecond)
 		recs := firsts{}
@@ -119,6 +120,7 @@ func changeAndWait(ctx context.Context, p *proc, patch func(context.Context, str
 			}
 		}
 	}
+	first = lat[0]
 	slices.Sort(lat)
-	return lat[len(lat)/2], nil
+	return lat[len(lat)/2], first, nil
 }

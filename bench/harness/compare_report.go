@@ -41,6 +41,7 @@ func (s *suite) compareRows() []compareRow {
 		{name: "object writes on restart, owned", metric: "owned.writes", bench: "owned", unit: "writes", scale: 1},
 		{name: "a change during a cold start", metric: "userchange.seconds", bench: "userchange", unit: "ms", scale: ms},
 		{name: "the same change once idle", metric: "userchange.idle.seconds", bench: "userchange", unit: "ms", scale: ms},
+		{name: "the first change, made as the work starts", metric: "userchange.first.seconds", bench: "userchange", unit: "ms", scale: ms},
 	}
 	for _, w := range s.cfg.tpWorkers {
 		k := fmt.Sprintf("throughput.w%d", w)
