@@ -101,6 +101,7 @@ func New(leases coordinationclient.LeasesGetter, opts Config, c clock.WithTicker
 // renewal.
 func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context) (drained bool)) error {
 	if !e.acquire(ctx) {
+		e.releaseIfHeld()
 		return nil
 	}
 	if e.opts.Stopped != nil {
@@ -290,6 +291,21 @@ func (e *Elector) available() bool {
 	holder := e.observed.HolderIdentity
 	e.mu.Unlock()
 	return holder == "" || holder == e.opts.Identity || e.expiresIn() <= 0
+}
+
+// releaseIfHeld releases the lease when the server says this replica
+// holds it although acquire gave up: ctx ended while an acquiring write
+// was under way, and the write landed with its answer unread. Without
+// it, such a lease stays held until it expires, with nobody working.
+func (e *Elector) releaseIfHeld() {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.RenewDeadline)
+	defer cancel()
+	cur, _, err := e.lock.Get(ctx)
+	if err != nil || cur.HolderIdentity != e.opts.Identity {
+		return
+	}
+	e.observe(*cur, "")
+	e.release()
 }
 
 // release gives the lease up, as client-go's ReleaseOnCancel does, so a
