@@ -135,6 +135,11 @@ func (e *Elector) acquire(ctx context.Context) bool {
 	defer stopWatch()
 	go e.watch(watchCtx)
 	for {
+		// A stop and a wake can come together: the stop wins, so that
+		// no try starts after it (a client that ignored ctx would win).
+		if ctx.Err() != nil {
+			return false
+		}
 		if e.tryAcquireOrRenew(ctx) {
 			return true
 		}
