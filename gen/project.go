@@ -226,6 +226,8 @@ type Project struct {
 	// sources are the source files of each of Dirs, as NewProject found
 	// them: the stamp's check of a no-op run reads no directory again.
 	sources map[string][]string
+	// walk is the lister that found Dirs, for the stamp of a no-op run.
+	walk *lister
 	// ClientDirs and CRDDirs are the package directories Clients.Packages
 	// and CRDPackages select, or nil when they are not set (every API
 	// package gets clients, or CRDs).
@@ -254,7 +256,8 @@ func newProject(opts Options, prevDirs map[string]dirList) (*Project, error) {
 	if p.Name == "" {
 		p.Name = NameOf(p.ImportPath(p.Root))
 	}
-	if p.Dirs, p.sources, err = walkPatterns(opts.Root, opts.Patterns, &lister{prev: prevDirs, seen: map[string]dirList{}}); err != nil {
+	p.walk = &lister{prev: prevDirs, seen: map[string]dirList{}}
+	if p.Dirs, p.sources, err = walkPatterns(opts.Root, opts.Patterns, p.walk); err != nil {
 		return nil, err
 	}
 	if p.ClientDirs, err = dirSet(opts.Root, opts.Clients.Packages); err != nil {

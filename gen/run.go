@@ -117,6 +117,7 @@ func Run(ctx context.Context, opts Options, generators map[string]Generator) (*R
 	}
 	st.project = p
 	if unchanged && st.inputsUnchanged() {
+		st.refresh(p.walk)
 		return &Result{UpToDate: true}, nil
 	}
 	clk := &clock{allocs: opts.Timings}

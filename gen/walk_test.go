@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,4 +92,43 @@ func TestNoOpWalkTrustsOnlyUnchangedDirectories(t *testing.T) {
 	st.Save(map[string][]byte{generated: mustRead(t, generated)})
 	assert.NotContains(t, st.dirs, filepath.Join(root, "apis/v1"))
 	assert.Contains(t, st.dirs, filepath.Join(root, "apis/v1/sub"))
+}
+
+// TestNoOpRecordsWhatTheStampMissed: the run that generates walks the
+// project right after writing, so it cannot record the directories it
+// wrote into; the first no-op after it records them, and the no-ops
+// after that read no directory and leave the stamp as it is.
+func TestNoOpRecordsWhatTheStampMissed(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/p\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "apis/v1"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "apis/v1/types.go"), []byte("package v1\n\ntype A struct{}\n"), 0o644))
+	opts := Options{Root: root, StampDir: t.TempDir()}
+	run := func() *Result {
+		res, err := Run(context.Background(), opts, map[string]Generator{})
+		require.NoError(t, err)
+		return res
+	}
+	o, err := opts.withDefaults()
+	require.NoError(t, err)
+	recorded := func() map[string]dirList { return stampDirs(openStamp(&o, nil).raw) }
+	apis := filepath.Join(root, "apis/v1")
+
+	require.False(t, run().UpToDate)
+	require.NotContains(t, recorded(), apis, "changed just before the run's walk: not recorded")
+
+	old := time.Now().Add(-time.Minute)
+	require.NoError(t, os.Chtimes(apis, old, old))
+	require.True(t, run().UpToDate)
+	require.Contains(t, recorded(), apis, "the first no-op records what it read")
+
+	before, err := os.Stat(openStamp(&o, nil).file)
+	require.NoError(t, err)
+	p, err := newProject(o, recorded())
+	require.NoError(t, err)
+	assert.Zero(t, p.walk.read, "a no-op that reads no directory")
+	require.True(t, run().UpToDate)
+	after, err := os.Stat(openStamp(&o, nil).file)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(before, after), "a no-op that read nothing leaves the stamp")
 }
