@@ -63,11 +63,61 @@ func runSides(bin, work string, dirs []string) error {
 			}
 		}
 	}
+	if err := sidesNoopAtScale(bins, dirs, work, all); err != nil {
+		return err
+	}
 	for key, times := range all {
 		fmt.Fprintf(os.Stderr, "%-32s %v\n", key, times)
 	}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, all)
+	}
+	return nil
+}
+
+// sidesNoopKinds is the size of the synthetic API on which the sides'
+// no-ops are compared: the size of the target row.
+const sidesNoopKinds = 200
+
+// sidesNoopAtScale measures each side's no-op over sidesNoopKinds
+// synthetic kinds, as a project sees it in its edit loop: one run
+// generates, one more finds nothing changed (and may complete the stamp),
+// then the measured no-ops alternate between the sides, the order flipped
+// every run. Each side's project uses the opgen of its checkout (dirs).
+func sidesNoopAtScale(bins map[string]string, dirs []string, work string, all map[string][]time.Duration) error {
+	projects := map[string]string{}
+	for i, name := range []string{"A", "B"} {
+		p := filepath.Join(work, fmt.Sprintf("side-%s-%d-kinds", name, sidesNoopKinds))
+		if err := writeScaleTypes(p, sidesNoopKinds); err != nil {
+			return err
+		}
+		if err := newModuleOf(p, dirs[i]); err != nil {
+			return err
+		}
+		if err := runOpgen(bins[name], p, "", true); err != nil {
+			return fmt.Errorf("side %s, %d kinds: %w", name, sidesNoopKinds, err)
+		}
+		// A directory is recorded once its time is older than the
+		// stamp's racy window (gen's racyDir, 100 ms).
+		time.Sleep(200 * time.Millisecond)
+		if err := runOpgen(bins[name], p, "", false); err != nil {
+			return fmt.Errorf("side %s, %d kinds: %w", name, sidesNoopKinds, err)
+		}
+		projects[name] = p
+	}
+	for i := 0; i < *runs; i++ {
+		order := []string{"A", "B"}
+		if i%2 == 1 {
+			order = []string{"B", "A"}
+		}
+		for _, name := range order {
+			key := fmt.Sprintf("%s opgen no-op at %d kinds (binary)", name, sidesNoopKinds)
+			start := time.Now()
+			if err := runOpgen(bins[name], projects[name], "", false); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			all[key] = append(all[key], time.Since(start))
+		}
 	}
 	return nil
 }
