@@ -66,6 +66,7 @@ func (s *suite) compareRows() []compareRow {
 		compareRow{name: "code generation, fixture, cold", metric: "codegen.opgen cold", bench: "codegen", unit: "s", scale: 1},
 		compareRow{name: "code generation, fixture, warm", metric: "codegen.opgen warm (--force)", bench: "codegen", unit: "s", scale: 1},
 		compareRow{name: "code generation, fixture, no-op", metric: "codegen.opgen no-op (binary)", bench: "codegen", unit: "ms", scale: ms},
+		compareRow{name: "code generation, no-op at 200 kinds", metric: "codegen.opgen no-op at 200 kinds (binary)", bench: "codegen", unit: "ms", scale: ms},
 	)
 }
 
