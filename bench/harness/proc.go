@@ -84,7 +84,6 @@ type opts struct {
 	requeue    time.Duration
 	expect     int
 	trace      bool
-	statusAll  bool
 	leader     bool
 	leaseName  string
 	identity   string

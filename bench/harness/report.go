@@ -426,15 +426,6 @@ const (
 	kib = 1.0 / (1 << 10)
 )
 
-func sortedKeys[V any](m map[string]V) []string {
-	var k []string
-	for key := range m {
-		k = append(k, key)
-	}
-	sort.Strings(k)
-	return k
-}
-
 // largeListLimit is the bound of the cold start at n objects over the raw
 // paged list + decode of the same n.
 func largeListLimit(n int) float64 {
