@@ -76,19 +76,8 @@ func startOpgenWebhooks(ctx context.Context, kubeconfig, _ string, certPEM, keyP
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- op.Run(runCtx) }()
-	deadline := time.Now().Add(60 * time.Second)
-	for webhook.Addr(op) == "" {
-		select {
-		case err := <-done:
-			cancel()
-			return nil, fmt.Errorf("the opgen operator stopped: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			return nil, errors.New("waited 60s in vain for opgen's webhook server to listen")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := waitListening(func() bool { return webhook.Addr(op) != "" }, done, cancel, "the opgen operator", "opgen's webhook server"); err != nil {
+		return nil, err
 	}
 	paths := map[string]string{"/validate": webhook.Hook{Type: webhook.Validating, GVK: loadKind.GVK, Resource: "loads"}.Path(),
 		"/mutate": webhook.Hook{Type: webhook.Mutating, GVK: loadKind.GVK, Resource: "loads"}.Path(), "/convert": webhook.ConvertPath}
@@ -126,19 +115,8 @@ func startCRWebhooks(ctx context.Context, _, dir string, _, _ []byte, scheme *k8
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(runCtx) }()
-	deadline := time.Now().Add(60 * time.Second)
-	for srv.StartedChecker()(nil) != nil {
-		select {
-		case err := <-done:
-			cancel()
-			return nil, fmt.Errorf("controller-runtime's webhook server stopped: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			return nil, errors.New("waited 60s in vain for controller-runtime's webhook server to listen")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := waitListening(func() bool { return srv.StartedChecker()(nil) == nil }, done, cancel, "controller-runtime's webhook server", "controller-runtime's webhook server"); err != nil {
+		return nil, err
 	}
 	return &webhookServer{name: cr, base: fmt.Sprintf("https://127.0.0.1:%d", port), stop: func() { cancel(); <-done }}, nil
 }
@@ -208,4 +186,26 @@ func startBareWebhooks(_ context.Context, _, _ string, certPEM, keyPEM []byte, _
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}}
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	return &webhookServer{name: bare, base: "https://" + l.Addr().String(), stop: func() { _ = srv.Close() }}, nil
+}
+
+// waitListening waits up to 60s for listening to report a server that
+// accepts requests. When the server's run returns first (on done), or the
+// time runs out, it cancels the run and says which: runner names what
+// runs the server, server the server itself.
+func waitListening(listening func() bool, done <-chan error, cancel context.CancelFunc, runner, server string) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for !listening() {
+		select {
+		case err := <-done:
+			cancel()
+			return fmt.Errorf("%s stopped: %v", runner, err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			return fmt.Errorf("waited 60s in vain for %s to listen", server)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
 }
