@@ -72,12 +72,13 @@ apicheck: ## Compare the Go API of pkg/... with the last release's (hack/apichec
 	cd hack/apicheck && $(GO) run . -changelog CHANGELOG.md
 
 .PHONY: lint
-lint: ## go vet (the root and the bench module), a gofmt check and staticcheck
+lint: ## go vet, a gofmt check and staticcheck, of the root and the bench module
 	$(GO) vet ./...
 	cd bench && $(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "not gofmt'd:"; echo "$$unformatted"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	cd bench && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 .PHONY: manifests
 manifests: ## Write the examples' whole operator manifests (examples/*/deploy/*.yaml) with opgen manifests
