@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/opgen-sdk/opgen/bench/internal/probe"
+	"github.com/opgen-sdk/opgen/bench/pkg/generated/clientset/versioned"
 )
 
 // benchRaw measures the bounds of this machine with a plain client-go
@@ -241,6 +242,20 @@ func (s *suite) benchColdStart(ctx context.Context) error {
 			}
 			key := roundBound("list." + size + ".seconds")
 			s.res.Raw[key] = append(s.res.Raw[key], d.Seconds())
+			// Beside it, not judged: the same objects as a streamed
+			// list, the request the operators make, read as client-go
+			// decodes it and as bytes alone (what the server's stream
+			// takes by itself).
+			for _, st := range []struct {
+				key  string
+				read func(context.Context, versioned.Interface, string) (time.Duration, int, error)
+			}{{"stream", streamDecode}, {"streamread", streamRead}} {
+				if d, err = fasterStream(ctx, st.read, namespace(s.primary(), size), n, cs, plain); err != nil {
+					return fmt.Errorf("the streamed list of the %s objects: %w", size, err)
+				}
+				key = roundBound(st.key + "." + size + ".seconds")
+				s.res.Raw[key] = append(s.res.Raw[key], d.Seconds())
+			}
 			for _, v := range order(r, variants...) {
 				if err := s.coldStartOnce(ctx, v, size, n); err != nil {
 					return err

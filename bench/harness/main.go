@@ -127,6 +127,7 @@ func parseFlags() config {
 	if *large > 0 {
 		c.large = *large
 	}
+	idleCap = c.scaled(idleCap)
 	if *only != "" {
 		c.only = map[string]bool{}
 		for _, b := range strings.Split(*only, ",") {

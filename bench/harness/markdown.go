@@ -162,6 +162,10 @@ func (s *suite) mdColdStart(b *strings.Builder) {
 	for _, size := range []string{"small", "large"} {
 		if v := s.res.Raw[roundBound("list."+size+".seconds")]; len(v) > 0 {
 			fmt.Fprintf(b, "The bound of N=%d, a paged list (500 a page) + decode of the same objects measured in each round just before the operators start, the faster of gzip (client-go's default) and no compression (the rows \"of the raw paged list\" divide round by round): %s s.\n\n", s.sizeN(size), fmtSeries(v))
+			st, sr := s.res.Raw[roundBound("stream."+size+".seconds")], s.res.Raw[roundBound("streamread."+size+".seconds")]
+			if len(st) > 0 && len(sr) > 0 {
+				fmt.Fprintf(b, "Beside it, not judged, the same objects as a streamed list (a watch with sendInitialEvents, what both operators ask for with client-go's WatchListClient on, from the request to the bookmark that ends the initial events), the faster of gzip and none again: through the generated clientset's watch, which decodes every event, %s s, %s of the paged list round by round; read as bytes and not decoded, what the API server takes to send it, %s s, %s of the paged list.\n\n", fmtSeries(st), ratioSeries(ratios(st, v)), fmtSeries(sr), ratioSeries(ratios(sr, v)))
+			}
 		}
 	}
 	s.compare(b, [][3]string{
@@ -176,6 +180,15 @@ func (s *suite) mdColdStart(b *strings.Builder) {
 		{"peak RSS less file-backed, empty namespace", "peakanon.empty.bytes", "MiB"},
 	}, units)
 	s.mdStartMarks(b)
+}
+
+// ratioSeries formats the median and range of per-round ratios.
+func ratioSeries(v []float64) string {
+	sm, ok := summarize(v)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.2fx [%.2f–%.2f]", sm.med, sm.min, sm.max)
 }
 
 // mdStartMarks shows where opgen's cold start went: the moments its
