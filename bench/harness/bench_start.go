@@ -236,7 +236,7 @@ func (s *suite) benchColdStart(ctx context.Context) error {
 			// The bound of this round: the paged list + decode of the
 			// same objects, just before the operators start, the faster
 			// of gzip (client-go's default) and no compression.
-			d, err := fasterList(ctx, namespace(s.primary(), size), cs, plain)
+			d, err := fastest(ctx, listDecode, namespace(s.primary(), size), n, cs, plain)
 			if err != nil {
 				return err
 			}
@@ -250,7 +250,7 @@ func (s *suite) benchColdStart(ctx context.Context) error {
 				key  string
 				read func(context.Context, versioned.Interface, string) (time.Duration, int, error)
 			}{{"stream", streamDecode}, {"streamread", streamRead}} {
-				if d, err = fasterStream(ctx, st.read, namespace(s.primary(), size), n, cs, plain); err != nil {
+				if d, err = fastest(ctx, st.read, namespace(s.primary(), size), n, cs, plain); err != nil {
 					return fmt.Errorf("the streamed list of the %s objects: %w", size, err)
 				}
 				key = roundBound(st.key + "." + size + ".seconds")

@@ -313,27 +313,10 @@ func (s *suite) rawList(ctx context.Context, cs versioned.Interface, size string
 	return nil
 }
 
-// fasterList is the faster listDecode of ns through each of clients, each
-// after waitIdle.
-func fasterList(ctx context.Context, ns string, clients ...versioned.Interface) (time.Duration, error) {
-	var best time.Duration
-	for _, cs := range clients {
-		waitIdle()
-		d, _, err := listDecode(ctx, cs, ns)
-		if err != nil {
-			return 0, err
-		}
-		if best == 0 || d < best {
-			best = d
-		}
-	}
-	return best, nil
-}
-
-// fasterStream is the faster of read (streamDecode or streamRead) of ns
-// through each of clients, each after waitIdle. Every stream must carry
+// fastest is the fastest read (listDecode, streamDecode or streamRead) of
+// ns through each of clients, each after waitIdle. Every read must carry
 // want objects.
-func fasterStream(ctx context.Context, read func(context.Context, versioned.Interface, string) (time.Duration, int, error), ns string, want int, clients ...versioned.Interface) (time.Duration, error) {
+func fastest(ctx context.Context, read func(context.Context, versioned.Interface, string) (time.Duration, int, error), ns string, want int, clients ...versioned.Interface) (time.Duration, error) {
 	var best time.Duration
 	for _, cs := range clients {
 		waitIdle()
@@ -342,7 +325,7 @@ func fasterStream(ctx context.Context, read func(context.Context, versioned.Inte
 			return 0, err
 		}
 		if n != want {
-			return 0, fmt.Errorf("the streamed list of %s carried %d objects, want %d", ns, n, want)
+			return 0, fmt.Errorf("a read of %s carried %d objects, want %d", ns, n, want)
 		}
 		if best == 0 || d < best {
 			best = d
