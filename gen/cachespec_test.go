@@ -39,13 +39,15 @@ func TestCacheSpec(t *testing.T) {
 	t.Run("whole field", func(t *testing.T) {
 		out, err := glue(t, "+opgen:controller:cacheSpec=field", "string")
 		require.NoError(t, err)
-		assert.Contains(t, out, "Project: projectWidget,")
+		assert.Regexp(t, `Project:\s+projectWidget,`, out)
+		assert.Regexp(t, `CacheSpec:\s+\[\]string\{"field"\},`, out)
 		assert.Regexp(t, `func projectWidget\(o \*fuzzv1\.Widget\) \{\s+o\.Spec = fuzzv1\.WidgetSpec\{Field: o\.Spec\.Field\}`, out)
 	})
 	t.Run("nested field", func(t *testing.T) {
 		out, err := glue(t, "+opgen:controller:cacheSpec=field.port", "Inner")
 		require.NoError(t, err)
 		assert.Regexp(t, `o\.Spec = fuzzv1\.WidgetSpec\{Field: fuzzv1\.Inner\{Port: o\.Spec\.Field\.Port\}\}`, out)
+		assert.Regexp(t, `CacheSpec:\s+\[\]string\{"field\.port"\},`, out)
 	})
 	t.Run("no marker, no projection", func(t *testing.T) {
 		out, err := glue(t, "+opgen:controller:workers=2", "string")

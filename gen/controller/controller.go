@@ -334,7 +334,11 @@ func (g glue) options(f *jen.File) {
 		opts = append(opts, "VersionDispatch", d)
 	}
 	if k.Projection != nil {
-		opts = append(opts, "Project", jen.Id("project"+name))
+		paths := make([]jen.Code, len(k.Controller.CacheSpec))
+		for i, p := range k.Controller.CacheSpec {
+			paths[i] = jen.Lit(p)
+		}
+		opts = append(opts, "Project", jen.Id("project"+name), "CacheSpec", jen.Index().String().Values(paths...))
 	}
 	f.Line()
 	f.Commentf("%sOptions returns the controller options that the +opgen:controller", name)

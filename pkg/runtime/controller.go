@@ -15,6 +15,7 @@ import (
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -50,7 +51,8 @@ type Controller[T apis.Object] struct {
 	owned     *ownedStore
 	env       plug.Env[T]
 	pipeline  plug.Pipeline[T]
-	preview   *previewKeys // nil unless Options.Preview
+	preview   *previewKeys   // nil unless Options.Preview
+	keepSpec  cachefill.Spec // what the cache's fills keep of spec (CacheSpec); nil: all
 }
 
 var _ runner = (*Controller[*metav1.PartialObjectMetadata])(nil)
@@ -63,6 +65,11 @@ func newController[T apis.Object](op *Operator, kind Kind[T], h plug.Handler[T],
 		return nil, err
 	}
 	c := &Controller[T]{name: opts.Name, kind: kind, opts: opts, op: op, handler: h, log: op.log.WithValues("controller", opts.Name)}
+	if opts.CacheSpec != nil {
+		if c.keepSpec, err = cachefill.NewSpec(opts.CacheSpec); err != nil {
+			return nil, fmt.Errorf("runtime.Register: controller %s: ControllerOptions.CacheSpec: %w", opts.Name, err)
+		}
+	}
 	c.objects = &objects[T]{caches: map[string]cache.SharedIndexInformer{}}
 	c.states = &states{m: map[cache.ObjectName]*objectState{}}
 	if op.preview != nil {
@@ -120,6 +127,9 @@ func completeOptions[T apis.Object](op *Operator, kind Kind[T], opts ControllerO
 	}
 	if opts.Pipeline != nil && len(opts.Steps) > 0 {
 		return opts, fmt.Errorf("runtime.Register: controller %s: ControllerOptions sets both Steps and Pipeline, and a Pipeline replaces the default pipeline that Steps are inserted into: put the %d steps into the pipeline that Pipeline returns, or drop Pipeline", opts.Name, len(opts.Steps))
+	}
+	if opts.CacheSpec != nil && opts.Project == nil {
+		return opts, fmt.Errorf("runtime.Register: controller %s: ControllerOptions sets CacheSpec without Project, which is the rule of what the cache keeps: set Project to keep the same fields (the +opgen:controller:cacheSpec marker generates both), or drop CacheSpec", opts.Name)
 	}
 	if opts.UpdateFilter == nil {
 		opts.UpdateFilter = kind.UpdateFilter

@@ -79,6 +79,18 @@ type ControllerOptions[T apis.Object] struct {
 	// it. Default: nil, the whole object is cached.
 	Project func(T)
 
+	// CacheSpec names, as dotted paths of JSON names below spec
+	// ("image", "template.metadata"), the spec fields Project keeps.
+	// With it the operator drops the other spec fields from the JSON of
+	// the cache's lists and watches before it decodes them, so that what
+	// Project would zero is never decoded. Project still runs after the
+	// decode (an answer in protobuf is decoded whole) and stays the rule:
+	// a field CacheSpec does not name reaches Project zero, so name every
+	// field it keeps. An empty, non-nil CacheSpec keeps none of spec.
+	// Requires Project. The +opgen:controller:cacheSpec marker sets both.
+	// Default: nil, spec is decoded whole.
+	CacheSpec []string
+
 	// UpdateFilter decides whether an update seen by the informer enqueues
 	// the object. Default: GenerationOrMetadataChanged (generation, deletion,
 	// finalizers, labels or annotations changed). Status-only changes are

@@ -8,11 +8,14 @@ import (
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
 	"github.com/opgen-sdk/opgen/pkg/plug"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/lanes"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/observe"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/ownwrites"
@@ -109,11 +112,29 @@ func (c *Controller[T]) newInformer(ns string) (cache.SharedIndexInformer, error
 // kindInformer makes an informer of the kind's objects in ns in share
 // (all for the zero Share).
 func (c *Controller[T]) kindInformer(ns string, w telemetry.Watch, share shard.Share) (cache.SharedIndexInformer, error) {
-	lw := observe.ObserveLists(c.kind.ListWatch(ns), w, c.op.bus.Emit, &c.op.relists)
+	lw := observe.ObserveLists(keepSpec(c.kind.ListWatch(ns), c.keepSpec), w, c.op.bus.Emit, &c.op.relists)
 	lw.Selector, lw.ShardSelector = share.Label, share.Server
 	lw.Transform = dispatchTransform(c.opts.VersionDispatch, c.op, projection(c.opts.Project))
 	inf := cache.NewSharedIndexInformer(lw, newObject[T](), 0, cache.Indexers{})
 	return inf, observeWatch(inf, c.op, w)
+}
+
+// keepSpec returns lw, whose lists and watches keep of each object's spec
+// only what keep does (ControllerOptions.CacheSpec), or lw for a nil keep.
+func keepSpec(lw *cache.ListWatch, keep cachefill.Spec) *cache.ListWatch {
+	if keep == nil || lw.ListWithContextFunc == nil || lw.WatchFuncWithContext == nil {
+		return lw // a ListWatch without contexts: decoded whole, then projected
+	}
+	list, watchFn := lw.ListWithContextFunc, lw.WatchFuncWithContext
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (k8sruntime.Object, error) {
+			return list(cachefill.KeepSpec(ctx, keep), opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return watchFn(cachefill.KeepSpec(ctx, keep), opts)
+		},
+		DisableChunking: lw.DisableChunking,
+	}
 }
 
 // projection is ControllerOptions.Project for the cache's transform, or

@@ -45,9 +45,10 @@ import (
 type Operator struct {
 	config     *rest.Config
 	httpClient *http.Client
-	// fieldsFilter drops from cache fills the managedFields entries the
-	// caches do not keep (nil with Options.KeepManagedFields).
-	fieldsFilter *cachefill.Filter
+	// fillFilter drops from cache fills the managedFields entries the
+	// caches do not keep (none with Options.KeepManagedFields) and the
+	// spec fields a controller's CacheSpec does not name.
+	fillFilter *cachefill.Filter
 	// outage makes the caches wait for the API server.
 	outage *outage.Waiter
 	// fence refuses the writes of a replica that may no longer lead
@@ -181,8 +182,10 @@ func (o *Operator) buildClients() error {
 	if o.httpClient, err = rest.HTTPClientFor(o.config); err != nil {
 		return fmt.Errorf("runtime.New: build the HTTP client: %w", err)
 	}
-	if !o.opts.KeepManagedFields {
-		o.fieldsFilter = cachefill.NewFilter(o.opts.Name)
+	if o.opts.KeepManagedFields {
+		o.fillFilter = cachefill.NewSpecFilter()
+	} else {
+		o.fillFilter = cachefill.NewFilter(o.opts.Name)
 	}
 	// The API server's /readyz, which every authenticated identity may
 	// read (ClusterRole system:public-info-viewer).
@@ -195,7 +198,7 @@ func (o *Operator) buildClients() error {
 		o.fence = fence.New(o.opts.Clock, o.opts.LeaderElection.RenewDeadline)
 	}
 	o.httpClient = transport.Client(o.httpClient, transport.Layers{
-		Fence: o.fence, Outage: o.outage, Revisions: &o.revisions, Filter: o.fieldsFilter,
+		Fence: o.fence, Outage: o.outage, Revisions: &o.revisions, Filter: o.fillFilter,
 		Gzip:      !o.config.DisableCompression,
 		Throttled: observe.NewThrottled(o.metrics.Registry, o.log.WithName("client")),
 	})

@@ -19,14 +19,22 @@ import (
 // projected away still runs Modify (generation moves), the status the
 // handler derives from what it reads is written once and not again, and
 // the server keeps every field of the spec: nothing the operator writes
-// is built from the projected object.
+// is built from the projected object. With CacheSpec too, the fields
+// projected away are dropped before the decode: Project never sees them.
 func TestProjectedCache(t *testing.T) {
+	t.Parallel()
+	t.Run("Project", func(t *testing.T) { testProjectedCache(t, nil) })
+	t.Run("Project and CacheSpec", func(t *testing.T) { testProjectedCache(t, []string{"size"}) })
+}
+
+func testProjectedCache(t *testing.T, cacheSpec []string) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	h := newOperator(t, ns, nil, runtime.Options{})
 	c := &calls{}
 	var mu sync.Mutex
 	var seen []testapi.GadgetSpec
+	var arrived []string // the messages Project saw
 	require.NoError(t, testkit.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](&handler{calls: c, fn: func(_ context.Context, a *plug.Action[*testapi.Gadget]) error {
 		mu.Lock()
 		seen = append(seen, a.Object.Spec)
@@ -34,7 +42,13 @@ func TestProjectedCache(t *testing.T) {
 		a.Object.Status.Count = a.Object.Spec.Size
 		return nil
 	}}), runtime.ControllerOptions[*testapi.Gadget]{
-		Project: func(g *testapi.Gadget) { g.Spec = testapi.GadgetSpec{Size: g.Spec.Size} },
+		Project: func(g *testapi.Gadget) {
+			mu.Lock()
+			arrived = append(arrived, g.Spec.Message)
+			mu.Unlock()
+			g.Spec = testapi.GadgetSpec{Size: g.Spec.Size}
+		},
+		CacheSpec: cacheSpec,
 	}))
 	h.start()
 	statusWrites := func() int { return h.writes.count("PATCH", "/gadgets/g/status") }
@@ -62,6 +76,14 @@ func TestProjectedCache(t *testing.T) {
 	require.NotEmpty(t, seen)
 	for _, s := range seen {
 		assert.Equal(t, testapi.GadgetSpec{Size: 3}, s, "the handler sees only what the projection keeps")
+	}
+	require.NotEmpty(t, arrived)
+	if cacheSpec != nil {
+		for _, m := range arrived {
+			assert.Empty(t, m, "CacheSpec drops the message before the decode")
+		}
+	} else {
+		assert.Contains(t, arrived, "hello", "without CacheSpec the whole spec is decoded")
 	}
 	assert.Equal(t, []plug.Verb{plug.Add, plug.Modify}, c.verbs("g"), "a change of a field projected away still runs Modify")
 	assert.Equal(t, 2, statusWrites(), "one status write per generation (observedGeneration), none more")

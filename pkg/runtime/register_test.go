@@ -35,6 +35,11 @@ func TestRegisterSaysWhatToFix(t *testing.T) {
 				return plug.Default(env, h)
 			},
 		}, []string{"Steps", "Pipeline", "put the 1 steps into the pipeline that Pipeline returns"}},
+		{"CacheSpec without Project", kind, noop, runtime.ControllerOptions[*testapi.Gadget]{CacheSpec: []string{"size"}},
+			[]string{"CacheSpec without Project", "set Project to keep the same fields"}},
+		{"CacheSpec not a path", kind, noop, runtime.ControllerOptions[*testapi.Gadget]{
+			CacheSpec: []string{"size."}, Project: func(g *testapi.Gadget) { g.Spec = testapi.GadgetSpec{Size: g.Spec.Size} },
+		}, []string{"CacheSpec", `"size." is not a dotted path of JSON names`}},
 		{"nil handler", kind, nil, runtime.ControllerOptions[*testapi.Gadget]{}, []string{"handler is nil"}},
 		{"no ListWatch", runtime.Kind[*testapi.Gadget]{GVK: kind.GVK, Resource: kind.Resource, Client: kind.Client}, noop,
 			runtime.ControllerOptions[*testapi.Gadget]{}, []string{"lacks ListWatch"}},

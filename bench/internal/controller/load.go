@@ -44,6 +44,7 @@ func (c *LoadController) Configure(opts *runtime.ControllerOptions[*loadv1.Load]
 		// it, unless KeepSpec asks for the owned mode's cache.
 		if !c.KeepSpec {
 			opts.Project = func(l *loadv1.Load) { l.Spec = loadv1.LoadSpec{} }
+			opts.CacheSpec = []string{}
 		}
 	}
 }

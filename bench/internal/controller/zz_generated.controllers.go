@@ -75,7 +75,8 @@ func LoadOptions() runtime.ControllerOptions[*loadv1.Load] {
 		Owns: []schema.GroupVersionKind{
 			{Version: "v1", Kind: "ConfigMap"},
 		},
-		Project: projectLoad,
+		Project:   projectLoad,
+		CacheSpec: []string{"image", "replicas", "config"},
 	}
 }
 

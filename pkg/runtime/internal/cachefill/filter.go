@@ -8,25 +8,28 @@ import (
 )
 
 // appendFiltered appends v, one JSON object, to dst without the
-// managedFields entries the caches drop: v is a list (its items are
+// managedFields entries the caches drop and, when keep is set, without
+// what keep drops of each object's spec: v is a list (its items are
 // filtered), a watch event (its object is) or an object. dst may share v's
 // array if it ends at or before v's start: the output never runs ahead of
 // the input it comes from.
-func (f *Filter) appendFiltered(dst, v []byte) []byte {
+func (f *Filter) appendFiltered(dst, v []byte, keep Spec) []byte {
 	var edits []edit
 	ok := members(v, 0, func(key []byte, ks, vs, ve int) bool {
 		switch {
 		case string(key) == "items" && v[vs] == '[':
 			return elements(v, vs, func(es, ee int) bool {
 				if v[es] == '{' {
-					edits = f.objectEdits(edits, v, es)
+					edits = f.objectEdits(edits, v, es, keep)
 				}
 				return true
 			})
 		case string(key) == "object" && v[vs] == '{':
-			edits = f.objectEdits(edits, v, vs)
+			edits = f.objectEdits(edits, v, vs, keep)
 		case string(key) == "metadata" && v[vs] == '{':
 			edits = f.metadataEdits(edits, v, vs)
+		case string(key) == "spec" && v[vs] == '{' && keep != nil:
+			edits = specEdits(edits, v, vs, ve, keep)
 		}
 		return true
 	})
@@ -48,12 +51,15 @@ type edit struct {
 	with       []byte
 }
 
-// objectEdits adds the edits of the object at v[i:]'s metadata.
-func (f *Filter) objectEdits(edits []edit, v []byte, i int) []edit {
-	members(v, i, func(key []byte, _, vs, _ int) bool {
-		if string(key) == "metadata" && v[vs] == '{' {
+// objectEdits adds the edits of the object at v[i:]: of its metadata and,
+// when keep is set, of its spec.
+func (f *Filter) objectEdits(edits []edit, v []byte, i int, keep Spec) []edit {
+	members(v, i, func(key []byte, _, vs, ve int) bool {
+		switch {
+		case string(key) == "metadata" && v[vs] == '{':
 			edits = f.metadataEdits(edits, v, vs)
-			return false
+		case string(key) == "spec" && v[vs] == '{' && keep != nil:
+			edits = specEdits(edits, v, vs, ve, keep)
 		}
 		return true
 	})
@@ -64,6 +70,9 @@ func (f *Filter) objectEdits(edits []edit, v []byte, i int) []edit {
 // at v[i:]: the list without the dropped entries, or no member at all when
 // no entry stays.
 func (f *Filter) metadataEdits(edits []edit, v []byte, i int) []edit {
+	if !f.fields {
+		return edits
+	}
 	prevEnd := -1 // end of the previous member's value
 	var drop *edit
 	members(v, i, func(key []byte, ks, vs, ve int) bool {

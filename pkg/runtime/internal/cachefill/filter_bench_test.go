@@ -13,7 +13,9 @@ import (
 
 // BenchmarkListDecode lists and decodes 1,000 Load-shaped objects (4.2 KiB
 // of JSON each, two field managers) through a REST client, as a paged list
-// and as a watch-list stream, with and without the managedFields filter.
+// and as a watch-list stream, with and without the managedFields filter,
+// and as a stream whose spec no handler reads, dropped by the filter
+// (early) or by the projection after the decode.
 // The transform the cache runs after the decode is included in both.
 //
 //	go test ./pkg/runtime/internal/cachefill -run '^$' -bench BenchmarkListDecode -benchmem
@@ -46,6 +48,29 @@ func BenchmarkListDecode(b *testing.B) {
 				}
 				for _, o := range objs {
 					_, _ = trimOwn(o, "opgen-load")
+				}
+			}
+		})
+	}
+	// A controller that keeps none of spec (CacheSpec empty, Project
+	// zeroing it), with the spec dropped before the decode and after it.
+	none, _ := NewSpec(nil)
+	empty := func(obj any) { obj.(*decodeLoad).Spec = decodeLoadSpec{} }
+	for _, early := range []bool{false, true} {
+		b.Run(fmt.Sprintf("watch/filter=true,spec=none,early=%v", early), func(b *testing.B) {
+			rc := decodeClient(b, stream, "opgen-load", false)
+			ctx := ctx
+			if early {
+				ctx = KeepSpec(ctx, none)
+			}
+			b.SetBytes(int64(len(stream)))
+			for b.Loop() {
+				objs, err := watchLoads(ctx, rc)
+				if err != nil || len(objs) != n {
+					b.Fatal(err, len(objs))
+				}
+				for _, o := range objs {
+					_, _ = Trim(o, "opgen-load", false, empty)
 				}
 			}
 		})

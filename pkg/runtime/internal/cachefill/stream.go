@@ -26,8 +26,10 @@ func Filling(ctx context.Context) bool {
 }
 
 // Filter drops from cache fills the managedFields entries that Trim
-// would drop after the decode.
+// would drop after the decode, and of the requests made under KeepSpec
+// what the Spec drops.
 type Filter struct {
+	fields  bool   // managedFields are filtered
 	manager []byte // the operator's name as a JSON string
 	name    string
 	heads   atomic.Bool
@@ -37,8 +39,12 @@ type Filter struct {
 // manager.
 func NewFilter(manager string) *Filter {
 	m, _ := json.Marshal(manager)
-	return &Filter{manager: m, name: manager}
+	return &Filter{fields: true, manager: m, name: manager}
 }
+
+// NewSpecFilter returns the filter of an operator whose caches keep every
+// managedFields entry: it filters only specs, under KeepSpec.
+func NewSpecFilter() *Filter { return &Filter{} }
 
 // KeepHeads makes the filter keep every entry without its field set, as
 // Trim does with heads. A controller that dispatches by written version
@@ -52,11 +58,15 @@ func (f *Filter) Response(req *http.Request, resp *http.Response) {
 	if req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !Filling(req.Context()) {
 		return
 	}
+	keep := keptSpec(req.Context())
+	if !f.fields && keep == nil {
+		return
+	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "application/json" {
 		return // protobuf, CBOR: not filtered
 	}
-	resp.Body = &reader{body: resp.Body, filter: f}
+	resp.Body = &reader{body: resp.Body, filter: f, keep: keep}
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
 }
@@ -71,6 +81,7 @@ func (f *Filter) Response(req *http.Request, resp *http.Response) {
 type reader struct {
 	body   io.ReadCloser
 	filter *Filter
+	keep   Spec // what stays of each spec; nil: all
 
 	// buf[r:w] is filtered and not read yet. buf[start:] is the value in
 	// progress, scanned up to scan.
@@ -174,7 +185,7 @@ func (fr *reader) process() {
 		fr.step(c)
 		if fr.depth == 0 && !fr.inString && (c == '}' || c == ']') {
 			// filtered in place: w <= start, and the value only shrinks
-			fr.w += len(fr.filter.appendFiltered(b[fr.w:fr.w], b[fr.start:i+1]))
+			fr.w += len(fr.filter.appendFiltered(b[fr.w:fr.w], b[fr.start:i+1], fr.keep))
 			fr.start = i + 1
 		}
 		i++

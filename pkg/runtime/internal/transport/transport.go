@@ -35,7 +35,7 @@ type Layers struct {
 	Outage    *outage.Waiter       // nil: a request that cannot reach the server fails at once
 	Revisions *ownwrites.Revisions // the resourceVersions of the operator's writes
 	Throttled *observe.Throttled   // the API server's 429s
-	Filter    *cachefill.Filter    // nil: caches keep every managedFields entry
+	Filter    *cachefill.Filter    // nil: cache fills pass as the server sent them
 	// Gzip: a cache's list or watch asks for gzip, and the transport
 	// decompresses it (cachefill.Gunzip). False when the client was
 	// told to ask for no compression (rest.Config.DisableCompression).
