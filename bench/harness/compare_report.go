@@ -31,6 +31,8 @@ func (s *suite) compareRows() []compareRow {
 		{name: fmt.Sprintf("start to all handled, N=%d", s.cfg.large), metric: "coldstart.large.seconds", bench: "coldstart", unit: "s", scale: 1},
 		{name: fmt.Sprintf("start to all handled, N=%d, of the raw paged list + decode", s.cfg.small), metric: "coldstart.small.seconds", bench: "coldstart", scale: 1, raw: "list.small.seconds"},
 		{name: fmt.Sprintf("start to all handled, N=%d, of the raw paged list + decode", s.cfg.large), metric: "coldstart.large.seconds", bench: "coldstart", scale: 1, raw: "list.large.seconds"},
+		{name: fmt.Sprintf("operator CPU to all handled, N=%d", s.cfg.small), metric: "coldstart.small.cpu.seconds", bench: "coldstart", unit: "CPU s", scale: 1},
+		{name: fmt.Sprintf("operator CPU to all handled, N=%d", s.cfg.large), metric: "coldstart.large.cpu.seconds", bench: "coldstart", unit: "CPU s", scale: 1},
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.small), metric: "peakrss.small.bytes", bench: "coldstart", unit: "MiB", scale: mib},
 		{name: fmt.Sprintf("peak RSS, N=%d", s.cfg.large), metric: "peakrss.large.bytes", bench: "coldstart", unit: "MiB", scale: mib},
 		{name: "peak RSS, empty namespace", metric: "peakrss.empty.bytes", bench: "coldstart", unit: "MiB", scale: mib},

@@ -171,6 +171,8 @@ func (s *suite) mdColdStart(b *strings.Builder) {
 	s.compare(b, [][3]string{
 		{fmt.Sprintf("cold start, N=%d", s.cfg.small), "coldstart.small.seconds", "s"},
 		{fmt.Sprintf("cold start, N=%d", s.cfg.large), "coldstart.large.seconds", "s"},
+		{fmt.Sprintf("operator CPU to all handled, N=%d", s.cfg.small), "coldstart.small.cpu.seconds", "CPU s"},
+		{fmt.Sprintf("operator CPU to all handled, N=%d", s.cfg.large), "coldstart.large.cpu.seconds", "CPU s"},
 		{fmt.Sprintf("peak RSS, N=%d", s.cfg.small), "peakrss.small.bytes", "MiB"},
 		{fmt.Sprintf("peak RSS, N=%d", s.cfg.large), "peakrss.large.bytes", "MiB"},
 		{"peak RSS, empty namespace", "peakrss.empty.bytes", "MiB"},
