@@ -197,9 +197,7 @@ func dispatchTransform(d *VersionDispatch, op *Operator, project func(any)) cach
 		return op.opts.transform(project)
 	}
 	manager := op.opts.Name
-	if op.fillFilter != nil {
-		op.fillFilter.KeepHeads() // writtenVersion reads every entry's head
-	}
+	op.fillFilter.KeepHeads() // writtenVersion reads every entry's head
 	return func(obj any) (any, error) { return cachefill.Trim(obj, manager, true, project) }
 }
 

@@ -52,16 +52,22 @@ type edit struct {
 }
 
 // objectEdits adds the edits of the object at v[i:]: of its metadata and,
-// when keep is set, of its spec.
+// when keep is set, of its spec. It reads no further than those.
 func (f *Filter) objectEdits(edits []edit, v []byte, i int, keep Spec) []edit {
+	left := 1 // members still to filter
+	if keep != nil {
+		left = 2
+	}
 	members(v, i, func(key []byte, _, vs, ve int) bool {
 		switch {
 		case string(key) == "metadata" && v[vs] == '{':
 			edits = f.metadataEdits(edits, v, vs)
+			left--
 		case string(key) == "spec" && v[vs] == '{' && keep != nil:
 			edits = specEdits(edits, v, vs, ve, keep)
+			left--
 		}
-		return true
+		return left > 0
 	})
 	return edits
 }
