@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/opgen-sdk/opgen/apis"
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/cachefill"
 	"github.com/opgen-sdk/opgen/pkg/runtime/internal/shard"
 	"github.com/opgen-sdk/opgen/pkg/telemetry"
 )
@@ -91,9 +92,12 @@ func (m *memberRun) lead(ctx context.Context, o *Operator) error {
 	// The sharder's caches fill while this replica stands by: a new
 	// leader assigns the buckets of a member that died with the old one
 	// as soon as that member's Lease expired.
+	// They are cache fills like the controllers': the filter cuts what
+	// the caches drop (managedFields, the spec under CacheSpec) before
+	// the decode.
 	sh, err := o.sharding.sharder(o.plan.controllers, o.log)
 	if err == nil {
-		err = sh.Watch(ctx)
+		err = sh.Watch(cachefill.Fill(ctx))
 	}
 	if err != nil {
 		m.cancel(err)

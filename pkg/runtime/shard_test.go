@@ -160,19 +160,28 @@ func TestShardingHandsOverWithoutOverlap(t *testing.T) {
 }
 
 // One sharded replica in process: it joins, gets every bucket, handles
-// every object, and its metrics say so.
+// every object, and its metrics say so. Its cache is projected with
+// CacheSpec: the field dropped never reaches Project or the handler, in
+// the buckets' informers or in the sharder's.
 func TestShardingAloneHandlesEverything(t *testing.T) {
 	ns := env.Namespace(t)
 	for i := range 5 {
-		createGadget(t, ns, fmt.Sprintf("g%d", i), testapi.GadgetSpec{Size: 1})
+		createGadget(t, ns, fmt.Sprintf("g%d", i), testapi.GadgetSpec{Size: 1, Message: "dropped"})
 	}
 	h := newOperator(t, ns, nil, runtime.Options{Sharding: true, LeaderElection: shardElection})
-	var handled sync.Map
+	var handled, arrived sync.Map // name: the spec the handler saw; message: Project saw it
 	_, err := runtime.Register(h.op, h.kind, plug.Handler[*testapi.Gadget](plug.HandlerFuncs[*testapi.Gadget]{
 		OnReconcile: func(ctx context.Context, a *plug.Action[*testapi.Gadget]) error {
-			handled.Store(a.Object.Name, true)
+			handled.Store(a.Object.Name, a.Object.Spec)
 			return configMaps(ctx, a)
-		}}), runtime.ControllerOptions[*testapi.Gadget]{Owns: []schema.GroupVersionKind{configMapGVK}})
+		}}), runtime.ControllerOptions[*testapi.Gadget]{
+		Owns: []schema.GroupVersionKind{configMapGVK},
+		Project: func(g *testapi.Gadget) {
+			arrived.Store(g.Spec.Message, true)
+			g.Spec = testapi.GadgetSpec{Size: g.Spec.Size}
+		},
+		CacheSpec: []string{"size"},
+	})
 	require.NoError(t, err)
 	h.start()
 	member := runtime.MemberName(h.op.Options().LeaderElection.Identity)
@@ -220,6 +229,14 @@ func TestShardingAloneHandlesEverything(t *testing.T) {
 	cm, err := env.Clientset().CoreV1().ConfigMaps(ns).Get(context.Background(), "g0-0", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, g0.Labels["shard.opgen.dev/test-operator"], cm.Labels["shard.opgen.dev/test-operator"], "descendants are in their owner's bucket")
+	handled.Range(func(name, spec any) bool {
+		assert.Equal(t, testapi.GadgetSpec{Size: 1}, spec, "%s: the handler sees what the projection keeps", name)
+		return true
+	})
+	_, sawDropped := arrived.Load("dropped")
+	assert.False(t, sawDropped, "CacheSpec drops the message before the decode, in every informer of the kind")
+	_, sawAny := arrived.Load("")
+	assert.True(t, sawAny, "Project ran")
 }
 
 // A cluster-scoped kind is sharded like a namespaced one, and the sharder
