@@ -95,12 +95,12 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 	}
 	informerCtx, stopInformers := context.WithCancel(cachefill.Fill(context.WithoutCancel(ctx)))
 	defer stopInformers()
-	restoreGC := cachefill.PaceGC()
-	defer restoreGC()
+	restorePace := cachefill.Pace()
+	defer restorePace()
 	if o.preview == nil && !o.opts.LeaderElection.Disabled && member == nil {
-		return o.campaignWhileFilling(ctx, informerCtx, restoreGC)
+		return o.campaignWhileFilling(ctx, informerCtx, restorePace)
 	}
-	synced, err := o.fill(ctx, informerCtx, restoreGC)
+	synced, err := o.fill(ctx, informerCtx, restorePace)
 	if err != nil {
 		return err
 	}
@@ -124,13 +124,14 @@ func (o *Operator) Run(ctx context.Context) (err error) {
 
 // fill starts the caches and waits until they synced; then the operator
 // is ready. synced is false when ctx ended first.
-func (o *Operator) fill(ctx, informerCtx context.Context, restoreGC func()) (synced bool, err error) {
+func (o *Operator) fill(ctx, informerCtx context.Context, restorePace func()) (synced bool, err error) {
 	if err := o.startCaches(ctx, informerCtx); err != nil {
 		return false, err
 	}
 	// The first pass over the objects runs at the process's own GC
-	// target (see cachefill.syncGCPercent for why).
-	restoreGC()
+	// target and on all its processors (see cachefill.syncGCPercent and
+	// cachefill.fillProcs for why).
+	restorePace()
 	if ctx.Err() != nil {
 		return false, nil
 	}
@@ -145,7 +146,7 @@ func (o *Operator) fill(ctx, informerCtx context.Context, restoreGC func()) (syn
 // round trip or two later (a Get and a Create, 20 to 80 ms on a busy
 // server). A lease lost while the caches fill stops the fill; a fill
 // that fails releases the lease.
-func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restoreGC func()) error {
+func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restorePace func()) error {
 	fillCtx, stopFill := context.WithCancel(ctx)
 	defer stopFill()
 	electCtx, stopElect := context.WithCancel(ctx)
@@ -165,7 +166,7 @@ func (o *Operator) campaignWhileFilling(ctx, informerCtx context.Context, restor
 		stopFill() // the lease is lost or ctx ended: the fill has no use
 		campaign <- err
 	}()
-	ok, err := o.fill(fillCtx, informerCtx, restoreGC)
+	ok, err := o.fill(fillCtx, informerCtx, restorePace)
 	if err != nil {
 		stopElect()
 		<-campaign
