@@ -22,11 +22,9 @@ import (
 // of 20 to 30 (two bench-compares of 5 rounds each).
 const syncGCPercent = 25
 
-// gcPacing counts the operators of the process whose caches fill. The GC
-// target is process-wide: the first lowers it and the last restores it.
+// gcPacing holds the GC target while any operator's caches fill.
 var gcPacing struct {
-	sync.Mutex
-	n       int
+	filling
 	restore int // the GC percent to restore; -1: leave it
 }
 
@@ -35,20 +33,41 @@ var gcPacing struct {
 // limit (GOMEMLIMIT, debug.SetMemoryLimit), to which the collector paces
 // already. The returned func restores the target; it may be called twice.
 func PaceGC() (restore func()) {
-	gcPacing.Lock()
-	defer gcPacing.Unlock()
-	gcPacing.n++
-	if gcPacing.n == 1 {
+	return gcPacing.hold(func() {
 		gcPacing.restore = lowerGCPercent()
+	}, func() {
+		if gcPacing.restore >= 0 {
+			debug.SetGCPercent(gcPacing.restore)
+		}
+	})
+}
+
+// filling counts the operators of the process whose caches fill. What it
+// paces is process-wide: the first to fill sets it, the last to sync puts
+// it back.
+type filling struct {
+	mu sync.Mutex
+	n  int
+}
+
+// hold counts one more fill, and calls first when it is the only one. The
+// returned func counts it done, and calls last when none is left; it may
+// be called twice. first and last run under the count's lock.
+func (f *filling) hold(first, last func()) (release func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if f.n == 1 {
+		first()
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			gcPacing.Lock()
-			defer gcPacing.Unlock()
-			gcPacing.n--
-			if gcPacing.n == 0 && gcPacing.restore >= 0 {
-				debug.SetGCPercent(gcPacing.restore)
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.n--
+			if f.n == 0 {
+				last()
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package cachefill
 import (
 	"os"
 	"runtime"
-	"sync"
 	"time"
 )
 
@@ -30,26 +29,17 @@ const (
 	procsTick = 200 * time.Millisecond
 )
 
-// procPacing counts the operators of the process whose caches fill, as
-// gcPacing does: the first lowers GOMAXPROCS, the last restores it. Only
-// the process's first fill is paced, its start: a later one (a fleet
-// engaging a cluster, the next operator of a test binary) shares the
-// process with workers that are running, and would hold them to
-// fillProcs too.
+// procPacing holds GOMAXPROCS while the process's first caches fill. Only
+// that fill is paced, its start: a later one (a fleet engaging a cluster,
+// the next operator of a test binary) shares the process with workers
+// that are running, and would hold them to fillProcs too.
 var procPacing struct {
-	sync.Mutex
-	n     int
-	over  bool          // the first fill ended: no later one is paced
-	orig  int           // GOMAXPROCS to restore; 0: left alone
-	stop  chan struct{} // ends the busy watch
-	done  chan struct{} // closed when the busy watch ended
-	state *procState
-}
-
-// procState is what the busy watch and the restore share.
-type procState struct {
-	mu     sync.Mutex
-	raised bool // the watch gave the fill every processor back
+	filling
+	over   bool          // the first fill ended: no later one is paced
+	orig   int           // GOMAXPROCS to restore; 0: left alone
+	stop   chan struct{} // ends the busy watch
+	done   chan struct{} // closed when the busy watch ended
+	raised *bool         // the watch gave every processor back; written by the watch, read once it ended
 }
 
 // watchProcs runs the busy watch; tests replace it.
@@ -65,27 +55,16 @@ var watchProcs = func(stop <-chan struct{}, raise func()) {
 // it is fillProcs or fewer already, and where the process's CPU time
 // cannot be read. The returned func restores it; it may be called twice.
 func PaceProcs() (restore func()) {
-	procPacing.Lock()
-	defer procPacing.Unlock()
-	procPacing.n++
-	if procPacing.n == 1 && !procPacing.over {
-		lowerProcs()
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			procPacing.Lock()
-			defer procPacing.Unlock()
-			procPacing.n--
-			if procPacing.n > 0 {
-				return
-			}
-			procPacing.over = true
-			if procPacing.orig > 0 {
-				restoreProcs()
-			}
-		})
-	}
+	return procPacing.hold(func() {
+		if !procPacing.over {
+			lowerProcs()
+		}
+	}, func() {
+		procPacing.over = true
+		if procPacing.orig > 0 {
+			restoreProcs()
+		}
+	})
 }
 
 // lowerProcs sets GOMAXPROCS to fillProcs and starts the busy watch.
@@ -103,18 +82,16 @@ func lowerProcs() {
 		return
 	}
 	runtime.GOMAXPROCS(fillProcs)
-	st := &procState{}
+	raised := new(bool)
 	stop, done := make(chan struct{}), make(chan struct{})
-	procPacing.orig, procPacing.stop, procPacing.done, procPacing.state = orig, stop, done, st
+	procPacing.orig, procPacing.stop, procPacing.done, procPacing.raised = orig, stop, done, raised
 	go func() {
 		defer close(done)
 		watchProcs(stop, func() {
-			st.mu.Lock()
-			defer st.mu.Unlock()
-			if !st.raised && runtime.GOMAXPROCS(0) == fillProcs {
+			if runtime.GOMAXPROCS(0) == fillProcs { // else the process set its own
 				runtime.GOMAXPROCS(orig)
 			}
-			st.raised = true
+			*raised = true
 		})
 	}()
 }
@@ -127,12 +104,10 @@ func lowerProcs() {
 func restoreProcs() {
 	close(procPacing.stop)
 	<-procPacing.done
-	orig, st := procPacing.orig, procPacing.state
+	orig := procPacing.orig
 	procPacing.orig = 0
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	expect := fillProcs
-	if st.raised {
+	if *procPacing.raised {
 		expect = orig
 	}
 	if runtime.GOMAXPROCS(0) != expect {
