@@ -39,7 +39,7 @@ var procPacing struct {
 	orig   int           // GOMAXPROCS to restore; 0: left alone
 	stop   chan struct{} // ends the busy watch
 	done   chan struct{} // closed when the busy watch ended
-	raised *bool         // the watch gave every processor back; written by the watch, read once it ended
+	raised bool          // the watch gave every processor back; written by the watch, read once it ended
 }
 
 // watchProcs runs the busy watch; tests replace it.
@@ -82,16 +82,15 @@ func lowerProcs() {
 		return
 	}
 	runtime.GOMAXPROCS(fillProcs)
-	raised := new(bool)
 	stop, done := make(chan struct{}), make(chan struct{})
-	procPacing.orig, procPacing.stop, procPacing.done, procPacing.raised = orig, stop, done, raised
+	procPacing.orig, procPacing.stop, procPacing.done, procPacing.raised = orig, stop, done, false
 	go func() {
 		defer close(done)
 		watchProcs(stop, func() {
 			if runtime.GOMAXPROCS(0) == fillProcs { // else the process set its own
 				runtime.GOMAXPROCS(orig)
 			}
-			*raised = true
+			procPacing.raised = true
 		})
 	}()
 }
@@ -107,7 +106,7 @@ func restoreProcs() {
 	orig := procPacing.orig
 	procPacing.orig = 0
 	expect := fillProcs
-	if *procPacing.raised {
+	if procPacing.raised {
 		expect = orig
 	}
 	if runtime.GOMAXPROCS(0) != expect {
