@@ -1,8 +1,10 @@
 package cachefill
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	goruntime "runtime"
 	rtmetrics "runtime/metrics"
 	"testing"
@@ -213,6 +215,29 @@ func BenchmarkCachedBytes(b *testing.B) {
 				b.ReportMetric((noSpec-noStatus)/n, "status-B/obj")
 				b.ReportMetric((noMeta-none)/n, "rest-B/obj")
 				b.ReportMetric((all-none)/n, "total-B/obj")
+			}
+		})
+	}
+}
+
+// BenchmarkFilterStream passes a watch-list stream of 1,000 Load-shaped
+// events through the filter's reader alone, as the transport does before
+// the decoder reads it: its framing and its edits, with no HTTP and no
+// decode.
+//
+//	go test ./pkg/runtime/internal/cachefill -run '^$' -bench BenchmarkFilterStream -benchmem
+func BenchmarkFilterStream(b *testing.B) {
+	stream := decodeWatch(b, 1000, false)
+	none, _ := NewSpec(nil)
+	for _, keep := range []Spec{nil, none} {
+		b.Run(fmt.Sprintf("spec=%v", keep != nil), func(b *testing.B) {
+			f := NewFilter("opgen-load")
+			b.SetBytes(int64(len(stream)))
+			for b.Loop() {
+				r := &reader{body: io.NopCloser(bytes.NewReader(stream)), filter: f, keep: keep}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/jsonscan"
 )
 
 // fillKey marks a context whose API requests fill a cache.
@@ -156,7 +158,8 @@ func (fr *reader) fill() {
 }
 
 // process filters every complete value after scan and moves it, and the
-// whitespace between values, to buf[:w].
+// whitespace between values, to buf[:w]. It crosses strings with
+// jsonscan.StringEnd, not byte by byte.
 func (fr *reader) process() {
 	b := fr.buf
 	if fr.raw {
@@ -166,6 +169,22 @@ func (fr *reader) process() {
 	}
 	i := fr.scan
 	for i < len(b) {
+		if fr.inString {
+			if fr.escape { // the last read ended inside an escape
+				fr.escape = false
+				i++
+				continue
+			}
+			end, escaped := jsonscan.StringEnd(b, i)
+			if end < 0 {
+				fr.escape = escaped
+				i = len(b)
+				break
+			}
+			fr.inString = false
+			i = end
+			continue
+		}
 		c := b[i]
 		if fr.depth == 0 {
 			switch c {
@@ -182,36 +201,22 @@ func (fr *reader) process() {
 				return
 			}
 		}
-		fr.step(c)
-		if fr.depth == 0 && !fr.inString && (c == '}' || c == ']') {
-			// filtered in place: w <= start, and the value only shrinks
-			fr.w += len(fr.filter.appendFiltered(b[fr.w:fr.w], b[fr.start:i+1], fr.keep))
-			fr.start = i + 1
+		switch c {
+		case '"':
+			fr.inString = true
+		case '{', '[':
+			fr.depth++
+		case '}', ']':
+			fr.depth--
+			if fr.depth == 0 {
+				// filtered in place: w <= start, and the value only shrinks
+				fr.w += len(fr.filter.appendFiltered(b[fr.w:fr.w], b[fr.start:i+1], fr.keep))
+				fr.start = i + 1
+			}
 		}
 		i++
 	}
 	fr.scan = i
-}
-
-// step follows the nesting of the JSON value at byte c.
-func (fr *reader) step(c byte) {
-	switch {
-	case fr.inString:
-		switch {
-		case fr.escape:
-			fr.escape = false
-		case c == '\\':
-			fr.escape = true
-		case c == '"':
-			fr.inString = false
-		}
-	case c == '"':
-		fr.inString = true
-	case c == '{' || c == '[':
-		fr.depth++
-	case c == '}' || c == ']':
-		fr.depth--
-	}
 }
 
 // passRaw gives up filtering at b[i]: the stream is not a sequence of

@@ -28,6 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/opgen-sdk/opgen/pkg/runtime/internal/jsonscan"
 )
 
 // Decoder is a watch.Decoder of a stream of JSON watch events whose
@@ -101,22 +103,21 @@ type frames struct {
 	idle  [64]byte
 }
 
-// next returns the next object; it stays valid until the next call.
+// next returns the next object; it stays valid until the next call. It
+// crosses strings with jsonscan.StringEnd, not byte by byte, and moves
+// the bytes not returned yet to the front of buf only before it reads
+// more, so that buf grows only for an event larger than it.
 func (f *frames) next() ([]byte, error) {
-	// Move what is left of the last read to the front, so that buf
-	// grows only for an event larger than it; the whitespace between
-	// events is not kept.
 	for f.start < len(f.buf) && isSpace(f.buf[f.start]) {
 		f.start++
 	}
-	n := copy(f.buf[:cap(f.buf)], f.buf[f.start:])
-	f.buf, f.start = f.buf[:n], 0
-	if n == 0 && f.buf != nil {
+	if f.buf != nil && f.start == len(f.buf) {
 		putFrameBuf(f.buf)
-		f.buf = nil
+		f.buf, f.start = nil, 0
 	}
 	depth, inString, escaped, begin := 0, false, false, -1
-	for i := 0; ; i++ {
+	i := f.start
+	for {
 		if i == len(f.buf) {
 			switch {
 			case f.err == io.EOF && begin >= 0:
@@ -124,24 +125,32 @@ func (f *frames) next() ([]byte, error) {
 			case f.err != nil:
 				return nil, f.err
 			}
+			if f.start > 0 { // the whitespace between events is not kept
+				n := copy(f.buf, f.buf[f.start:])
+				i -= f.start
+				if begin >= 0 {
+					begin -= f.start
+				}
+				f.buf, f.start = f.buf[:n], 0
+			}
 			f.fill()
-			if i == len(f.buf) {
-				i-- // nothing read this time: look again
+			continue // nothing read this time: look again
+		}
+		if inString {
+			if escaped { // the last read ended inside an escape
+				escaped = false
+				i++
 				continue
 			}
-		}
-		c := f.buf[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+			end, esc := jsonscan.StringEnd(f.buf, i)
+			if end < 0 {
+				escaped, i = esc, len(f.buf)
+				continue
 			}
+			inString, i = false, end
 			continue
 		}
+		c := f.buf[i]
 		switch c {
 		case '"':
 			inString = true
@@ -165,6 +174,7 @@ func (f *frames) next() ([]byte, error) {
 				return nil, fmt.Errorf("a watch stream has %q outside of an event", c)
 			}
 		}
+		i++
 	}
 }
 
