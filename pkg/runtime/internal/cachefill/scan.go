@@ -1,6 +1,6 @@
 package cachefill
 
-import "bytes"
+import "github.com/opgen-sdk/opgen/pkg/runtime/internal/jsonscan"
 
 // members calls fn with each member of the JSON object at v[i:]: its key
 // (raw, without quotes), the offset of the key's opening quote and the
@@ -92,22 +92,8 @@ func skipSpace(v []byte, i int) int {
 
 // skipString returns the offset after the JSON string at v[i:], or -1.
 func skipString(v []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(v[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		k += j
-		backslashes := 0
-		for p := k - 1; p > i && v[p] == '\\'; p-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return k + 1
-		}
-		j = k + 1
-	}
+	end, _ := jsonscan.StringEnd(v, i+1)
+	return end
 }
 
 // skipValue returns the offset after the JSON value at v[i:], or -1.

@@ -134,7 +134,7 @@ func (f *frames) next() ([]byte, error) {
 				f.buf, f.start = f.buf[:n], 0
 			}
 			f.fill()
-			continue // nothing read this time: look again
+			continue // scan what came, or read again if nothing did
 		}
 		if inString {
 			if escaped { // the last read ended inside an escape
